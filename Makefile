@@ -1,0 +1,46 @@
+# The two commands of the README: `make dev` (set up, run the local server) and `make test` (set up, run every test).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install dev serve test lint format unit integration infrastructure e2e synth bench eval clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# torch first, pinned: this version's CPU build lies on the machine's disk; a plain `torch` pulls a CUDA build.
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[local,dev]'
+	touch $(STAMP)
+
+dev: install
+	$(VENV)/bin/rapport serve
+
+serve: dev
+
+lint: install
+	$(VENV)/bin/ruff check layers functions infra tests
+	$(VENV)/bin/ruff format --check layers functions infra tests
+	$(VENV)/bin/mypy
+
+format: install
+	$(VENV)/bin/ruff format layers functions infra tests
+	$(VENV)/bin/ruff check --fix layers functions infra tests
+
+test: install lint
+	$(VENV)/bin/pytest -q -p no:cacheprovider
+
+unit integration infrastructure e2e: install
+	$(VENV)/bin/pytest -q tests/$@
+
+clean:
+	rm -rf $(VENV) cdk.out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,31 @@
+"""Domain exceptions. Adapters raise these (`raise … from exc`); the API maps them to status codes in one place."""
+
+from __future__ import annotations
+
+
+class RapportError(Exception):
+    """Base of every error the core raises on purpose."""
+
+
+class NotFoundError(RapportError):
+    """The thing does not exist for this tenant and end user (another tenant's id is indistinguishable from none)."""
+
+
+class InvalidInputError(RapportError):
+    """The request is well-formed JSON but asks for something the rules refuse; the message says what to fix."""
+
+
+class ConflictError(RapportError):
+    """The write conflicts with the current state (a concurrent change, a duplicate that must not merge)."""
+
+
+class UnauthorizedError(RapportError):
+    """No credentials, or credentials that map to no tenant."""
+
+
+class StorageError(RapportError):
+    """The store or index failed in a way the caller cannot fix; retrying may help."""
+
+
+class UpstreamError(RapportError):
+    """An outside service (embeddings, LLM) failed after bounded retries."""

@@ -1,0 +1,80 @@
+"""Port `MemoryStore`: the source of truth for memories, history, API keys and audit events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from rapport.domain.models import (
+    ApiKeyRecord,
+    AuditEvent,
+    Domain,
+    ErasureCounts,
+    Interaction,
+    Memory,
+    Page,
+)
+
+
+class MemoryStore(Protocol):
+    """Every call carries the tenant; an id of another tenant or end user behaves as if it did not exist."""
+
+    # memories
+    def put_memory(self, memory: Memory) -> None:
+        """Insert or replace one memory (embedding included)."""
+
+    def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
+        """The memory, or NotFoundError."""
+
+    def get_memories(self, tenant_id: str, user_id: str, memory_ids: Iterable[str]) -> list[Memory]:
+        """The memories that exist among the ids, in no particular order; missing ids are skipped."""
+
+    def delete_memory(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        """Remove one memory, or NotFoundError."""
+
+    def list_memories(
+        self,
+        tenant_id: str,
+        user_id: str,
+        *,
+        domains: tuple[Domain, ...],
+        memory_type: str | None = None,
+        limit: int,
+        cursor: str | None = None,
+    ) -> Page[Memory]:
+        """Memories newest first, one page at a time."""
+
+    def count_memories(self, tenant_id: str, user_id: str) -> int:
+        """How many memories this end user has, in every domain and status."""
+
+    def iter_all_memories(self, tenant_id: str | None = None) -> Iterable[Memory]:
+        """Every memory (of one tenant, or all): for rebuilding the index."""
+
+    # interactions
+    def put_interaction(self, interaction: Interaction) -> None: ...
+
+    def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction: ...
+
+    def list_interactions(
+        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None
+    ) -> Page[Interaction]:
+        """Interactions newest first."""
+
+    # tenancy
+    def put_api_key(self, record: ApiKeyRecord) -> None: ...
+
+    def find_api_key(self, key_hash: str) -> ApiKeyRecord | None: ...
+
+    def register_user(self, tenant_id: str, user_id: str) -> None:
+        """Note that the tenant has this end user (idempotent), so jobs can walk users without a scan."""
+
+    def list_users(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[str]: ...
+
+    # privacy
+    def erase_user(self, tenant_id: str, user_id: str) -> ErasureCounts:
+        """Remove every item of the end user; counts of what went."""
+
+    def put_audit_event(self, event: AuditEvent) -> None: ...
+
+    def list_audit_events(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[AuditEvent]:
+        """Audit events newest first."""

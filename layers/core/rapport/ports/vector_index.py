@@ -1,0 +1,47 @@
+"""Port `VectorIndex`: the derived search index (k-NN plus BM25 keyword), rebuildable from the store."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from rapport.domain.models import Domain, Memory
+
+
+class IndexHit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: str
+    score: float  # cosine similarity for vector search, raw BM25 for keyword search
+
+
+class IndexQuery(BaseModel):
+    """Every search is fenced to one tenant and end user, and to the asked domains and statuses."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    user_id: str
+    domains: tuple[Domain, ...]
+    statuses: tuple[str, ...] = ("active",)
+    k: int = 50
+
+
+class VectorIndex(Protocol):
+    def upsert(self, memory: Memory) -> None:
+        """Index (or re-index) one memory; its `embedding` must be set."""
+
+    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        """Remove one entry; a missing one is not an error."""
+
+    def delete_user(self, tenant_id: str, user_id: str) -> int:
+        """Remove every entry of the end user; how many went."""
+
+    def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
+        """Nearest neighbours by cosine similarity, best first."""
+
+    def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
+        """BM25 matches over the memory content, best first."""
+
+    def count(self, tenant_id: str, user_id: str) -> int: ...
