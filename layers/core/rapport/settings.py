@@ -64,6 +64,7 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("RAPPORT_OPENAI_API_KEY", "OPENAI_API_KEY")
     )
+    openai_api_key_secret_arn: str | None = None  # in AWS the key comes from Secrets Manager, never a plain env var
     openai_base_url: str | None = Field(
         None, validation_alias=AliasChoices("RAPPORT_OPENAI_BASE_URL", "OPENAI_BASE_URL")
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 
 from rapport.domain.text import tokenize
@@ -28,7 +29,7 @@ class HashingEmbedder:
     def _embed_one(self, text: str) -> list[float]:
         vector = [0.0] * self._dimensions
         tokens = tokenize(text, keep_stopwords=False)
-        features = tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+        features = tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
         for feature in features:
             digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
             bucket = int.from_bytes(digest[:4], "little") % self._dimensions

@@ -1,0 +1,263 @@
+"""Embedded `VectorIndex`: exact cosine search and BM25 in process, persisted in a SQLite file beside the store."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rapport.domain.models import Memory
+from rapport.domain.rendering import search_text
+from rapport.domain.text import tokenize
+from rapport.errors import InvalidInputError, StorageError
+from rapport.ports.vector_index import IndexHit, IndexQuery
+
+_BM25_K1 = 1.2
+_BM25_B = 0.75
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    tenant_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    domain TEXT NOT NULL,
+    status TEXT NOT NULL,
+    content TEXT NOT NULL,
+    embedding BLOB NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, memory_id)
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+@dataclass
+class _Segment:
+    """The entries of one tenant × end user: every search is fenced to one, so each has its own matrix."""
+
+    dimensions: int
+    ids: list[str] = field(default_factory=list)
+    positions: dict[str, int] = field(default_factory=dict)
+    domains: list[str] = field(default_factory=list)
+    statuses: list[str] = field(default_factory=list)
+    term_counts: list[Counter[str]] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    matrix: np.ndarray = field(init=False)
+    postings: dict[str, dict[str, int]] = field(default_factory=dict)
+    total_length: int = 0
+
+    def __post_init__(self) -> None:
+        self.matrix = np.zeros((16, self.dimensions), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def upsert(self, memory_id: str, domain: str, status: str, content: str, vector: np.ndarray) -> None:
+        if memory_id in self.positions:
+            self.remove(memory_id)
+        position = len(self.ids)
+        if position == self.matrix.shape[0]:
+            grown = np.zeros((self.matrix.shape[0] * 2, self.dimensions), dtype=np.float32)
+            grown[:position] = self.matrix[:position]
+            self.matrix = grown
+        self.matrix[position] = vector
+        self.ids.append(memory_id)
+        self.positions[memory_id] = position
+        self.domains.append(domain)
+        self.statuses.append(status)
+        counts = Counter(tokenize(content))
+        self.term_counts.append(counts)
+        self.lengths.append(sum(counts.values()))
+        self.total_length += self.lengths[-1]
+        for term, tf in counts.items():
+            self.postings.setdefault(term, {})[memory_id] = tf
+
+    def remove(self, memory_id: str) -> bool:
+        position = self.positions.pop(memory_id, None)
+        if position is None:
+            return False
+        counts = self.term_counts[position]
+        self.total_length -= self.lengths[position]
+        for term in counts:
+            posting = self.postings.get(term)
+            if posting is not None:
+                posting.pop(memory_id, None)
+                if not posting:
+                    del self.postings[term]
+        last = len(self.ids) - 1
+        if position != last:
+            # Swap the last entry into the hole so the matrix stays dense.
+            moved = self.ids[last]
+            self.matrix[position] = self.matrix[last]
+            self.ids[position] = moved
+            self.domains[position] = self.domains[last]
+            self.statuses[position] = self.statuses[last]
+            self.term_counts[position] = self.term_counts[last]
+            self.lengths[position] = self.lengths[last]
+            self.positions[moved] = position
+        self.ids.pop()
+        self.domains.pop()
+        self.statuses.pop()
+        self.term_counts.pop()
+        self.lengths.pop()
+        return True
+
+    def allowed_mask(self, query: IndexQuery) -> np.ndarray:
+        domains = {d.value for d in query.domains}
+        statuses = set(query.statuses)
+        return np.fromiter(
+            (d in domains and s in statuses for d, s in zip(self.domains, self.statuses, strict=True)),
+            dtype=bool,
+            count=len(self.ids),
+        )
+
+
+class EmbeddedVectorIndex:
+    """Exact search: at one end user's scale (up to ~10^5 memories) a matrix product beats an ANN graph's upkeep."""
+
+    def __init__(self, path: Path, dimensions: int) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._dimensions = dimensions
+        self._lock = threading.RLock()
+        self._segments: dict[tuple[str, str], _Segment] = {}
+        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+        self._check_dimensions()
+        self._load()
+
+    @property
+    def dimensions(self) -> int:
+        return self._dimensions
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def _check_dimensions(self) -> None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key='dimensions'").fetchone()
+        if row is None:
+            self._conn.execute("INSERT INTO meta (key, value) VALUES ('dimensions', ?)", (str(self._dimensions),))
+        elif int(row[0]) != self._dimensions:
+            raise StorageError(
+                f"the index at this data directory holds {row[0]}-dimensional vectors but the embedder makes "
+                f"{self._dimensions}: run `rapport reindex` after changing embedders"
+            )
+
+    def _load(self) -> None:
+        rows = self._conn.execute(
+            "SELECT tenant_id, user_id, memory_id, domain, status, content, embedding FROM entries"
+        )
+        for tenant_id, user_id, memory_id, domain, status, content, blob in rows:
+            vector = np.frombuffer(blob, dtype=np.float32)
+            self._segment(tenant_id, user_id).upsert(memory_id, domain, status, content, vector)
+
+    def _segment(self, tenant_id: str, user_id: str) -> _Segment:
+        key = (tenant_id, user_id)
+        segment = self._segments.get(key)
+        if segment is None:
+            segment = self._segments[key] = _Segment(self._dimensions)
+        return segment
+
+    def _vector(self, embedding: list[float] | None) -> np.ndarray:
+        if embedding is None:
+            raise InvalidInputError("a memory must be embedded before it is indexed")
+        vector = np.asarray(embedding, dtype=np.float32)
+        if vector.shape != (self._dimensions,):
+            raise InvalidInputError(f"embedding has {vector.shape[0]} dimensions; this index holds {self._dimensions}")
+        return vector
+
+    def upsert(self, memory: Memory) -> None:
+        vector = self._vector(memory.embedding)
+        text = search_text(memory)
+        with self._lock:
+            try:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        memory.tenant_id,
+                        memory.user_id,
+                        memory.id,
+                        memory.domain.value,
+                        memory.status.value,
+                        text,
+                        vector.tobytes(),
+                    ),
+                )
+            except sqlite3.Error as exc:
+                raise StorageError(f"local index write failed: {exc}") from exc
+            self._segment(memory.tenant_id, memory.user_id).upsert(
+                memory.id, memory.domain.value, memory.status.value, text, vector
+            )
+
+    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        with self._lock:
+            self._conn.execute(
+                "DELETE FROM entries WHERE tenant_id=? AND user_id=? AND memory_id=?", (tenant_id, user_id, memory_id)
+            )
+            segment = self._segments.get((tenant_id, user_id))
+            if segment is not None:
+                segment.remove(memory_id)
+
+    def delete_user(self, tenant_id: str, user_id: str) -> int:
+        with self._lock:
+            removed = self._conn.execute(
+                "DELETE FROM entries WHERE tenant_id=? AND user_id=?", (tenant_id, user_id)
+            ).rowcount
+            self._segments.pop((tenant_id, user_id), None)
+            return int(removed)
+
+    def count(self, tenant_id: str, user_id: str) -> int:
+        with self._lock:
+            segment = self._segments.get((tenant_id, user_id))
+            return len(segment) if segment else 0
+
+    def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
+        query_vector = self._vector(vector)
+        with self._lock:
+            segment = self._segments.get((query.tenant_id, query.user_id))
+            if not segment:
+                return []
+            size = len(segment)
+            scores = segment.matrix[:size] @ query_vector
+            mask = segment.allowed_mask(query)
+            candidates = np.flatnonzero(mask)
+            if candidates.size == 0:
+                return []
+            k = min(query.k, candidates.size)
+            chosen = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+            ranked = chosen[np.argsort(-scores[chosen], kind="stable")]
+            return [IndexHit(memory_id=segment.ids[i], score=float(scores[i])) for i in ranked]
+
+    def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
+        terms = list(dict.fromkeys(tokenize(text)))
+        if not terms:
+            return []
+        domains = {d.value for d in query.domains}
+        statuses = set(query.statuses)
+        with self._lock:
+            segment = self._segments.get((query.tenant_id, query.user_id))
+            if not segment:
+                return []
+            n_docs = len(segment)
+            average_length = segment.total_length / n_docs if n_docs else 1.0
+            scores: dict[str, float] = {}
+            for term in terms:
+                posting = segment.postings.get(term)
+                if not posting:
+                    continue
+                idf = math.log(1 + (n_docs - len(posting) + 0.5) / (len(posting) + 0.5))
+                for memory_id, tf in posting.items():
+                    position = segment.positions[memory_id]
+                    if segment.domains[position] not in domains or segment.statuses[position] not in statuses:
+                        continue
+                    length = segment.lengths[position]
+                    norm = tf + _BM25_K1 * (1 - _BM25_B + _BM25_B * length / max(average_length, 1e-9))
+                    scores[memory_id] = scores.get(memory_id, 0.0) + idf * tf * (_BM25_K1 + 1) / norm
+        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[: query.k]
+        return [IndexHit(memory_id=memory_id, score=score) for memory_id, score in ranked]

@@ -1,0 +1,325 @@
+"""SQLite adapter of `MemoryStore`: the local server's source of truth, one file under the data directory."""
+
+from __future__ import annotations
+
+import base64
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rapport.domain.models import (
+    ApiKeyRecord,
+    AuditEvent,
+    Domain,
+    ErasureCounts,
+    Interaction,
+    Memory,
+    Page,
+)
+from rapport.errors import InvalidInputError, NotFoundError, StorageError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    tenant_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    domain TEXT NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    embedding BLOB,
+    PRIMARY KEY (tenant_id, user_id, id)
+);
+CREATE INDEX IF NOT EXISTS memories_by_domain ON memories (tenant_id, user_id, domain, id);
+CREATE INDEX IF NOT EXISTS memories_by_type ON memories (tenant_id, user_id, type, id);
+CREATE TABLE IF NOT EXISTS interactions (
+    tenant_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, id)
+);
+CREATE TABLE IF NOT EXISTS users (
+    tenant_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, user_id)
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+    key_hash TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit_events (
+    tenant_id TEXT NOT NULL,
+    sort_key TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, sort_key)
+);
+CREATE TABLE IF NOT EXISTS user_items (
+    tenant_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    item_key TEXT NOT NULL,
+    body TEXT NOT NULL,
+    expires_at REAL,
+    PRIMARY KEY (tenant_id, user_id, kind, item_key)
+);
+"""
+
+
+def _encode_cursor(value: str) -> str:
+    return base64.urlsafe_b64encode(value.encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> str:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        return base64.urlsafe_b64decode(padded.encode()).decode()
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidInputError("cursor is not valid: pass the next_cursor of the previous page unchanged") from exc
+
+
+def _embedding_to_blob(embedding: list[float] | None) -> bytes | None:
+    if embedding is None:
+        return None
+    return np.asarray(embedding, dtype=np.float32).tobytes()
+
+
+def _blob_to_embedding(blob: bytes | None) -> list[float] | None:
+    if blob is None:
+        return None
+    return np.frombuffer(blob, dtype=np.float32).astype(float).tolist()
+
+
+class SqliteMemoryStore:
+    """One connection shared across threads behind a lock: the local server is one process with a thread pool."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._path = path
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._conn.execute("ROLLBACK")
+                raise StorageError(f"local store write failed: {exc}") from exc
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                return list(self._conn.execute(sql, params).fetchall())
+            except sqlite3.Error as exc:
+                raise StorageError(f"local store read failed: {exc}") from exc
+
+    # memories
+
+    @staticmethod
+    def _memory_from_row(body: str, blob: bytes | None) -> Memory:
+        memory = Memory.model_validate_json(body)
+        memory.embedding = _blob_to_embedding(blob)
+        return memory
+
+    def put_memory(self, memory: Memory) -> None:
+        body = memory.model_dump_json(exclude={"embedding"})
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO memories (tenant_id, user_id, id, domain, type, body, embedding)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    memory.tenant_id,
+                    memory.user_id,
+                    memory.id,
+                    memory.domain.value,
+                    memory.type,
+                    body,
+                    _embedding_to_blob(memory.embedding),
+                ),
+            )
+
+    def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
+        rows = self._query(
+            "SELECT body, embedding FROM memories WHERE tenant_id=? AND user_id=? AND id=?",
+            (tenant_id, user_id, memory_id),
+        )
+        if not rows:
+            raise NotFoundError(f"memory {memory_id} not found")
+        return self._memory_from_row(rows[0][0], rows[0][1])
+
+    def get_memories(self, tenant_id: str, user_id: str, memory_ids: Iterable[str]) -> list[Memory]:
+        ids = list(dict.fromkeys(memory_ids))
+        found: list[Memory] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._query(
+                f"SELECT body, embedding FROM memories WHERE tenant_id=? AND user_id=? AND id IN ({marks})",
+                (tenant_id, user_id, *chunk),
+            )
+            found.extend(self._memory_from_row(body, blob) for body, blob in rows)
+        return found
+
+    def delete_memory(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "DELETE FROM memories WHERE tenant_id=? AND user_id=? AND id=?", (tenant_id, user_id, memory_id)
+            )
+            if cursor.rowcount == 0:
+                raise NotFoundError(f"memory {memory_id} not found")
+
+    def list_memories(
+        self,
+        tenant_id: str,
+        user_id: str,
+        *,
+        domains: tuple[Domain, ...],
+        memory_type: str | None = None,
+        limit: int,
+        cursor: str | None = None,
+    ) -> Page[Memory]:
+        clauses = ["tenant_id=?", "user_id=?"]
+        params: list[Any] = [tenant_id, user_id]
+        clauses.append(f"domain IN ({','.join('?' * len(domains))})")
+        params.extend(d.value for d in domains)
+        if memory_type is not None:
+            clauses.append("type=?")
+            params.append(memory_type)
+        if cursor is not None:
+            clauses.append("id<?")
+            params.append(_decode_cursor(cursor))
+        rows = self._query(
+            f"SELECT id, body, embedding FROM memories WHERE {' AND '.join(clauses)} ORDER BY id DESC LIMIT ?",
+            (*params, limit + 1),
+        )
+        items = [self._memory_from_row(body, blob) for _, body, blob in rows[:limit]]
+        next_cursor = _encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
+        return Page[Memory](items=items, next_cursor=next_cursor)
+
+    def count_memories(self, tenant_id: str, user_id: str) -> int:
+        rows = self._query("SELECT COUNT(*) FROM memories WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+        return int(rows[0][0])
+
+    def iter_all_memories(self, tenant_id: str | None = None) -> Iterable[Memory]:
+        last: tuple[str, str, str] = ("", "", "")
+        while True:
+            sql = (
+                "SELECT tenant_id, user_id, id, body, embedding FROM memories WHERE (tenant_id, user_id, id) > (?,?,?)"
+            )
+            params: tuple[Any, ...] = last
+            if tenant_id is not None:
+                sql += " AND tenant_id=?"
+                params = (*last, tenant_id)
+            rows = self._query(sql + " ORDER BY tenant_id, user_id, id LIMIT 500", params)
+            if not rows:
+                return
+            for row in rows:
+                yield self._memory_from_row(row[3], row[4])
+            last = (rows[-1][0], rows[-1][1], rows[-1][2])
+
+    # interactions
+
+    def put_interaction(self, interaction: Interaction) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO interactions (tenant_id, user_id, id, body) VALUES (?, ?, ?, ?)",
+                (interaction.tenant_id, interaction.user_id, interaction.id, interaction.model_dump_json()),
+            )
+
+    def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
+        rows = self._query(
+            "SELECT body FROM interactions WHERE tenant_id=? AND user_id=? AND id=?",
+            (tenant_id, user_id, interaction_id),
+        )
+        if not rows:
+            raise NotFoundError(f"interaction {interaction_id} not found")
+        return Interaction.model_validate_json(rows[0][0])
+
+    def list_interactions(
+        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None
+    ) -> Page[Interaction]:
+        sql = "SELECT id, body FROM interactions WHERE tenant_id=? AND user_id=?"
+        params: tuple[Any, ...] = (tenant_id, user_id)
+        if cursor is not None:
+            sql += " AND id<?"
+            params = (*params, _decode_cursor(cursor))
+        rows = self._query(sql + " ORDER BY id DESC LIMIT ?", (*params, limit + 1))
+        items = [Interaction.model_validate_json(body) for _, body in rows[:limit]]
+        next_cursor = _encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
+        return Page[Interaction](items=items, next_cursor=next_cursor)
+
+    # tenancy
+
+    def put_api_key(self, record: ApiKeyRecord) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO api_keys (key_hash, tenant_id, body) VALUES (?, ?, ?)",
+                (record.key_hash, record.tenant_id, record.model_dump_json()),
+            )
+
+    def find_api_key(self, key_hash: str) -> ApiKeyRecord | None:
+        rows = self._query("SELECT body FROM api_keys WHERE key_hash=?", (key_hash,))
+        return ApiKeyRecord.model_validate_json(rows[0][0]) if rows else None
+
+    def register_user(self, tenant_id: str, user_id: str) -> None:
+        with self._transaction() as conn:
+            conn.execute("INSERT OR IGNORE INTO users (tenant_id, user_id) VALUES (?, ?)", (tenant_id, user_id))
+
+    def list_users(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[str]:
+        sql = "SELECT user_id FROM users WHERE tenant_id=?"
+        params: tuple[Any, ...] = (tenant_id,)
+        if cursor is not None:
+            sql += " AND user_id>?"
+            params = (*params, _decode_cursor(cursor))
+        rows = self._query(sql + " ORDER BY user_id LIMIT ?", (*params, limit + 1))
+        items = [row[0] for row in rows[:limit]]
+        next_cursor = _encode_cursor(items[-1]) if len(rows) > limit else None
+        return Page[str](items=items, next_cursor=next_cursor)
+
+    # privacy
+
+    def erase_user(self, tenant_id: str, user_id: str) -> ErasureCounts:
+        key = (tenant_id, user_id)
+        with self._transaction() as conn:
+            memories = conn.execute("DELETE FROM memories WHERE tenant_id=? AND user_id=?", key).rowcount
+            interactions = conn.execute("DELETE FROM interactions WHERE tenant_id=? AND user_id=?", key).rowcount
+            others = conn.execute("DELETE FROM user_items WHERE tenant_id=? AND user_id=?", key).rowcount
+            others += conn.execute("DELETE FROM users WHERE tenant_id=? AND user_id=?", key).rowcount
+        return ErasureCounts(memories=memories, interactions=interactions, other_items=others)
+
+    def put_audit_event(self, event: AuditEvent) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO audit_events (tenant_id, sort_key, body) VALUES (?, ?, ?)",
+                (event.tenant_id, f"{event.at.isoformat()}#{event.id}", event.model_dump_json()),
+            )
+
+    def list_audit_events(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[AuditEvent]:
+        sql = "SELECT sort_key, body FROM audit_events WHERE tenant_id=?"
+        params: tuple[Any, ...] = (tenant_id,)
+        if cursor is not None:
+            sql += " AND sort_key<?"
+            params = (*params, _decode_cursor(cursor))
+        rows = self._query(sql + " ORDER BY sort_key DESC LIMIT ?", (*params, limit + 1))
+        items = [AuditEvent.model_validate_json(body) for _, body in rows[:limit]]
+        next_cursor = _encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
+        return Page[AuditEvent](items=items, next_cursor=next_cursor)

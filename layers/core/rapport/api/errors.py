@@ -1,0 +1,68 @@
+"""The one place where errors become HTTP responses: domain exceptions and validation errors to 4xx/5xx."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+from rapport.errors import (
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    RapportError,
+    StorageError,
+    UnauthorizedError,
+    UpstreamError,
+)
+
+logger = Logger(service="rapport-api", child=True)
+
+_STATUS: list[tuple[type[RapportError], int, str]] = [
+    (NotFoundError, 404, "not_found"),
+    (InvalidInputError, 400, "invalid_input"),
+    (ConflictError, 409, "conflict"),
+    (UnauthorizedError, 401, "unauthorized"),
+    (UpstreamError, 502, "upstream_unavailable"),
+    (StorageError, 503, "storage_unavailable"),
+]
+
+
+def error_response(status: int, code: str, message: str, details: Any = None) -> Response:
+    body: dict[str, Any] = {"error": code, "message": message}
+    if details is not None:
+        body["details"] = details
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+def _describe(error: dict[str, Any]) -> str:
+    location = ".".join(str(part) for part in error.get("loc", ()) if part != "body") or "body"
+    return f"{location}: {error.get('msg', 'invalid')}"
+
+
+def register_error_handlers(app: ApiGatewayResolver) -> None:
+    @app.exception_handler(RequestValidationError)
+    def on_validation_error(exc: RequestValidationError) -> Response:
+        errors = list(exc.errors())
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return error_response(400, "malformed_json", "the request body is not valid JSON")
+        details = [{"field": ".".join(map(str, e.get("loc", ()))), "message": e.get("msg")} for e in errors]
+        message = "; ".join(_describe(e) for e in errors[:5])
+        return error_response(422, "validation_error", message, details)
+
+    @app.exception_handler(RapportError)
+    def on_domain_error(exc: RapportError) -> Response:
+        for kind, status, code in _STATUS:
+            if isinstance(exc, kind):
+                if status >= 500:
+                    logger.exception("dependency failure")
+                return error_response(status, code, str(exc))
+        logger.exception("unmapped domain error")
+        return error_response(500, "internal_error", "an internal error occurred")
+
+    @app.not_found
+    def on_not_found(_: Exception) -> Response:
+        return error_response(404, "route_not_found", "no such route; see /v1/docs for the API")

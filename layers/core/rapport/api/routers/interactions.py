@@ -1,0 +1,59 @@
+"""Routes for the conversation history of one end user."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from rapport.api.identity import CallerOf
+from rapport.api.schemas import CreateInteractionRequest, InteractionOut, MemoryOut
+from rapport.domain.identifiers import check_user_id
+from rapport.services.interactions import NewInteraction
+from rapport.wiring import Services
+
+
+def build_interactions_router(services: Services, caller_of: CallerOf) -> Router:
+    router = Router()
+    interactions = services.interactions
+
+    def tenant() -> str:
+        return caller_of(router.current_event).tenant_id
+
+    @router.post("/v1/users/<user_id>/interactions", tags=["history"], summary="Record a conversation")
+    def create_interaction(user_id: str, body: CreateInteractionRequest):  # a Response: powertools cannot build a schema for its annotation
+        recorded = interactions.record(
+            tenant(),
+            check_user_id(user_id),
+            NewInteraction(
+                messages=[m.to_domain() for m in body.messages],
+                channel=body.channel,
+                session_id=body.session_id,
+                occurred_at=body.occurred_at,
+                metadata=body.metadata,
+            ),
+        )
+        return Response(
+            status_code=201,
+            content_type=content_types.APPLICATION_JSON,
+            body={
+                "interaction": InteractionOut.of(recorded.interaction).model_dump(mode="json"),
+                "memories": [MemoryOut.of(m).model_dump(mode="json") for m in recorded.episodes],
+            },
+        )
+
+    @router.get("/v1/users/<user_id>/history", tags=["history"], summary="Interactions, newest first")
+    def history(
+        user_id: str,
+        limit: Annotated[int, Query()] = 20,
+        cursor: Annotated[str | None, Query()] = None,
+    ) -> dict:
+        page = interactions.history(tenant(), check_user_id(user_id), limit=limit, cursor=cursor)
+        return {
+            "interactions": [InteractionOut.of(i).model_dump(mode="json") for i in page.items],
+            "next_cursor": page.next_cursor,
+        }
+
+    return router

@@ -1,0 +1,102 @@
+"""Routes for one end user's memories: create, list or recall, read, change, delete."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from rapport.api.identity import CallerOf
+from rapport.api.schemas import CreateMemoryRequest, MemoryOut, PatchMemoryRequest, RecallHitOut
+from rapport.domain.identifiers import check_user_id
+from rapport.domain.models import DomainFilter, MemoryPatch
+from rapport.services.memories import NewMemory, RecallQuery
+from rapport.wiring import Services
+
+
+def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
+    router = Router()
+    memories = services.memories
+
+    def tenant() -> str:
+        return caller_of(router.current_event).tenant_id
+
+    @router.post("/v1/users/<user_id>/memories", tags=["memories"], summary="Store a memory about an end user")
+    def create_memory(user_id: str, body: CreateMemoryRequest):  # a Response: powertools cannot build a schema for its annotation
+        tenant_id = tenant()
+        memory = memories.remember(
+            tenant_id,
+            check_user_id(user_id),
+            NewMemory(
+                content=body.content,
+                domain=body.domain,
+                type=body.type,
+                importance=body.importance,
+                confidence=body.confidence,
+                metadata=body.metadata,
+                occurred_at=body.occurred_at,
+            ),
+        )
+        return Response(
+            status_code=201,
+            content_type=content_types.APPLICATION_JSON,
+            body=MemoryOut.of(memory).model_dump(mode="json"),
+        )
+
+    @router.get("/v1/users/<user_id>/memories", tags=["memories"], summary="Recall by query, or list newest first")
+    def list_memories(
+        user_id: str,
+        query: Annotated[str | None, Query(description="Recall by meaning and keywords when given.")] = None,
+        domain: Annotated[DomainFilter, Query()] = DomainFilter.BOTH,
+        type: Annotated[str | None, Query(description="Only memories of this type.")] = None,
+        limit: Annotated[int | None, Query(description="Default 5 with a query, 20 without.")] = None,
+        min_similarity: Annotated[float, Query(ge=-1.0, le=1.0)] = 0.0,
+        cursor: Annotated[str | None, Query(description="next_cursor of the previous page.")] = None,
+        include_archived: Annotated[bool, Query()] = False,
+    ) -> dict:
+        tenant_id = tenant()
+        user_id = check_user_id(user_id)
+        total = memories.count(tenant_id, user_id)
+        if query is not None:
+            hits = memories.recall(
+                tenant_id,
+                user_id,
+                RecallQuery(
+                    query=query,
+                    domain=domain,
+                    limit=limit or services.settings.recall_default_limit,
+                    min_similarity=min_similarity,
+                    memory_type=type,
+                    include_archived=include_archived,
+                ),
+            )
+            return {
+                "memories": [RecallHitOut.of_hit(h).model_dump(mode="json") for h in hits],
+                "total_stored": total,
+                "next_cursor": None,
+            }
+        page = memories.list_memories(tenant_id, user_id, domain=domain, memory_type=type, limit=limit or 20, cursor=cursor)
+        return {
+            "memories": [MemoryOut.of(m).model_dump(mode="json") for m in page.items],
+            "total_stored": total,
+            "next_cursor": page.next_cursor,
+        }
+
+    @router.get("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Read one memory")
+    def get_memory(user_id: str, memory_id: str) -> dict:
+        return MemoryOut.of(memories.get(tenant(), check_user_id(user_id), memory_id)).model_dump(mode="json")
+
+    @router.patch("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Change a memory")
+    def patch_memory(user_id: str, memory_id: str, body: PatchMemoryRequest) -> dict:
+        patch = MemoryPatch.model_validate(body.model_dump(exclude_unset=True))
+        updated = memories.update(tenant(), check_user_id(user_id), memory_id, patch)
+        return MemoryOut.of(updated).model_dump(mode="json")
+
+    @router.delete("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Delete a memory")
+    def delete_memory(user_id: str, memory_id: str):  # a Response: powertools cannot build a schema for its annotation
+        memories.delete(tenant(), check_user_id(user_id), memory_id)
+        return Response(status_code=204, content_type=content_types.APPLICATION_JSON, body="")
+
+    return router

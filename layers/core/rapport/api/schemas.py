@@ -1,0 +1,137 @@
+"""API input and output models: the wire format, kept apart from domain entities and persistence records."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rapport.domain.models import (
+    AuditEvent,
+    Domain,
+    Interaction,
+    Memory,
+    MemoryStatus,
+    Message,
+    MessageRole,
+    Provenance,
+    Tier,
+)
+from rapport.services.memories import RecallHit
+
+
+class _Request(BaseModel):
+    # A misspelt field is an error the client should hear about, not a value silently ignored.
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateMemoryRequest(_Request):
+    content: str = Field(description="The memory's text.")
+    domain: Domain = Field(description="`user` (facts about the person) or `relational` (our shared history).")
+    type: str | None = Field(None, description="A type of the domain; defaults to `fact` / `shared_context`.")
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    confidence: float | None = Field(None, ge=0.0, le=1.0)
+    metadata: dict[str, Any] | None = None
+    occurred_at: datetime | None = None
+
+
+class PatchMemoryRequest(_Request):
+    content: str | None = None
+    type: str | None = None
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    confidence: float | None = Field(None, ge=0.0, le=1.0)
+    tier: Tier | None = None
+    status: MemoryStatus | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class MessageIn(_Request):
+    role: MessageRole
+    content: str
+    name: str | None = Field(None, max_length=128, description="The speaker's name, kept with the message.")
+
+    def to_domain(self) -> Message:
+        return Message(role=self.role, content=self.content, name=self.name)
+
+
+class CreateInteractionRequest(_Request):
+    messages: list[MessageIn]
+    channel: str | None = Field(None, max_length=64)
+    session_id: str | None = Field(None, max_length=128)
+    occurred_at: datetime | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class MemoryOut(BaseModel):
+    id: str
+    user_id: str
+    domain: Domain
+    type: str
+    content: str
+    strength: float
+    importance: float
+    confidence: float
+    tier: Tier
+    status: MemoryStatus
+    associations: list[str]
+    source: Provenance
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    occurred_at: datetime | None
+    last_reinforced_at: datetime
+
+    @classmethod
+    def of(cls, memory: Memory) -> MemoryOut:
+        return cls.model_validate(memory.model_dump(exclude={"embedding", "tenant_id"}))
+
+
+class RecallHitOut(MemoryOut):
+    similarity: float
+    score: float
+    match_strength: str
+    match_reasons: list[str]
+    matched_terms: list[str]
+
+    @classmethod
+    def of_hit(cls, hit: RecallHit) -> RecallHitOut:
+        return cls.model_validate(
+            {
+                **hit.memory.model_dump(exclude={"embedding", "tenant_id"}),
+                "similarity": hit.similarity,
+                "score": hit.score,
+                "match_strength": hit.match_strength.value,
+                "match_reasons": hit.match_reasons,
+                "matched_terms": hit.matched_terms,
+            }
+        )
+
+
+class InteractionOut(BaseModel):
+    id: str
+    user_id: str
+    messages: list[Message]
+    channel: str | None
+    session_id: str | None
+    occurred_at: datetime
+    created_at: datetime
+    metadata: dict[str, Any]
+    memory_ids: list[str]
+
+    @classmethod
+    def of(cls, interaction: Interaction) -> InteractionOut:
+        return cls.model_validate(interaction.model_dump(exclude={"tenant_id"}))
+
+
+class AuditEventOut(BaseModel):
+    id: str
+    action: str
+    actor: str
+    target_user_id: str
+    at: datetime
+    counts: dict[str, int]
+
+    @classmethod
+    def of(cls, event: AuditEvent) -> AuditEventOut:
+        return cls.model_validate(event.model_dump(exclude={"tenant_id"}))

@@ -1,0 +1,152 @@
+"""Recording conversations: the history item, and one episodic memory per message so recall can find what was said."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rapport.clock import Clock
+from rapport.domain.models import (
+    Domain,
+    Interaction,
+    Memory,
+    Message,
+    MessageRole,
+    Page,
+    Provenance,
+    SourceKind,
+    Tier,
+    UserMemoryType,
+)
+from rapport.errors import InvalidInputError, RapportError
+from rapport.ids import new_id
+from rapport.ports.store import MemoryStore
+from rapport.services.memories import MemoryService, NewMemory
+from rapport.settings import Settings
+
+# What a recorded interaction is handed to next (the extraction pipeline hooks in here).
+InteractionListener = Callable[[Interaction], None]
+
+_EPISODE_IMPORTANCE = {MessageRole.USER: 0.5, MessageRole.ASSISTANT: 0.3}
+
+
+class NewInteraction(BaseModel):
+    messages: list[Message]
+    channel: str | None = Field(None, max_length=64)
+    session_id: str | None = Field(None, max_length=128)
+    occurred_at: datetime | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class RecordedInteraction(BaseModel):
+    interaction: Interaction
+    episodes: list[Memory]
+
+
+class InteractionService:
+    def __init__(
+        self,
+        store: MemoryStore,
+        memories: MemoryService,
+        settings: Settings,
+        clock: Clock,
+        listeners: list[InteractionListener] | None = None,
+    ) -> None:
+        self._store = store
+        self._memories = memories
+        self._settings = settings
+        self._clock = clock
+        self._listeners = list(listeners or [])
+
+    def add_listener(self, listener: InteractionListener) -> None:
+        self._listeners.append(listener)
+
+    def _check(self, new: NewInteraction) -> None:
+        limits = self._settings
+        if not new.messages:
+            raise InvalidInputError("messages is empty: send at least one message with role 'user'")
+        if len(new.messages) > limits.max_messages_per_interaction:
+            raise InvalidInputError(
+                f"{len(new.messages)} messages; the limit is {limits.max_messages_per_interaction} per interaction"
+            )
+        if not any(m.role is MessageRole.USER and m.content.strip() for m in new.messages):
+            raise InvalidInputError("no user message: an interaction needs at least one non-empty 'user' message")
+        total = 0
+        for position, message in enumerate(new.messages):
+            if len(message.content) > limits.max_message_chars:
+                raise InvalidInputError(
+                    f"message {position} has {len(message.content)} characters; the limit is {limits.max_message_chars}"
+                )
+            total += len(message.content)
+        if total > limits.max_interaction_chars:
+            raise InvalidInputError(
+                f"the interaction has {total} characters; the limit is {limits.max_interaction_chars}"
+            )
+
+    def record(self, tenant_id: str, user_id: str, new: NewInteraction) -> RecordedInteraction:
+        self._check(new)
+        now = self._clock.now()
+        interaction = Interaction(
+            id=new_id(now),
+            tenant_id=tenant_id,
+            user_id=user_id,
+            messages=new.messages,
+            channel=new.channel,
+            session_id=new.session_id,
+            occurred_at=new.occurred_at or now,
+            created_at=now,
+            metadata=new.metadata or {},
+        )
+        episodes = [
+            self._memories.build(tenant_id, user_id, episode)
+            for episode in _episodes_of(interaction, self._settings.max_content_chars)
+        ]
+        # Episodes first (they undo themselves on failure), then the history item that lists them.
+        stored = self._memories.remember_many(tenant_id, user_id, episodes)
+        interaction.memory_ids = [m.id for m in stored]
+        try:
+            self._store.put_interaction(interaction)
+        except RapportError:
+            for memory in stored:
+                self._memories.delete(tenant_id, user_id, memory.id)
+            raise
+        for listener in self._listeners:
+            listener(interaction)
+        return RecordedInteraction(interaction=interaction, episodes=[m.without_embedding() for m in stored])
+
+    def history(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[Interaction]:
+        if not 1 <= limit <= self._settings.max_page_size:
+            raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
+        return self._store.list_interactions(tenant_id, user_id, limit=limit, cursor=cursor)
+
+    def get(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
+        return self._store.get_interaction(tenant_id, user_id, interaction_id)
+
+
+def _episodes_of(interaction: Interaction, max_chars: int) -> list[NewMemory]:
+    episodes: list[NewMemory] = []
+    for position, message in enumerate(interaction.messages):
+        if message.role is MessageRole.SYSTEM or not message.content.strip():
+            continue
+        episodes.append(
+            NewMemory(
+                content=message.content[:max_chars],
+                domain=Domain.USER,
+                type=UserMemoryType.EPISODE.value,
+                importance=_EPISODE_IMPORTANCE[message.role],
+                tier=Tier.SHORT_TERM,
+                occurred_at=interaction.occurred_at,
+                source=Provenance(
+                    kind=SourceKind.INTERACTION,
+                    interaction_id=interaction.id,
+                    message_index=position,
+                    session_id=interaction.session_id,
+                    channel=interaction.channel,
+                    speaker=message.name or message.role.value,
+                ),
+            )
+        )
+    return episodes

@@ -1,0 +1,295 @@
+"""The memory service: remember, get, update, delete, list and recall one end user's memories."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rapport.clock import Clock
+from rapport.domain.models import (
+    DEFAULT_TYPE,
+    TYPES_BY_DOMAIN,
+    Domain,
+    DomainFilter,
+    Memory,
+    MemoryPatch,
+    MemoryStatus,
+    Page,
+    Provenance,
+    Tier,
+)
+from rapport.domain.rendering import search_text
+from rapport.domain.scoring import (
+    MatchStrength,
+    RecallSignals,
+    hybrid_score,
+    match_reasons,
+    match_strength,
+    matched_terms,
+    relevance,
+)
+from rapport.domain.text import tokenize
+from rapport.errors import InvalidInputError, RapportError
+from rapport.ids import new_id
+from rapport.ports.embedder import Embedder
+from rapport.ports.store import MemoryStore
+from rapport.ports.vector_index import IndexQuery, VectorIndex
+from rapport.settings import Settings
+
+
+class NewMemory(BaseModel):
+    content: str
+    domain: Domain
+    type: str | None = None
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    confidence: float | None = Field(None, ge=0.0, le=1.0)
+    tier: Tier | None = None
+    metadata: dict[str, Any] | None = None
+    occurred_at: datetime | None = None
+    source: Provenance = Field(default_factory=Provenance)
+
+
+class RecallQuery(BaseModel):
+    query: str
+    domain: DomainFilter = DomainFilter.BOTH
+    limit: int = Field(5, ge=1)
+    min_similarity: float = Field(0.0, ge=-1.0, le=1.0)
+    memory_type: str | None = None
+    include_archived: bool = False
+
+
+class RecallHit(BaseModel):
+    memory: Memory
+    similarity: float
+    score: float
+    match_strength: MatchStrength
+    match_reasons: list[str]
+    matched_terms: list[str]
+
+
+class MemoryService:
+    def __init__(
+        self, store: MemoryStore, index: VectorIndex, embedder: Embedder, settings: Settings, clock: Clock
+    ) -> None:
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self._settings = settings
+        self._clock = clock
+
+    # validation rules
+
+    def _check_content(self, content: str) -> str:
+        content = content.strip()
+        if not content:
+            raise InvalidInputError("content is empty: send the text of the memory")
+        if len(content) > self._settings.max_content_chars:
+            raise InvalidInputError(
+                f"content has {len(content)} characters; the limit is {self._settings.max_content_chars}"
+            )
+        return content
+
+    def _check_type(self, domain: Domain, memory_type: str | None) -> str:
+        if memory_type is None:
+            return DEFAULT_TYPE[domain]
+        if memory_type not in TYPES_BY_DOMAIN[domain]:
+            valid = ", ".join(sorted(TYPES_BY_DOMAIN[domain]))
+            raise InvalidInputError(f"type {memory_type!r} is not a {domain.value} memory type; valid: {valid}")
+        return memory_type
+
+    def _check_metadata(self, metadata: dict[str, Any] | None) -> dict[str, Any]:
+        if not metadata:
+            return {}
+        try:
+            size = len(json.dumps(metadata).encode())
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError("metadata must be a JSON object") from exc
+        if size > self._settings.max_metadata_bytes:
+            raise InvalidInputError(f"metadata is {size} bytes; the limit is {self._settings.max_metadata_bytes}")
+        return metadata
+
+    # commands
+
+    def build(self, tenant_id: str, user_id: str, new: NewMemory) -> Memory:
+        """A validated, not yet embedded memory; lets callers validate a batch before writing any of it."""
+        now = self._clock.now()
+        importance = 0.5 if new.importance is None else new.importance
+        return Memory(
+            id=new_id(now),
+            tenant_id=tenant_id,
+            user_id=user_id,
+            domain=new.domain,
+            type=self._check_type(new.domain, new.type),
+            content=self._check_content(new.content),
+            importance=importance,
+            confidence=1.0 if new.confidence is None else new.confidence,
+            tier=new.tier or _tier_for(importance),
+            metadata=self._check_metadata(new.metadata),
+            source=new.source,
+            created_at=now,
+            updated_at=now,
+            occurred_at=new.occurred_at,
+            last_reinforced_at=now,
+        )
+
+    def remember(self, tenant_id: str, user_id: str, new: NewMemory) -> Memory:
+        return self.remember_many(tenant_id, user_id, [self.build(tenant_id, user_id, new)])[0]
+
+    def remember_many(self, tenant_id: str, user_id: str, memories: list[Memory]) -> list[Memory]:
+        """Embed (one call), store, index. Embedding first: if the model fails, nothing has been written."""
+        if not memories:
+            return []
+        vectors = self._embedder.embed([search_text(m) for m in memories])
+        embedded = [m.model_copy(update={"embedding": v}) for m, v in zip(memories, vectors, strict=True)]
+        self._store.register_user(tenant_id, user_id)
+        written: list[Memory] = []
+        try:
+            for memory in embedded:
+                self._store.put_memory(memory)
+                written.append(memory)
+                self._index.upsert(memory)
+        except RapportError:
+            # Keep store and index in step: undo this call's writes rather than leave half of them.
+            for memory in written:
+                self._forget_quietly(memory)
+            raise
+        return embedded
+
+    def _forget_quietly(self, memory: Memory) -> None:
+        try:
+            self._index.delete(memory.tenant_id, memory.user_id, memory.id)
+            self._store.delete_memory(memory.tenant_id, memory.user_id, memory.id)
+        except RapportError:
+            pass  # the index is derived; `rapport reindex` repairs what a failed undo leaves
+
+    def get(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
+        return self._store.get_memory(tenant_id, user_id, memory_id)
+
+    def update(self, tenant_id: str, user_id: str, memory_id: str, patch: MemoryPatch) -> Memory:
+        memory = self._store.get_memory(tenant_id, user_id, memory_id)
+        changes: dict[str, Any] = {"updated_at": self._clock.now()}
+        if patch.content is not None:
+            changes["content"] = self._check_content(patch.content)
+        if patch.type is not None:
+            changes["type"] = self._check_type(memory.domain, patch.type)
+        if patch.metadata is not None:
+            changes["metadata"] = self._check_metadata(patch.metadata)
+        for name in ("importance", "confidence", "tier", "status"):
+            value = getattr(patch, name)
+            if value is not None:
+                changes[name] = value
+        updated = memory.model_copy(update=changes)
+        if "content" in changes and changes["content"] != memory.content:
+            updated.embedding = self._embedder.embed([search_text(updated)])[0]
+        self._store.put_memory(updated)
+        self._index.upsert(updated)
+        return updated
+
+    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        self._store.delete_memory(tenant_id, user_id, memory_id)
+        self._index.delete(tenant_id, user_id, memory_id)
+
+    def list_memories(
+        self,
+        tenant_id: str,
+        user_id: str,
+        *,
+        domain: DomainFilter,
+        memory_type: str | None,
+        limit: int,
+        cursor: str | None,
+    ) -> Page[Memory]:
+        self._check_limit(limit)
+        return self._store.list_memories(
+            tenant_id, user_id, domains=domain.domains(), memory_type=memory_type, limit=limit, cursor=cursor
+        )
+
+    def count(self, tenant_id: str, user_id: str) -> int:
+        return self._store.count_memories(tenant_id, user_id)
+
+    def _check_limit(self, limit: int) -> None:
+        if not 1 <= limit <= self._settings.max_page_size:
+            raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
+
+    # recall
+
+    def recall(self, tenant_id: str, user_id: str, query: RecallQuery) -> list[RecallHit]:
+        self._check_limit(query.limit)
+        text = query.query.strip()
+        if not text:
+            raise InvalidInputError("query is empty: send the text to recall by")
+        if len(text) > self._settings.max_content_chars:
+            raise InvalidInputError(
+                f"query has {len(text)} characters; the limit is {self._settings.max_content_chars}"
+            )
+        statuses = [MemoryStatus.ACTIVE.value]
+        if query.include_archived:
+            statuses += [s.value for s in MemoryStatus if s is not MemoryStatus.ACTIVE]
+        pool = max(self._settings.recall_candidate_pool, query.limit * 4)
+        index_query = IndexQuery(
+            tenant_id=tenant_id,
+            user_id=user_id,
+            domains=query.domain.domains(),
+            statuses=tuple(statuses),
+            k=pool,
+        )
+        vector = self._embedder.embed([text])[0]
+        vector_hits = {h.memory_id: h.score for h in self._index.knn_search(index_query, vector)}
+        keyword_hits = {h.memory_id: h.score for h in self._index.keyword_search(index_query, text)}
+        candidates = self._store.get_memories(tenant_id, user_id, {*vector_hits, *keyword_hits})
+        best_keyword = max(keyword_hits.values(), default=0.0)
+        now = self._clock.now()
+        query_terms = len(dict.fromkeys(tokenize(text)))
+        weights = self._settings.weights
+        half_life = self._settings.recall_recency_half_life_days
+        hits: list[RecallHit] = []
+        for memory in candidates:
+            if query.memory_type is not None and memory.type != query.memory_type:
+                continue
+            similarity = vector_hits.get(memory.id)
+            if similarity is None:
+                similarity = _cosine(vector, memory.embedding)
+            if similarity < query.min_similarity:
+                continue
+            terms = matched_terms(text, search_text(memory))
+            if similarity <= 0.0 and not terms:
+                continue  # nothing ties it to the query: returning it would be noise
+            signals = RecallSignals(
+                similarity=similarity,
+                keyword=keyword_hits.get(memory.id, 0.0) / best_keyword if best_keyword > 0 else 0.0,
+                matched_terms=terms,
+                query_terms=query_terms,
+                age_days=(now - (memory.occurred_at or memory.created_at)).total_seconds() / 86_400,
+                importance=memory.importance,
+                strength=memory.strength,
+            )
+            hits.append(
+                RecallHit(
+                    memory=memory.without_embedding(),
+                    similarity=round(similarity, 6),
+                    score=round(hybrid_score(signals, weights, half_life), 6),
+                    match_strength=match_strength(
+                        relevance(signals, weights),
+                        self._settings.strong_match_score,
+                        self._settings.moderate_match_score,
+                    ),
+                    match_reasons=match_reasons(signals, half_life),
+                    matched_terms=list(signals.matched_terms),
+                )
+            )
+        hits.sort(key=lambda hit: (-hit.score, hit.memory.id))
+        return hits[: query.limit]
+
+
+def _tier_for(importance: float) -> Tier:
+    """The brief's formation rule: importance above 0.8 goes to long-term memory."""
+    return Tier.LONG_TERM if importance > 0.8 else Tier.SHORT_TERM
+
+
+def _cosine(vector: list[float], other: list[float] | None) -> float:
+    if not other or len(other) != len(vector):
+        return 0.0
+    return float(sum(a * b for a, b in zip(vector, other, strict=True)))

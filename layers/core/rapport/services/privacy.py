@@ -1,0 +1,40 @@
+"""Right to erasure: remove everything about one end user, from the table and the index, and prove it in the audit."""
+
+from __future__ import annotations
+
+from rapport.clock import Clock
+from rapport.domain.models import AuditAction, AuditEvent, ErasureCounts, Page
+from rapport.errors import InvalidInputError
+from rapport.ids import new_id
+from rapport.ports.store import MemoryStore
+from rapport.ports.vector_index import VectorIndex
+from rapport.settings import Settings
+
+
+class PrivacyService:
+    def __init__(self, store: MemoryStore, index: VectorIndex, settings: Settings, clock: Clock) -> None:
+        self._store = store
+        self._index = index
+        self._settings = settings
+        self._clock = clock
+
+    def erase_user(self, tenant_id: str, user_id: str, *, actor: str) -> tuple[ErasureCounts, AuditEvent]:
+        """Store first, index second: a retry after a failure between the two finishes the job (both are idempotent)."""
+        counts = self._store.erase_user(tenant_id, user_id)
+        counts.index_entries = self._index.delete_user(tenant_id, user_id)
+        event = AuditEvent(
+            id=new_id(),
+            tenant_id=tenant_id,
+            action=AuditAction.ERASE_USER,
+            actor=actor,
+            target_user_id=user_id,
+            at=self._clock.now(),
+            counts=counts.as_dict(),
+        )
+        self._store.put_audit_event(event)
+        return counts, event
+
+    def audit_log(self, tenant_id: str, *, limit: int, cursor: str | None) -> Page[AuditEvent]:
+        if not 1 <= limit <= self._settings.max_page_size:
+            raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
+        return self._store.list_audit_events(tenant_id, limit=limit, cursor=cursor)
