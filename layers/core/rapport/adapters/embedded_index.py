@@ -170,7 +170,11 @@ class EmbeddedVectorIndex:
         vector = np.asarray(embedding, dtype=np.float32)
         if vector.shape != (self._dimensions,):
             raise InvalidInputError(f"embedding has {vector.shape[0]} dimensions; this index holds {self._dimensions}")
-        return vector
+        norm = float(np.linalg.norm(vector))
+        if not np.isfinite(norm):
+            raise InvalidInputError("embedding holds NaN or infinite values")
+        # Unit length, so a dot product is the cosine whatever the embedder returned (as in the OpenSearch adapter).
+        return vector / norm if norm > 0 else vector
 
     def upsert(self, memory: Memory) -> None:
         vector = self._vector(memory.embedding)

@@ -78,9 +78,12 @@ def _encode_cursor(value: str) -> str:
 def _decode_cursor(cursor: str) -> str:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        return base64.urlsafe_b64decode(padded.encode()).decode()
+        value = base64.b64decode(padded.encode(), altchars=b"-_", validate=True).decode()
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidInputError("cursor is not valid: pass the next_cursor of the previous page unchanged") from exc
+    if not value:
+        raise InvalidInputError("cursor is not valid: pass the next_cursor of the previous page unchanged")
+    return value
 
 
 def _embedding_to_blob(embedding: list[float] | None) -> bytes | None:

@@ -22,7 +22,7 @@ STOPWORDS = frozenset(
 
 
 def _stem(token: str) -> str:
-    """A deliberately light stemmer: plural and possessive endings only, so 'dogs' meets 'dog' but 'news' stays."""
+    """A deliberately light stemmer: plural and possessive endings only, so 'dogs' meets 'dog' and 'class' stays."""
     if token.endswith(("'s", "’s")):
         token = token[:-2]
     if len(token) > 4 and token.endswith("ies"):

@@ -23,7 +23,9 @@ def build_interactions_router(services: Services, caller_of: CallerOf) -> Router
         return caller_of(router.current_event).tenant_id
 
     @router.post("/v1/users/<user_id>/interactions", tags=["history"], summary="Record a conversation")
-    def create_interaction(user_id: str, body: CreateInteractionRequest):  # a Response: powertools cannot build a schema for its annotation
+    def create_interaction(
+        user_id: str, body: CreateInteractionRequest
+    ):  # a Response: powertools cannot build a schema for its annotation
         recorded = interactions.record(
             tenant(),
             check_user_id(user_id),

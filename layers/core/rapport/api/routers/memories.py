@@ -24,7 +24,9 @@ def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
         return caller_of(router.current_event).tenant_id
 
     @router.post("/v1/users/<user_id>/memories", tags=["memories"], summary="Store a memory about an end user")
-    def create_memory(user_id: str, body: CreateMemoryRequest):  # a Response: powertools cannot build a schema for its annotation
+    def create_memory(
+        user_id: str, body: CreateMemoryRequest
+    ):  # a Response: powertools cannot build a schema for its annotation
         tenant_id = tenant()
         memory = memories.remember(
             tenant_id,
@@ -66,7 +68,7 @@ def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
                 RecallQuery(
                     query=query,
                     domain=domain,
-                    limit=limit or services.settings.recall_default_limit,
+                    limit=services.settings.recall_default_limit if limit is None else limit,
                     min_similarity=min_similarity,
                     memory_type=type,
                     include_archived=include_archived,
@@ -77,7 +79,9 @@ def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
                 "total_stored": total,
                 "next_cursor": None,
             }
-        page = memories.list_memories(tenant_id, user_id, domain=domain, memory_type=type, limit=limit or 20, cursor=cursor)
+        page = memories.list_memories(
+            tenant_id, user_id, domain=domain, memory_type=type, limit=20 if limit is None else limit, cursor=cursor
+        )
         return {
             "memories": [MemoryOut.of(m).model_dump(mode="json") for m in page.items],
             "total_stored": total,

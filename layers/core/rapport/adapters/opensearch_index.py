@@ -1,0 +1,351 @@
+"""The OpenSearch k-NN adapter of the `VectorIndex` port (faiss HNSW for vectors, BM25 for keywords, SigV4 for AWS)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import boto3
+from botocore.credentials import Credentials, ReadOnlyCredentials
+from opensearchpy import OpenSearch, RequestsAWSV4SignerAuth, RequestsHttpConnection
+from opensearchpy.exceptions import NotFoundError as OpenSearchNotFoundError
+from opensearchpy.exceptions import OpenSearchException, TransportError
+
+from rapport.domain.models import Memory
+from rapport.domain.rendering import search_text
+from rapport.errors import InvalidInputError, StorageError
+from rapport.ports.vector_index import IndexHit, IndexQuery
+
+# The k-NN plugin refuses larger k and vectors wider than 16,000 dimensions.
+MAX_K = 10_000
+MAX_DIMENSIONS = 16_000
+
+_REFRESH_POLICIES: frozenset[bool | str] = frozenset({True, False, "true", "false", "wait_for"})
+
+
+def index_definition(dimensions: int) -> dict[str, Any]:
+    """The settings and mapping `ensure_index` creates; public so docs and tests can show the exact shape."""
+    keyword = {"type": "keyword"}
+    return {
+        "settings": {"index": {"knn": True}},
+        "mappings": {
+            # The index is derived and rebuildable: a field the mapping does not know is a bug to surface, not a
+            # dynamic text field to invent silently.
+            "dynamic": "strict",
+            "properties": {
+                "memory_id": keyword,
+                "tenant_id": keyword,
+                "user_id": keyword,
+                "domain": keyword,
+                "status": keyword,
+                "type": keyword,
+                "created_at": {"type": "date"},
+                # `english` stems and drops stopwords, so BM25 meets "dogs" with "dog" like the embedded index does.
+                "content": {"type": "text", "analyzer": "english"},
+                "embedding": {
+                    "type": "knn_vector",
+                    "dimension": dimensions,
+                    "method": {
+                        "name": "hnsw",
+                        "engine": "faiss",
+                        # Vectors are L2-normalised before they are written or searched, so the inner product IS
+                        # the cosine similarity, without cosinesimil's per-comparison norm (and its zero-vector
+                        # refusal).
+                        "space_type": "innerproduct",
+                        "parameters": {"m": 16, "ef_construction": 128},
+                    },
+                },
+            },
+        },
+    }
+
+
+def cosine_from_innerproduct_score(score: float) -> float:
+    """Undo the k-NN plugin's innerproduct scoring: `_score` is `1 + ip` when ip >= 0 and `1 / (1 - ip)` when ip < 0.
+
+    With unit vectors the inner product is the cosine, so this returns the cosine similarity, clamped to [-1, 1]
+    against float32 rounding.
+    """
+    if score <= 0.0:
+        # 1 / (1 - ip) is positive for every finite ip; zero or below can only mean ip = -infinity.
+        return -1.0
+    inner_product = score - 1.0 if score >= 1.0 else 1.0 - 1.0 / score
+    return max(-1.0, min(1.0, inner_product))
+
+
+def document_id(tenant_id: str, user_id: str, memory_id: str) -> str:
+    """A fixed-length id that cannot collide across tenants or users.
+
+    Joining with a separator would let tenant "a:b" + user "c" meet tenant "a" + user "b:c"; hashing the JSON list
+    is unambiguous, stays well under the 512-byte id limit, and keeps end-user ids (often e-mail addresses) out of
+    ids that show up in logs and slow-query traces.
+    """
+    return hashlib.sha256(json.dumps([tenant_id, user_id, memory_id]).encode()).hexdigest()
+
+
+def _unit_vector(values: Sequence[float], dimensions: int) -> list[float]:
+    if len(values) != dimensions:
+        raise InvalidInputError(f"the embedding has {len(values)} dimensions; this index holds {dimensions}")
+    vector = [float(v) for v in values]
+    if not all(math.isfinite(v) for v in vector):
+        raise InvalidInputError("the embedding holds NaN or infinite values")
+    norm = math.sqrt(sum(v * v for v in vector))
+    # A zero vector (text with no content words) stays zero: it matches nothing, which is the honest answer.
+    return vector if norm == 0.0 else [v / norm for v in vector]
+
+
+def _user_filters(tenant_id: str, user_id: str) -> list[dict[str, Any]]:
+    return [{"term": {"tenant_id": tenant_id}}, {"term": {"user_id": user_id}}]
+
+
+def _query_filters(query: IndexQuery) -> list[dict[str, Any]]:
+    return [
+        *_user_filters(query.tenant_id, query.user_id),
+        {"terms": {"domain": [d.value for d in query.domains]}},
+        {"terms": {"status": list(query.statuses)}},
+    ]
+
+
+def _storage_error(operation: str, exc: OpenSearchException) -> StorageError:
+    # Status and error type only: an error body can echo document content, which must not reach logs.
+    if isinstance(exc, TransportError):
+        return StorageError(f"OpenSearch {operation} failed: {exc.status_code} {exc.error}")
+    return StorageError(f"OpenSearch {operation} failed: {type(exc).__name__}")
+
+
+class OpenSearchVectorIndex:
+    """`VectorIndex` over one OpenSearch index. Every query is fenced by tenant and end user inside the query."""
+
+    def __init__(self, client: OpenSearch, index_name: str, dimensions: int, *, refresh: bool | str = False) -> None:
+        if not 1 <= dimensions <= MAX_DIMENSIONS:
+            raise ValueError(f"dimensions must be between 1 and {MAX_DIMENSIONS}, not {dimensions}")
+        if refresh not in _REFRESH_POLICIES:
+            raise ValueError(f"refresh must be True, False or 'wait_for', not {refresh!r}")
+        self._client = client
+        self._index = index_name
+        self._dimensions = dimensions
+        self._refresh = refresh
+
+    @property
+    def index_name(self) -> str:
+        return self._index
+
+    @property
+    def dimensions(self) -> int:
+        return self._dimensions
+
+    def ensure_index(self) -> bool:
+        """Create the index when it is missing; True when this call created it.
+
+        An existing index must have this embedding dimension: vectors of another width cannot share it, and the fix
+        is a rebuild from the table (`rapport reindex`), not a silent mismatch.
+        """
+        try:
+            if self._client.indices.exists(index=self._index):
+                self._check_dimensions()
+                return False
+            try:
+                self._client.indices.create(index=self._index, body=index_definition(self._dimensions))
+            except TransportError as exc:
+                # Two cold starts can race to create the index; the loser's work is already done.
+                if exc.error != "resource_already_exists_exception":
+                    raise
+                return False
+            return True
+        except OpenSearchException as exc:
+            raise _storage_error("create index", exc) from exc
+
+    def _check_dimensions(self) -> None:
+        mappings = self._client.indices.get_mapping(index=self._index)
+        for definition in mappings.values():  # keyed by the concrete index name, which an alias hides
+            embedding = definition.get("mappings", {}).get("properties", {}).get("embedding", {})
+            existing = embedding.get("dimension")
+            if existing != self._dimensions:
+                raise StorageError(
+                    f"index {self._index!r} holds {existing}-dimension vectors but the embedder gives "
+                    f"{self._dimensions}; delete the index and rebuild it with `rapport reindex`"
+                )
+
+    def upsert(self, memory: Memory) -> None:
+        if memory.embedding is None:
+            raise InvalidInputError(f"memory {memory.id} has no embedding to index")
+        document = {
+            "memory_id": memory.id,
+            "tenant_id": memory.tenant_id,
+            "user_id": memory.user_id,
+            "domain": memory.domain.value,
+            "status": memory.status.value,
+            "type": memory.type,
+            # The same rendering the embedded index searches (speaker and date for episodes), so both agree.
+            "content": search_text(memory),
+            "created_at": memory.created_at.isoformat(),
+            "embedding": _unit_vector(memory.embedding, self._dimensions),
+        }
+        try:
+            self._client.index(
+                index=self._index,
+                id=document_id(memory.tenant_id, memory.user_id, memory.id),
+                body=document,
+                **self._refresh_params(),
+            )
+        except OpenSearchException as exc:
+            raise _storage_error("index document", exc) from exc
+
+    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        try:
+            self._client.delete(
+                index=self._index, id=document_id(tenant_id, user_id, memory_id), **self._refresh_params()
+            )
+        except OpenSearchNotFoundError:
+            return  # a missing document, or a missing index: either way the entry is gone
+        except OpenSearchException as exc:
+            raise _storage_error("delete document", exc) from exc
+
+    def delete_user(self, tenant_id: str, user_id: str) -> int:
+        body = {"query": {"bool": {"filter": _user_filters(tenant_id, user_id)}}}
+        try:
+            # refresh: an erasure must be invisible to the very next search. conflicts=proceed: a concurrent
+            # re-index of one memory must not abort the erasure of all the others.
+            response = self._client.delete_by_query(index=self._index, body=body, refresh=True, conflicts="proceed")
+        except OpenSearchNotFoundError:
+            return 0  # no index, no entries
+        except OpenSearchException as exc:
+            raise _storage_error("delete by query", exc) from exc
+        if response.get("failures"):
+            # Some entries survived; the caller must know so the erasure can be retried, not reported done.
+            raise StorageError(f"OpenSearch delete by query left {len(response['failures'])} failures")
+        return int(response.get("deleted", 0))
+
+    def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
+        unit = _unit_vector(vector, self._dimensions)
+        k = min(query.k, MAX_K)
+        if k < 1 or not query.domains or not query.statuses:
+            return []
+        body = {
+            "size": k,
+            "_source": ["memory_id"],
+            "query": {
+                "knn": {
+                    "embedding": {
+                        "vector": unit,
+                        "k": k,
+                        # Inside the knn clause the engine filters while it walks the graph (efficient filtering):
+                        # other tenants never count toward k, and k hits come back whenever k entries match. A
+                        # post-filter would take the global top k first and return fewer, or none.
+                        "filter": {"bool": {"filter": _query_filters(query)}},
+                    }
+                }
+            },
+        }
+        return self._search("k-NN search", body, cosine_from_innerproduct_score)
+
+    def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
+        k = min(query.k, MAX_K)
+        if k < 1 or not text.strip() or not query.domains or not query.statuses:
+            return []
+        body = {
+            "size": k,
+            "_source": ["memory_id"],
+            "query": {
+                "bool": {
+                    "must": [{"match": {"content": {"query": text, "operator": "or"}}}],
+                    "filter": _query_filters(query),
+                }
+            },
+        }
+        return self._search("keyword search", body, float)
+
+    def count(self, tenant_id: str, user_id: str) -> int:
+        body = {"query": {"bool": {"filter": _user_filters(tenant_id, user_id)}}}
+        try:
+            response = self._client.count(index=self._index, body=body)
+        except OpenSearchException as exc:
+            raise _storage_error("count", exc) from exc
+        return int(response["count"])
+
+    def _search(self, operation: str, body: dict[str, Any], to_score: Callable[[float], float]) -> list[IndexHit]:
+        try:
+            response = self._client.search(index=self._index, body=body)
+        except OpenSearchException as exc:
+            raise _storage_error(operation, exc) from exc
+        return [
+            IndexHit(memory_id=hit["_source"]["memory_id"], score=to_score(hit["_score"]))
+            for hit in response["hits"]["hits"]
+        ]
+
+    def _refresh_params(self) -> dict[str, Any]:
+        # No parameter at all when not refreshing: OpenSearch Serverless refreshes on its own schedule and does not
+        # take the parameter, so the default must not send it.
+        return {} if self._refresh in (False, "false") else {"refresh": self._refresh}
+
+
+class _DeferredCredentials:
+    """boto3 credentials resolved at the first signed request, not at construction.
+
+    Resolving the chain can call the instance metadata service; a constructor must not touch the network.
+    """
+
+    def __init__(self, session: boto3.Session) -> None:
+        self._session = session
+        self._credentials: Credentials | None = None
+
+    def get_frozen_credentials(self) -> ReadOnlyCredentials:
+        if self._credentials is None:
+            credentials = self._session.get_credentials()
+            if credentials is None:
+                raise StorageError("no AWS credentials found to sign OpenSearch requests (SigV4)")
+            self._credentials = credentials
+        # Frozen per request: refreshable credentials must not change between the access key and the secret.
+        return self._credentials.get_frozen_credentials()
+
+
+def build_opensearch_client(
+    url: str,
+    *,
+    region: str | None,
+    service: str = "es",
+    sigv4: bool = True,
+    session: boto3.Session | None = None,
+    timeout: float = 10.0,
+) -> OpenSearch:
+    """An OpenSearch client for `url`, signed with SigV4 for `es` (managed domains) or `aoss` (Serverless).
+
+    Nothing here opens a connection or resolves credentials. Without SigV4, a `user:password@` in the URL becomes
+    basic auth (a local cluster). Certificates are always verified.
+    """
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ValueError(f"OpenSearch URL must look like https://host[:port], not {url!r}")
+    if service not in ("es", "aoss"):
+        raise ValueError(f"service must be 'es' or 'aoss', not {service!r}")
+    use_ssl = parsed.scheme == "https"
+    auth: Any = None
+    if sigv4:
+        if parsed.username:
+            raise ValueError("an OpenSearch URL with a user name cannot also be signed with SigV4")
+        session = session or boto3.Session()
+        signing_region = region or session.region_name
+        if not signing_region:
+            raise ValueError("SigV4 signing needs an AWS region (RAPPORT_AWS_REGION or AWS_REGION)")
+        auth = RequestsAWSV4SignerAuth(_DeferredCredentials(session), signing_region, service)
+    elif parsed.username:
+        auth = (unquote(parsed.username), unquote(parsed.password or ""))
+    return OpenSearch(
+        hosts=[
+            {
+                "host": parsed.hostname,
+                "port": parsed.port or (443 if use_ssl else 80),
+                "url_prefix": parsed.path.rstrip("/"),
+            }
+        ],
+        http_auth=auth,
+        use_ssl=use_ssl,
+        verify_certs=True,
+        # requests, not urllib3: the SigV4 signer is a requests auth hook that signs the final prepared request.
+        connection_class=RequestsHttpConnection,
+        timeout=timeout,
+    )

@@ -1,0 +1,50 @@
+"""Fixtures shared by every tier: settings in a temporary data directory, an injected clock, the local services."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from rapport.adapters.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.embedders.hashing import HashingEmbedder
+from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.clock import FixedClock
+from rapport.settings import EmbedderKind, Settings
+from rapport.wiring import Services, build_services
+
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _no_real_aws(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Nothing in tests may reach a real account; moto and fakes read these.
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(START)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", embedder=EmbedderKind.HASHING, hashing_dimensions=1024)
+
+
+@pytest.fixture
+def services(settings: Settings, clock: FixedClock) -> Iterator[Services]:
+    """The local stack (SQLite + embedded index) with the hashing embedder: fast, deterministic, offline."""
+    embedder = HashingEmbedder(settings.hashing_dimensions)
+    store = SqliteMemoryStore(settings.sqlite_path)
+    index = EmbeddedVectorIndex(settings.embedded_index_path, embedder.dimensions)
+    built = build_services(settings, clock=clock, store=store, index=index, embedder=embedder)
+    yield built
+    store.close()
+    index.close()

