@@ -76,7 +76,7 @@ class Settings(BaseSettings):
     max_metadata_bytes: int = Field(8_192, ge=0, le=64_000)
     max_messages_per_interaction: int = Field(200, ge=1)
     max_message_chars: int = Field(16_000, ge=1)
-    max_interaction_chars: int = Field(120_000, ge=1)
+    max_interaction_chars: int = Field(90_000, ge=1)  # x4 bytes of UTF-8 stays under 400 KB
     max_page_size: int = Field(100, ge=1, le=1000)
 
     # Recall (brief: domain retrieval limit 5; /process top-K 3 above similarity 0.3)

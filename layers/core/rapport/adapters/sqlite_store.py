@@ -7,6 +7,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +72,11 @@ CREATE TABLE IF NOT EXISTS user_items (
 """
 
 
+_CURSOR_PREFIX = "after:"
+
+
 def _encode_cursor(value: str) -> str:
-    return base64.urlsafe_b64encode(value.encode()).decode().rstrip("=")
+    return base64.urlsafe_b64encode((_CURSOR_PREFIX + value).encode()).decode().rstrip("=")
 
 
 def _decode_cursor(cursor: str) -> str:
@@ -81,9 +85,9 @@ def _decode_cursor(cursor: str) -> str:
         value = base64.b64decode(padded.encode(), altchars=b"-_", validate=True).decode()
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidInputError("cursor is not valid: pass the next_cursor of the previous page unchanged") from exc
-    if not value:
+    if not value.startswith(_CURSOR_PREFIX) or len(value) == len(_CURSOR_PREFIX):
         raise InvalidInputError("cursor is not valid: pass the next_cursor of the previous page unchanged")
-    return value
+    return value[len(_CURSOR_PREFIX) :]
 
 
 def _embedding_to_blob(embedding: list[float] | None) -> bytes | None:
@@ -313,7 +317,7 @@ class SqliteMemoryStore:
         with self._transaction() as conn:
             conn.execute(
                 "INSERT INTO audit_events (tenant_id, sort_key, body) VALUES (?, ?, ?)",
-                (event.tenant_id, f"{event.at.isoformat()}#{event.id}", event.model_dump_json()),
+                (event.tenant_id, f"{event.at.astimezone(UTC).isoformat()}#{event.id}", event.model_dump_json()),
             )
 
     def list_audit_events(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[AuditEvent]:

@@ -1,0 +1,145 @@
+"""Key layout of the single DynamoDB table: the only module that spells `TENANT#…`, `MEM#…` and the GSI keys."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from rapport.domain.models import Domain
+from rapport.errors import InvalidInputError
+
+PARTITION_KEY = "pk"
+SORT_KEY = "sk"
+TTL_ATTRIBUTE = "expires_at"
+
+# Index name -> (partition attribute, sort attribute). The CDK stack declares exactly these.
+GSI_BY_DOMAIN = "gsi1"
+GSI_BY_TYPE = "gsi2"
+GSI_BY_API_KEY = "gsi3"
+GSI_KEYS: dict[str, tuple[str, str]] = {
+    GSI_BY_DOMAIN: ("gsi1pk", "gsi1sk"),
+    GSI_BY_TYPE: ("gsi2pk", "gsi2sk"),
+    GSI_BY_API_KEY: ("gsi3pk", "gsi3sk"),
+}
+
+MEMORY_PREFIX = "MEM#"
+INTERACTION_PREFIX = "INT#"
+USER_PREFIX = "USER#"
+API_KEY_PREFIX = "APIKEY#"
+TENANT_PREFIX = "TENANT#"
+AUDIT_PREFIX = "AUDIT#"
+
+BAD_CURSOR = "cursor is not valid for this listing: pass the next_cursor of the previous page unchanged, or none"
+
+
+def key_attributes(index_name: str | None) -> tuple[str, ...]:
+    """The attributes of a LastEvaluatedKey on the table or on an index (a GSI key also carries the table key)."""
+    if index_name is None:
+        return (PARTITION_KEY, SORT_KEY)
+    return (*GSI_KEYS[index_name], PARTITION_KEY, SORT_KEY)
+
+
+def _component(name: str, value: str) -> str:
+    # '#' separates key components: tenant "a#USER#b" with user "c" would share a partition with tenant "a" and
+    # user "b#USER#c". Refusing it keeps every tenant and end user in a partition of its own.
+    if not value or "#" in value:
+        raise InvalidInputError(f"{name} must be non-empty and must not contain '#' (got {value!r})")
+    return value
+
+
+def user_partition(tenant_id: str, user_id: str) -> str:
+    """Partition of everything one end user owns: memories, edges, interactions, state, profile, people, sessions."""
+    return f"{TENANT_PREFIX}{_component('tenant_id', tenant_id)}#{USER_PREFIX}{_component('user_id', user_id)}"
+
+
+def tenant_partition(tenant_id: str) -> str:
+    """Partition of a tenant's own items: its end users and its API keys."""
+    return f"{TENANT_PREFIX}{_component('tenant_id', tenant_id)}"
+
+
+def audit_partition(tenant_id: str) -> str:
+    return f"{AUDIT_PREFIX}{_component('tenant_id', tenant_id)}"
+
+
+def memory_sort_key(memory_id: str) -> str:
+    return f"{MEMORY_PREFIX}{memory_id}"
+
+
+def interaction_sort_key(interaction_id: str) -> str:
+    return f"{INTERACTION_PREFIX}{interaction_id}"
+
+
+def user_sort_key(user_id: str) -> str:
+    return f"{USER_PREFIX}{_component('user_id', user_id)}"
+
+
+def api_key_sort_key(key_hash: str) -> str:
+    return f"{API_KEY_PREFIX}{key_hash}"
+
+
+def api_key_lookup_partition(key_hash: str) -> str:
+    """gsi3 partition: the authorizer knows only the key's hash, not the tenant."""
+    return f"{API_KEY_PREFIX}{key_hash}"
+
+
+def domain_partition(tenant_id: str, user_id: str, domain: Domain) -> str:
+    """gsi1 partition: one end user's memories of one domain, sorted by ULID."""
+    return f"{user_partition(tenant_id, user_id)}#DOMAIN#{domain.value}"
+
+
+def type_partition(tenant_id: str, user_id: str, memory_type: str) -> str:
+    """gsi2 partition: one end user's memories of one type, sorted by ULID."""
+    return f"{user_partition(tenant_id, user_id)}#TYPE#{memory_type}"
+
+
+def audit_sort_key(at: datetime, event_id: str) -> str:
+    """Time first so a query reads newest first; the ULID keeps two events of the same microsecond apart."""
+    return f"{format_time(at)}#{event_id}"
+
+
+def format_time(moment: datetime) -> str:
+    """ISO-8601 in UTC with a fixed width (microseconds, +00:00), so the strings sort as the instants do."""
+    if moment.tzinfo is None:
+        # Naive datetimes in this code base mean UTC (the clocks hand out aware UTC times).
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def parse_time(value: str) -> datetime:
+    moment = datetime.fromisoformat(value)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def encode_cursor(start_key: Mapping[str, Any]) -> str:
+    """A start key as an opaque, URL-safe cursor (base64url of its JSON, padding dropped)."""
+    text = json.dumps({name: str(value) for name, value in start_key.items()}, separators=(",", ":"), sort_keys=True)
+    return base64.urlsafe_b64encode(text.encode()).decode("ascii").rstrip("=")
+
+
+def decode_cursor(
+    cursor: str, attributes: tuple[str, ...], pins: Mapping[str, str], prefixes: Mapping[str, str]
+) -> dict[str, str]:
+    """The start key inside a cursor, refused unless it points into the very partition and key range being listed.
+
+    The cursor comes from the client: without these checks a crafted one could name another tenant's partition or
+    another listing's key range. `pins` are attributes that must hold exactly this value, `prefixes` ones that must
+    start with it.
+    """
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        decoded = json.loads(base64.b64decode(padded.encode("ascii"), altchars=b"-_", validate=True))
+    except (ValueError, UnicodeError, binascii.Error) as exc:
+        raise InvalidInputError(BAD_CURSOR) from exc
+    if (
+        not isinstance(decoded, dict)
+        or set(decoded) != set(attributes)
+        or not all(isinstance(value, str) for value in decoded.values())
+        or any(decoded[name] != value for name, value in pins.items())
+        or any(not decoded[name].startswith(prefix) for name, prefix in prefixes.items())
+    ):
+        raise InvalidInputError(BAD_CURSOR)
+    return decoded
