@@ -29,3 +29,7 @@ class StorageError(RapportError):
 
 class UpstreamError(RapportError):
     """An outside service (embeddings, LLM) failed after bounded retries."""
+
+
+class InvalidModelOutputError(UpstreamError):
+    """The language model answered, but its answer did not validate against the expected structure."""

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import cast
 
 from pydantic import SecretStr
 
 from rapport.clock import Clock, SystemClock
 from rapport.ports.embedder import Embedder
+from rapport.ports.items import ItemStore
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
 from rapport.services.auth import ApiKeyAuthenticator
@@ -23,6 +25,7 @@ class Services:
     settings: Settings
     clock: Clock
     store: MemoryStore
+    items: ItemStore
     index: VectorIndex
     embedder: Embedder
     memories: MemoryService
@@ -76,6 +79,7 @@ def build_services(
     store: MemoryStore | None = None,
     index: VectorIndex | None = None,
     embedder: Embedder | None = None,
+    items: ItemStore | None = None,
 ) -> Services:
     """Any adapter passed in is used as is (tests, tools); the rest are built from the settings."""
     from rapport.adapters.embedders.factory import build_embedder
@@ -83,6 +87,8 @@ def build_services(
     settings = resolve_secrets(settings)
     clock = clock or SystemClock()
     store = store or build_store(settings)
+    # Both store adapters also implement ItemStore on the same table/file; a test may pass its own.
+    items = items or cast(ItemStore, store)
     embedder = embedder or build_embedder(settings)
     index = index or build_index(settings, embedder.dimensions)
     memories = MemoryService(store, index, embedder, settings, clock)
@@ -90,6 +96,7 @@ def build_services(
         settings=settings,
         clock=clock,
         store=store,
+        items=items,
         index=index,
         embedder=embedder,
         memories=memories,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from rapport.domain.models import (
     Memory,
     Page,
 )
-from rapport.errors import InvalidInputError, NotFoundError, StorageError
+from rapport.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+from rapport.ports.items import ItemQuery, ItemScope, StoredItem, check_kind
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -62,11 +64,13 @@ CREATE TABLE IF NOT EXISTS audit_events (
 );
 CREATE TABLE IF NOT EXISTS user_items (
     tenant_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,  -- '' for items of the tenant as a whole
     kind TEXT NOT NULL,
     item_key TEXT NOT NULL,
     body TEXT NOT NULL,
-    expires_at REAL,
+    version INTEGER NOT NULL,
+    updated_at TEXT NOT NULL,
+    expires_at TEXT,
     PRIMARY KEY (tenant_id, user_id, kind, item_key)
 );
 """
@@ -330,3 +334,96 @@ class SqliteMemoryStore:
         items = [AuditEvent.model_validate_json(body) for _, body in rows[:limit]]
         next_cursor = _encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
         return Page[AuditEvent](items=items, next_cursor=next_cursor)
+
+    # generic items (ItemStore port)
+
+    @staticmethod
+    def _scope_key(scope: ItemScope) -> tuple[str, str]:
+        return scope.tenant_id, scope.user_id or ""
+
+    def put_item(
+        self,
+        scope: ItemScope,
+        kind: str,
+        key: str,
+        body: dict[str, Any],
+        *,
+        now: datetime,
+        expected_version: int | None = None,
+        expires_at: datetime | None = None,
+    ) -> StoredItem:
+        check_kind(kind)
+        tenant_id, user_id = self._scope_key(scope)
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT version FROM user_items WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?",
+                (tenant_id, user_id, kind, key),
+            ).fetchone()
+            current = int(row[0]) if row else 0
+            if expected_version is not None and current != expected_version:
+                raise ConflictError(
+                    f"{kind} {key!r} changed concurrently (version {current}, expected {expected_version})"
+                )
+            item = StoredItem(kind=kind, key=key, body=body, version=current + 1, updated_at=now, expires_at=expires_at)
+            conn.execute(
+                "INSERT OR REPLACE INTO user_items"
+                " (tenant_id, user_id, kind, item_key, body, version, updated_at, expires_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    tenant_id,
+                    user_id,
+                    kind,
+                    key,
+                    json.dumps(body),
+                    item.version,
+                    now.isoformat(),
+                    expires_at.isoformat() if expires_at else None,
+                ),
+            )
+        return item
+
+    @staticmethod
+    def _item_from_row(row: sqlite3.Row | tuple[Any, ...]) -> StoredItem:
+        kind, key, body, version, updated_at, expires_at = row
+        return StoredItem(
+            kind=kind,
+            key=key,
+            body=json.loads(body),
+            version=version,
+            updated_at=datetime.fromisoformat(updated_at),
+            expires_at=datetime.fromisoformat(expires_at) if expires_at else None,
+        )
+
+    def get_item(self, scope: ItemScope, kind: str, key: str) -> StoredItem | None:
+        tenant_id, user_id = self._scope_key(scope)
+        rows = self._query(
+            "SELECT kind, item_key, body, version, updated_at, expires_at FROM user_items"
+            " WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?",
+            (tenant_id, user_id, check_kind(kind), key),
+        )
+        return self._item_from_row(rows[0]) if rows else None
+
+    def list_items(self, scope: ItemScope, query: ItemQuery) -> Page[StoredItem]:
+        tenant_id, user_id = self._scope_key(scope)
+        sql = (
+            "SELECT kind, item_key, body, version, updated_at, expires_at FROM user_items"
+            " WHERE tenant_id=? AND user_id=? AND kind=? AND substr(item_key, 1, ?)=?"
+        )
+        params: tuple[Any, ...] = (tenant_id, user_id, query.kind, len(query.key_prefix), query.key_prefix)
+        if query.cursor is not None:
+            sql += " AND item_key<?" if query.descending else " AND item_key>?"
+            params = (*params, _decode_cursor(query.cursor))
+        order = "DESC" if query.descending else "ASC"
+        rows = self._query(f"{sql} ORDER BY item_key {order} LIMIT ?", (*params, query.limit + 1))
+        items = [self._item_from_row(row) for row in rows[: query.limit]]
+        next_cursor = _encode_cursor(items[-1].key) if len(rows) > query.limit else None
+        return Page[StoredItem](items=items, next_cursor=next_cursor)
+
+    def delete_item(self, scope: ItemScope, kind: str, key: str) -> bool:
+        tenant_id, user_id = self._scope_key(scope)
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "DELETE FROM user_items WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?",
+                (tenant_id, user_id, check_kind(kind), key),
+            )
+        return cursor.rowcount > 0

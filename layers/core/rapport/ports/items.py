@@ -1,0 +1,88 @@
+"""Port `ItemStore`: small typed items beside the memories (state, profile, people, edges, sessions, decisions…).
+
+One generic mechanism instead of one adapter method per feature: a feature keeps its own pydantic model and a
+repository that turns it into a `body`; the adapters only know kinds, keys, versions and expiry. In DynamoDB an item
+lives in the end user's partition (`TENANT#{t}#USER#{u}`, sort key `{KIND}` or `{KIND}#{key}`), or in the tenant's
+partition (`TENANT#{t}`) when it belongs to the tenant as a whole, so erasing an end user removes their items too.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from rapport.domain.models import Page
+
+# Kinds the stores use for their own items; a feature cannot shadow them.
+RESERVED_KINDS = frozenset({"MEM", "INT", "USER", "APIKEY", "AUDIT", "TENANT"})
+_KIND = re.compile(r"^[A-Z][A-Z0-9_]{0,31}$")
+
+
+class ItemScope(BaseModel):
+    """Whose item it is: one end user of a tenant, or (user_id None) the tenant itself."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    user_id: str | None = None
+
+
+class StoredItem(BaseModel):
+    kind: str
+    key: str
+    body: dict[str, Any]
+    version: int
+    updated_at: datetime
+    expires_at: datetime | None = None
+
+    def is_live(self, now: datetime) -> bool:
+        """Expiry in the table is lazy (DynamoDB TTL can lag by hours), so readers check it themselves."""
+        return self.expires_at is None or self.expires_at > now
+
+
+def check_kind(kind: str) -> str:
+    if not _KIND.fullmatch(kind) or kind in RESERVED_KINDS:
+        raise ValueError(f"item kind {kind!r} must be UPPER_SNAKE (1-32 chars) and not one of {sorted(RESERVED_KINDS)}")
+    return kind
+
+
+class ItemQuery(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    key_prefix: str = ""
+    limit: int = 100
+    cursor: str | None = None
+    descending: bool = False
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        return check_kind(value)
+
+
+class ItemStore(Protocol):
+    def put_item(
+        self,
+        scope: ItemScope,
+        kind: str,
+        key: str,
+        body: dict[str, Any],
+        *,
+        now: datetime,
+        expected_version: int | None = None,
+        expires_at: datetime | None = None,
+    ) -> StoredItem:
+        """Create or replace. With `expected_version` (0 = must not exist yet) a concurrent change raises
+        ConflictError instead of being overwritten; the stored version is always the previous one plus one."""
+
+    def get_item(self, scope: ItemScope, kind: str, key: str) -> StoredItem | None: ...
+
+    def list_items(self, scope: ItemScope, query: ItemQuery) -> Page[StoredItem]:
+        """Items of one kind whose key starts with the prefix, in key order (reversed when descending)."""
+
+    def delete_item(self, scope: ItemScope, kind: str, key: str) -> bool:
+        """True when something was deleted."""
