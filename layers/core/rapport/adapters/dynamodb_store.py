@@ -11,6 +11,7 @@ from botocore.config import Config
 
 from rapport.adapters import dynamodb_keys as keys
 from rapport.adapters import dynamodb_records as records
+from rapport.adapters.dynamodb_items import DynamoDbItems
 from rapport.adapters.dynamodb_table import batch_delete, batch_get, create_table, query_page, translated
 from rapport.domain.models import (
     ApiKeyRecord,
@@ -31,7 +32,7 @@ __all__ = ["DynamoDbMemoryStore", "create_table"]
 _CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
 
 
-class DynamoDbMemoryStore:
+class DynamoDbMemoryStore(DynamoDbItems):
     """Every key starts with the tenant, so another tenant's id is simply a key that does not exist."""
 
     def __init__(

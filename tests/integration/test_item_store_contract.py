@@ -1,0 +1,105 @@
+"""Contract suite of the `ItemStore` port: versioned, expiring items behave the same in DynamoDB and SQLite."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from rapport.adapters.dynamodb_store import DynamoDbMemoryStore
+from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.errors import ConflictError
+from rapport.ports.items import ItemQuery, ItemScope
+
+pytestmark = pytest.mark.integration
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+DANA = ItemScope(tenant_id="acme", user_id="dana")
+Store = DynamoDbMemoryStore | SqliteMemoryStore
+
+
+def test_put_get_and_versions(any_store: Store) -> None:
+    first = any_store.put_item(DANA, "STATE", "", {"trust": 0.5}, now=NOW)
+    assert first.version == 1
+    second = any_store.put_item(DANA, "STATE", "", {"trust": 0.51}, now=NOW + timedelta(seconds=1))
+    assert second.version == 2
+    got = any_store.get_item(DANA, "STATE", "")
+    assert got is not None and got.body == {"trust": 0.51} and got.version == 2
+    assert got.updated_at == NOW + timedelta(seconds=1)
+    assert any_store.get_item(DANA, "STATE", "other") is None
+
+
+def test_optimistic_concurrency(any_store: Store) -> None:
+    any_store.put_item(DANA, "PROFILE", "", {"n": 1}, now=NOW, expected_version=0)
+    with pytest.raises(ConflictError):
+        any_store.put_item(DANA, "PROFILE", "", {"n": 1}, now=NOW, expected_version=0)
+    any_store.put_item(DANA, "PROFILE", "", {"n": 2}, now=NOW, expected_version=1)
+    with pytest.raises(ConflictError):
+        # A writer that read version 1 lost the race to the writer above: its update must not land.
+        any_store.put_item(DANA, "PROFILE", "", {"n": 99}, now=NOW, expected_version=1)
+    stored = any_store.get_item(DANA, "PROFILE", "")
+    assert stored is not None and stored.body == {"n": 2} and stored.version == 2
+
+
+def test_scopes_are_isolated(any_store: Store) -> None:
+    any_store.put_item(DANA, "PERSON", "sarah", {"name": "Sarah"}, now=NOW)
+    for other in (
+        ItemScope(tenant_id="acme", user_id="eve"),
+        ItemScope(tenant_id="acme2", user_id="dana"),
+        ItemScope(tenant_id="acme"),
+    ):
+        assert any_store.get_item(other, "PERSON", "sarah") is None
+        assert any_store.list_items(other, ItemQuery(kind="PERSON")).items == []
+    tenant_scope = ItemScope(tenant_id="acme")
+    any_store.put_item(tenant_scope, "KG_NODE", "postgres", {"label": "PostgreSQL"}, now=NOW)
+    assert any_store.get_item(tenant_scope, "KG_NODE", "postgres") is not None
+    assert any_store.get_item(DANA, "KG_NODE", "postgres") is None
+
+
+def test_list_by_prefix_in_key_order_with_paging(any_store: Store) -> None:
+    for dst in ("m3", "m1", "m2"):
+        any_store.put_item(DANA, "EDGE", f"a#RELATES_TO#{dst}", {"dst": dst}, now=NOW)
+    any_store.put_item(DANA, "EDGE", "b#RELATES_TO#m9", {"dst": "m9"}, now=NOW)
+    any_store.put_item(DANA, "EDGE_IN", "a#RELATES_TO#x", {"dst": "x"}, now=NOW)
+
+    first = any_store.list_items(DANA, ItemQuery(kind="EDGE", key_prefix="a#", limit=2))
+    assert [i.key for i in first.items] == ["a#RELATES_TO#m1", "a#RELATES_TO#m2"]
+    rest = any_store.list_items(DANA, ItemQuery(kind="EDGE", key_prefix="a#", limit=2, cursor=first.next_cursor))
+    assert [i.key for i in rest.items] == ["a#RELATES_TO#m3"] and rest.next_cursor is None
+    everything = any_store.list_items(DANA, ItemQuery(kind="EDGE", descending=True))
+    assert [i.key for i in everything.items] == [
+        "b#RELATES_TO#m9",
+        "a#RELATES_TO#m3",
+        "a#RELATES_TO#m2",
+        "a#RELATES_TO#m1",
+    ]
+
+
+def test_delete_and_expiry(any_store: Store) -> None:
+    expires = NOW + timedelta(minutes=30)
+    item = any_store.put_item(DANA, "SESSION", "s1", {"turns": []}, now=NOW, expires_at=expires)
+    assert item.expires_at == expires
+    got = any_store.get_item(DANA, "SESSION", "s1")
+    assert got is not None and got.is_live(NOW) and not got.is_live(expires + timedelta(seconds=1))
+    refreshed = any_store.put_item(DANA, "SESSION", "s1", {"turns": [1]}, now=NOW)
+    assert refreshed.expires_at is None
+    assert any_store.delete_item(DANA, "SESSION", "s1") is True
+    assert any_store.delete_item(DANA, "SESSION", "s1") is False
+
+
+def test_erasing_a_user_removes_their_items_only(any_store: Store) -> None:
+    any_store.register_user("acme", "dana")
+    any_store.put_item(DANA, "STATE", "", {"trust": 0.5}, now=NOW)
+    any_store.put_item(DANA, "PERSON", "sarah", {}, now=NOW)
+    eve = ItemScope(tenant_id="acme", user_id="eve")
+    any_store.put_item(eve, "STATE", "", {"trust": 0.2}, now=NOW)
+    counts = any_store.erase_user("acme", "dana")
+    assert counts.other_items == 3  # two items and the registration
+    assert any_store.get_item(DANA, "STATE", "") is None
+    assert any_store.get_item(eve, "STATE", "") is not None
+
+
+@pytest.mark.parametrize("kind", ["MEM", "INT", "USER", "APIKEY", "lower", "", "X" * 40])
+def test_reserved_or_malformed_kinds_are_refused(any_store: Store, kind: str) -> None:
+    with pytest.raises(ValueError, match="item kind"):
+        any_store.put_item(DANA, kind, "k", {}, now=NOW)
