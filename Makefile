@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export TOKENIZERS_PARALLELISM := false
 
 .PHONY: install dev serve test lint format unit integration infrastructure e2e synth bench eval clean
@@ -38,6 +39,11 @@ format: install
 
 test: install lint
 	$(VENV)/bin/pytest -q -p no:cacheprovider
+
+# `cdk synth` with local bundling (no Docker): pip builds the layer for arm64 / Python 3.12.
+synth: install
+	npm ci --no-audit --no-fund
+	npx cdk synth --quiet
 
 unit integration infrastructure e2e: install
 	$(VENV)/bin/pytest -q tests/$@

@@ -1,0 +1,64 @@
+"""Lambda REQUEST authorizer of the REST API: an API key in, an IAM policy carrying the key's tenant out."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.data_classes import event_source
+from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event import (
+    APIGatewayAuthorizerRequestEvent,
+    APIGatewayAuthorizerResponse,
+)
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from rapport.api.identity import api_key_from_headers
+from rapport.services.auth import ApiKeyAuthenticator, hash_key
+from rapport.settings import Settings
+from rapport.wiring import build_store
+
+SERVICE = "rapport-authorizer"
+# API Gateway logs the principal and hands it to the API: a prefix of the key's hash names it without revealing it.
+PRINCIPAL_HASH_CHARS = 12
+
+logger = Logger(service=SERVICE)
+tracer = Tracer(service=SERVICE)
+metrics = Metrics(namespace="Rapport", service=SERVICE)
+
+
+@cache
+def _authenticator() -> ApiKeyAuthenticator:
+    """Built on the first event, not at import. Only the store: the full services would also build an embedder and
+    a vector-index client this function never uses, and it sits on every uncached request's path."""
+    return ApiKeyAuthenticator(build_store(Settings()))
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+@event_source(data_class=APIGatewayAuthorizerRequestEvent)
+def handler(event: APIGatewayAuthorizerRequestEvent, context: LambdaContext) -> dict[str, Any]:
+    api_key = api_key_from_headers(event.get("headers") or {})
+    tenant_id = _authenticator().tenant_for_key(api_key) if api_key else None
+    if api_key is None or tenant_id is None:
+        metrics.add_metric(name="ApiKeyRejected", unit=MetricUnit.Count, value=1)
+        # This exact message is what makes API Gateway answer 401 rather than 500.
+        raise Exception("Unauthorized")
+
+    principal_id = hash_key(api_key)[:PRINCIPAL_HASH_CHARS]
+    logger.append_keys(tenant_id=tenant_id, principal_id=principal_id)
+    arn = event.parsed_arn
+    # API Gateway caches this result per key for every route, so it must allow the whole stage, not this method.
+    policy = APIGatewayAuthorizerResponse(
+        principal_id=principal_id,
+        region=arn.region,
+        aws_account_id=arn.aws_account_id,
+        api_id=arn.api_id,
+        stage=arn.stage,
+        context={"tenant_id": tenant_id},
+        partition=arn.partition,
+    )
+    policy.allow_all_routes()
+    return policy.asdict()

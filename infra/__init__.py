@@ -1,0 +1,1 @@
+"""The CDK app that deploys Rapport: one stack composing one construct per concern."""

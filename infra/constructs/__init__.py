@@ -1,0 +1,1 @@
+"""One construct per concern of the Rapport stack (table, core layer, functions, API; more to come)."""

@@ -1,0 +1,131 @@
+"""`RapportFunction`: the defaults every Rapport Lambda shares, so no function is configured by copy and paste."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import aws_cdk as cdk
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from infra.constructs.core_layer import ARCHITECTURE, RUNTIME
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+FUNCTIONS_DIR = PROJECT_ROOT / "functions"
+METRICS_NAMESPACE = "Rapport"
+CODE_EXCLUDES = ["__pycache__", "*.pyc"]
+
+
+class RapportFunction(Construct):
+    """A Lambda from `functions/<name>/handler.py`: arm64, Python 3.12, JSON logs, X-Ray, the core layer.
+
+    Its role starts empty apart from writing its own log group (no AWSLambdaBasicExecutionRole, whose
+    `logs:*` on every group is broader than needed); callers add what it needs with `grant_*`.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        entry: str,
+        service_name: str,
+        description: str,
+        core_layer: lambda_.ILayerVersion,
+        table: dynamodb.ITable,
+        log_removal_policy: cdk.RemovalPolicy,
+        memory_size: int = 512,
+        timeout: cdk.Duration | None = None,
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.log_group = logs.LogGroup(
+            self,
+            "Logs",
+            retention=logs.RetentionDays.ONE_MONTH,
+            removal_policy=log_removal_policy,
+        )
+        self.role = iam.Role(
+            self,
+            "Role",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"Runs the {service_name} function",
+        )
+        self.log_group.grant_write(self.role)
+
+        self.function = lambda_.Function(
+            self,
+            "Function",
+            description=description,
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            # The handler's dependencies all live in the core layer, so its folder ships as is.
+            code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / entry), exclude=CODE_EXCLUDES),
+            handler="handler.handler",
+            layers=[core_layer],
+            role=self.role,
+            memory_size=memory_size,
+            timeout=timeout or cdk.Duration.seconds(10),
+            tracing=lambda_.Tracing.ACTIVE,
+            logging_format=lambda_.LoggingFormat.JSON,
+            log_group=self.log_group,
+            environment={
+                "POWERTOOLS_SERVICE_NAME": service_name,
+                "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
+                "RAPPORT_STORE": "dynamodb",
+                "RAPPORT_TABLE_NAME": table.table_name,
+                **(environment or {}),
+            },
+        )
+        cdk.Validations.of(self.role).acknowledge(
+            cdk.Acknowledgment(
+                id="AwsSolutions-IAM5[Resource::*]",
+                reason=(
+                    "Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no "
+                    "resource-level permissions; every other statement of this role names its resources."
+                ),
+            )
+        )
+        cdk.Validations.of(self.function).acknowledge(
+            cdk.Acknowledgment(
+                id="AwsSolutions-L1",
+                reason=(
+                    "Pinned to python3.12 on purpose: the core layer is built for CPython 3.12 wheels; moving to a "
+                    "newer runtime means rebuilding the layer for it, which is a deliberate upgrade, not a default."
+                ),
+            )
+        )
+
+    def grant_table_access(self, table: dynamodb.Table, *, read_only: bool) -> None:
+        """Read (or read and write) items of `table` and its indexes, and use its KMS key for that."""
+        if read_only:
+            table.grant_read_data(self.function)
+        else:
+            table.grant_read_write_data(self.function)
+
+        table_resource = table.node.default_child
+        if not isinstance(table_resource, cdk.CfnElement):
+            raise TypeError("grant_table_access needs a table defined in this app, not an imported one")
+        table_logical_id = cdk.Stack.of(table).get_logical_id(table_resource)
+        acknowledgments = [
+            cdk.Acknowledgment(
+                id=f"AwsSolutions-IAM5[Resource::<{table_logical_id}.Arn>/index/*]",
+                reason="`index/*` under this one table's ARN: its own GSIs (gsi1-gsi3), which the store queries.",
+            )
+        ]
+        if not read_only:
+            acknowledgments += [
+                cdk.Acknowledgment(
+                    id=f"AwsSolutions-IAM5[Action::{action}]",
+                    reason=(
+                        "Writing items of a table encrypted with a customer-managed key needs kms:GenerateDataKey* "
+                        "and kms:ReEncrypt* on that key; the statement's only resource is the table's key."
+                    ),
+                )
+                for action in ("kms:GenerateDataKey*", "kms:ReEncrypt*")
+            ]
+        cdk.Validations.of(self.role).acknowledge(*acknowledgments)

@@ -1,0 +1,168 @@
+"""The two Lambda handlers in process: the authorizer against a moto table, the API handler's lazy wiring."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from rapport.adapters.dynamodb_store import create_table
+from rapport.services.auth import ApiKeyAuthenticator, hash_key
+from rapport.settings import Settings
+from rapport.wiring import build_store, services_from_environment
+from tests.integration.api_events import FakeLambdaContext, rest_event
+
+pytestmark = [
+    pytest.mark.infrastructure,
+    # An allowed request emits no metric of its own; Powertools warns about that on every flush.
+    pytest.mark.filterwarnings("ignore:No application metrics to publish"),
+]
+
+FUNCTIONS_DIR = Path(__file__).resolve().parents[2] / "functions"
+TABLE_NAME = "rapport-test"
+KEY = "rk_test_key_of_tenant_a"
+METHOD_ARN = "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/GET/v1/users/u1/memories"
+
+
+def load_handler(name: str) -> ModuleType:
+    """A fresh copy of functions/<name>/handler.py, so no cold-start cache leaks between tests."""
+    spec = importlib.util.spec_from_file_location(
+        f"rapport_{name}_handler_under_test", FUNCTIONS_DIR / name / "handler.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def authorizer_event(headers: dict[str, str] | None, method_arn: str = METHOD_ARN) -> dict[str, Any]:
+    return {
+        "type": "REQUEST",
+        "methodArn": method_arn,
+        "resource": "/v1/{proxy+}",
+        "path": "/v1/users/u1/memories",
+        "httpMethod": "GET",
+        "headers": headers,
+        "multiValueHeaders": {k: [v] for k, v in (headers or {}).items()},
+        "queryStringParameters": None,
+        "pathParameters": {"proxy": "users/u1/memories"},
+        "stageVariables": None,
+        "requestContext": {"stage": "prod", "httpMethod": "GET", "requestId": "req-1", "accountId": "123456789012"},
+    }
+
+
+@pytest.fixture
+def lambda_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """What RapportFunction sets, plus what keeps the API's full wiring offline (hashing embedder, embedded index)."""
+    monkeypatch.setenv("RAPPORT_STORE", "dynamodb")
+    monkeypatch.setenv("RAPPORT_TABLE_NAME", TABLE_NAME)
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("RAPPORT_VECTOR_BACKEND", "embedded")
+    monkeypatch.setenv("RAPPORT_EMBEDDER", "hashing")
+    monkeypatch.setenv("RAPPORT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "1")
+    services_from_environment.cache_clear()
+
+
+@pytest.fixture
+def seeded_table(lambda_environment: None) -> Iterator[None]:
+    with mock_aws():
+        create_table(boto3.resource("dynamodb", region_name="us-east-1"), TABLE_NAME)
+        ApiKeyAuthenticator(build_store(Settings())).register_key(KEY, "tenant-a")
+        yield
+    services_from_environment.cache_clear()
+
+
+@pytest.fixture
+def authorizer(seeded_table: None) -> ModuleType:
+    return load_handler("authorizer")
+
+
+def test_a_seeded_key_is_allowed_with_its_tenant_for_the_whole_stage(authorizer: ModuleType) -> None:
+    # Given a key stored for tenant-a, When a request carries it as a bearer token
+    response = authorizer.handler(authorizer_event({"Authorization": f"Bearer {KEY}"}), FakeLambdaContext())
+    # Then API Gateway gets an Allow for every method of the stage (the result is cached across routes)
+    assert response["principalId"] == hash_key(KEY)[:12]
+    assert response["context"] == {"tenant_id": "tenant-a"}
+    (statement,) = response["policyDocument"]["Statement"]
+    assert statement["Effect"] == "Allow"
+    assert statement["Action"] == "execute-api:Invoke"
+    assert statement["Resource"] == ["arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*/*"]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"authorization": f"bearer {KEY}"},
+        {"AUTHORIZATION": f"Bearer {KEY}"},
+        {"x-api-key": KEY},
+        {"X-Api-Key": KEY},
+        {"Authorization": "Basic dXNlcjpwYXNz", "x-api-key": KEY},
+    ],
+    ids=["lowercase-bearer", "uppercase-header", "x-api-key", "mixed-case-x-api-key", "non-bearer-falls-back"],
+)
+def test_the_key_is_found_in_either_header_in_any_case(authorizer: ModuleType, headers: dict[str, str]) -> None:
+    response = authorizer.handler(authorizer_event(headers), FakeLambdaContext())
+    assert response["context"] == {"tenant_id": "tenant-a"}
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Authorization": "Bearer rk_not_a_key_anyone_has"},
+        {"x-api-key": "rk_not_a_key_anyone_has"},
+        {"Authorization": "Bearer "},
+        {"Authorization": KEY},  # no scheme: not a bearer token
+        {"Content-Type": "application/json"},
+        None,
+    ],
+    ids=["unknown-bearer", "unknown-x-api-key", "empty-bearer", "no-scheme", "no-key-header", "no-headers"],
+)
+def test_an_unknown_or_missing_key_is_unauthorized(
+    authorizer: ModuleType, headers: dict[str, str] | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(Exception, match=r"^Unauthorized$"):
+        authorizer.handler(authorizer_event(headers), FakeLambdaContext())
+    # And the rejection is counted, so a spike of bad keys shows on a dashboard
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
+    assert [record["ApiKeyRejected"] for record in emitted if "ApiKeyRejected" in record] == [[1.0]]
+
+
+def test_the_policy_keeps_the_partition_of_the_method_arn(authorizer: ModuleType) -> None:
+    china_arn = METHOD_ARN.replace("arn:aws:", "arn:aws-cn:").replace("us-east-1", "cn-north-1")
+    response = authorizer.handler(authorizer_event({"x-api-key": KEY}, china_arn), FakeLambdaContext())
+    (statement,) = response["policyDocument"]["Statement"]
+    assert statement["Resource"] == ["arn:aws-cn:execute-api:cn-north-1:123456789012:abc123/prod/*/*"]
+
+
+def test_api_handler_builds_the_app_on_first_event_and_serves_health(seeded_table: None) -> None:
+    # Given a freshly imported handler: importing wired nothing
+    api = load_handler("api")
+    assert api._app.cache_info().currsize == 0
+    # When API Gateway sends the unauthenticated health probe
+    response = api.handler(rest_event("GET", "/v1/health", tenant=None), FakeLambdaContext())
+    # Then the core's app answers it, and later events reuse the same app
+    assert response["statusCode"] == 200
+    assert json.loads(response["body"])["status"] == "ok"
+    api.handler(rest_event("GET", "/v1/health", tenant=None), FakeLambdaContext())
+    assert api._app.cache_info().misses == 1
+
+
+def test_api_handler_passes_the_authorizer_tenant_to_the_core(seeded_table: None) -> None:
+    api = load_handler("api")
+    created = api.handler(
+        rest_event("POST", "/v1/users/u1/memories", {"content": "Has a dog named Max", "domain": "user"}),
+        FakeLambdaContext(),
+    )
+    assert created["statusCode"] == 201, created["body"]
+    other_tenant = api.handler(rest_event("GET", "/v1/users/u1/memories", tenant="tenant-b"), FakeLambdaContext())
+    mine = api.handler(rest_event("GET", "/v1/users/u1/memories", tenant="tenant-a"), FakeLambdaContext())
+    assert json.loads(other_tenant["body"])["memories"] == []
+    assert [m["content"] for m in json.loads(mine["body"])["memories"]] == ["Has a dog named Max"]
