@@ -41,6 +41,8 @@ def serve(settings: Settings, host: str, port: int) -> None:
 
     services = build_services(settings)
     dev_key = seed_api_keys(services)
+    # Load the embedding model now, so the first request does not wait seconds for it.
+    services.embedder.embed(["warm up"])
     print(f"Rapport serving on http://{host}:{port}/v1 (data in {settings.data_dir.resolve()})", flush=True)
     if dev_key:
         print(f"Development API key (tenant 'dev'): {dev_key}", flush=True)
