@@ -11,7 +11,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install dev serve test lint format unit integration infrastructure e2e synth bench eval clean
+.PHONY: install dev serve test lint format unit integration infrastructure e2e synth bench eval eval-ablation clean
 
 install: $(STAMP)
 
@@ -50,3 +50,20 @@ unit integration infrastructure e2e: install
 
 clean:
 	rm -rf $(VENV) cdk.out .pytest_cache .mypy_cache .ruff_cache
+
+# Retrieval evaluation and benchmarks (issue 6). Never part of `make test`.
+# LOCOMO is the LoCoMo JSON to evaluate on; the product does not depend on where it lives.
+LOCOMO ?= ../shared/datasets/locomo/locomo-dev.json
+BENCH_RESULTS := bench/results
+
+eval: install
+	mkdir -p $(BENCH_RESULTS)
+	$(VENV)/bin/rapport eval locomo --data $(LOCOMO) --out $(BENCH_RESULTS)/locomo.json
+
+# The ablation (what each recall change bought) re-runs the evaluation once per change: ~10 minutes.
+eval-ablation: install
+	mkdir -p $(BENCH_RESULTS)
+	$(PY) -m bench.locomo_ablation --data $(LOCOMO) --out $(BENCH_RESULTS)/locomo-ablation.json
+
+bench: install
+	$(PY) -m bench.run --out docs/BENCHMARKS.md

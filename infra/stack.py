@@ -1,133 +1,135 @@
-"""`RapportStack`: composes one construct per concern; today table, core layer, the two functions and the API."""
+"""`RapportStack`: the whole service in one stack, composed of one construct per concern (see docs/deploy.md)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import aws_cdk as cdk
+from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_secretsmanager as secretsmanager
-from constructs import Construct, Node
+from aws_cdk import aws_sqs as sqs
+from aws_cdk import aws_stepfunctions as sfn
+from constructs import Construct
 
 from infra.constructs.api import RapportApi
 from infra.constructs.core_layer import CoreLayer
+from infra.constructs.firewall import ApiFirewall
 from infra.constructs.function import RapportFunction
+from infra.constructs.governance import GovernanceJobs
+from infra.constructs.index_sync import IndexSync
+from infra.constructs.ingestion import Ingestion
+from infra.constructs.monitoring import Monitoring
+from infra.constructs.pipeline import IngestionPipeline
+from infra.constructs.schedules import Schedules
 from infra.constructs.table import MemoryTable
+from infra.constructs.vector_index import VectorIndex
+from infra.deployment import DeploymentSettings
 
 # API Gateway stops waiting for an integration after 29 s by default; a longer Lambda timeout would only hide errors.
 API_TIMEOUT = cdk.Duration.seconds(29)
 AUTHORIZER_TIMEOUT = cdk.Duration.seconds(10)
-
-
-def _as_bool(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in {"true", "1", "yes"}:
-        return True
-    if text in {"false", "0", "no"}:
-        return False
-    raise ValueError(f"context {name}={value!r} must be true or false")
-
-
-def _as_list(value: Any) -> tuple[str, ...]:
-    """A JSON list from cdk.json, or a comma-separated string from `-c name=a,b` on the command line."""
-    items = value if isinstance(value, list | tuple) else str(value or "").split(",")
-    return tuple(item.strip() for item in items if item and item.strip())
-
-
-@dataclass(frozen=True)
-class DeploymentSettings:
-    """The context values the stack reads (defaults in cdk.json); `-c name=value` overrides one per synth."""
-
-    retain_data: bool = True
-    skip_bundling: bool = False
-    throttle_rate_limit: float = 100
-    throttle_burst_limit: int = 200
-    cors_origins: tuple[str, ...] = ()
-    vector_backend: str = "opensearch"
-    opensearch_endpoint: str = ""
-    openai_api_key_secret_arn: str = ""
-    api_gateway_cloudwatch_role: bool = True
-
-    @classmethod
-    def from_context(cls, node: Node) -> DeploymentSettings:
-        def get(name: str, default: Any) -> Any:
-            value = node.try_get_context(name)
-            return default if value is None else value
-
-        defaults = cls()
-        return cls(
-            retain_data=_as_bool("retainData", get("retainData", defaults.retain_data)),
-            skip_bundling=_as_bool("skipBundling", get("skipBundling", defaults.skip_bundling)),
-            throttle_rate_limit=float(get("throttleRateLimit", defaults.throttle_rate_limit)),
-            throttle_burst_limit=int(get("throttleBurstLimit", defaults.throttle_burst_limit)),
-            cors_origins=_as_list(get("corsOrigins", defaults.cors_origins)),
-            vector_backend=str(get("vectorBackend", defaults.vector_backend)),
-            opensearch_endpoint=str(get("opensearchEndpoint", defaults.opensearch_endpoint)).strip(),
-            openai_api_key_secret_arn=str(get("openaiApiKeySecretArn", defaults.openai_api_key_secret_arn)).strip(),
-            api_gateway_cloudwatch_role=_as_bool(
-                "apiGatewayCloudWatchRole", get("apiGatewayCloudWatchRole", defaults.api_gateway_cloudwatch_role)
-            ),
-        )
-
-    def api_environment(self) -> dict[str, str]:
-        """What the API function's full service wiring needs beyond the store (the authorizer needs only the store)."""
-        environment = {"RAPPORT_VECTOR_BACKEND": self.vector_backend}
-        # The OpenSearch domain construct arrives with a later issue; until then the endpoint comes from context.
-        # Empty values are left unset so the settings see None, not "".
-        if self.opensearch_endpoint:
-            environment["RAPPORT_OPENSEARCH_URL"] = self.opensearch_endpoint
-        if self.openai_api_key_secret_arn:
-            environment["RAPPORT_OPENAI_API_KEY_SECRET_ARN"] = self.openai_api_key_secret_arn
-        return environment
+# Reserved concurrency where a runaway would hurt (reservedConcurrency=false drops them, for small accounts): a
+# flood of chat events must not take every OpenAI request slot, nor the whole account's Lambda concurrency.
+INGEST_CONCURRENCY = 10
+WEBHOOKS_CONCURRENCY = 20
+INDEXER_CONCURRENCY = 5
 
 
 class RapportStack(cdk.Stack):
-    """The whole Rapport service in one stack. Add a concern as one more construct here, not inline resources."""
+    """Add a concern as one more construct here, not as inline resources."""
 
     def __init__(self, scope: Construct, construct_id: str, **kwargs: Any) -> None:
         super().__init__(scope, construct_id, **kwargs)
-        settings = DeploymentSettings.from_context(self.node)
-        log_removal_policy = cdk.RemovalPolicy.RETAIN if settings.retain_data else cdk.RemovalPolicy.DESTROY
+        self.settings = settings = DeploymentSettings.from_context(self.node)
+        self.log_removal_policy = log_removal_policy = (
+            cdk.RemovalPolicy.RETAIN if settings.retain_data else cdk.RemovalPolicy.DESTROY
+        )
 
+        # --- data: the table (source of truth), the layer every function carries, the derived vector index -------
         self.memory_table = MemoryTable(self, "MemoryTable", retain_data=settings.retain_data)
         self.core_layer = CoreLayer(self, "CoreLayer", skip_bundling=settings.skip_bundling)
-        self.api_function = RapportFunction(
+        self.openai_key = self._openai_key(settings)
+        self.vector_index = VectorIndex(
             self,
+            "VectorIndex",
+            settings=settings,
+            core_layer=self.core_layer.layer_version,
+            table=self.memory_table.table,
+            log_removal_policy=log_removal_policy,
+        )
+        # What a function that embeds and searches needs: the index, the OpenAI embedder, the key's ARN (never the
+        # key: the function reads it from Secrets Manager at cold start).
+        self.service_environment = {
+            **self.vector_index.environment(),
+            "RAPPORT_EMBEDDER": "openai",
+            "RAPPORT_OPENAI_API_KEY_SECRET_ARN": self.openai_key.secret_arn,
+        }
+        self.ingestion = Ingestion(self, "Ingestion", retain_data=settings.retain_data)
+
+        # --- functions ---------------------------------------------------------------------------------------------
+        self.api_function = self._function(
             "ApiFunction",
             entry="api",
             service_name="rapport-api",
             description="Rapport REST API",
             memory_size=1024,  # CPU scales with memory: the import-heavy cold start is what this buys down
             timeout=API_TIMEOUT,
-            core_layer=self.core_layer.layer_version,
-            table=self.memory_table.table,
-            log_removal_policy=log_removal_policy,
-            environment=settings.api_environment(),
+            table_access="write",
+            searches=True,
         )
-        self.authorizer_function = RapportFunction(
-            self,
+        self.authorizer_function = self._function(
             "AuthorizerFunction",
             entry="authorizer",
             service_name="rapport-authorizer",
             description="Rapport API-key authorizer: maps a key to its tenant",
-            memory_size=512,
             timeout=AUTHORIZER_TIMEOUT,
-            core_layer=self.core_layer.layer_version,
-            table=self.memory_table.table,
-            log_removal_policy=log_removal_policy,
+            table_access="read",  # it only looks keys up: it can never change a tenant's data
         )
-        self.api_function.grant_table_access(self.memory_table.table, read_only=False)
-        # The authorizer only looks keys up: it can never change a tenant's data.
-        self.authorizer_function.grant_table_access(self.memory_table.table, read_only=True)
-        if settings.openai_api_key_secret_arn:
-            # The secret itself is created outside the stack, so its value never passes through CDK or a template.
-            openai_key = secretsmanager.Secret.from_secret_complete_arn(
-                self, "OpenAiApiKey", settings.openai_api_key_secret_arn
-            )
-            openai_key.grant_read(self.api_function.function)
+        self.webhooks_function = self._function(
+            "WebhooksFunction",
+            entry="webhooks",
+            service_name="rapport-webhooks",
+            description="Rapport signed ingest routes (Slack, webhook): verify, deduplicate, publish",
+            timeout=cdk.Duration.seconds(10),
+            table_access="write",  # idempotency claims only; it holds no index or model access
+            reserved_concurrency=WEBHOOKS_CONCURRENCY,
+            environment={
+                "RAPPORT_EVENT_BUS_NAME": self.ingestion.bus.event_bus_name,
+                "RAPPORT_INGEST_SECRET_BACKEND": "secretsmanager",
+                "RAPPORT_INGEST_SECRET_PREFIX": self.ingest_secret_prefix,
+            },
+        )
+        self.ingest_function = self._function(
+            "IngestFunction",
+            entry="ingest",
+            service_name="rapport-ingest",
+            description="Rapport ingestion consumer: records each Interaction Received event once",
+            memory_size=1024,
+            timeout=cdk.Duration.minutes(1),
+            table_access="write",
+            searches=True,
+            reserved_concurrency=INGEST_CONCURRENCY,
+            on_failure=destinations.SqsDestination(self.ingestion.dead_letter_queue),
+            retry_attempts=2,
+        )
+        self.indexer_function = self._function(
+            "IndexerFunction",
+            entry="indexer",
+            service_name="rapport-indexer",
+            description="Rapport index sync: table stream to the vector index",
+            timeout=cdk.Duration.minutes(1),
+            reserved_concurrency=INDEXER_CONCURRENCY,
+        )
+        # The indexer needs the index but not the model: it writes the embedding stored with each item.
+        self.vector_index.grant_access(self.indexer_function)
+        self.indexer_function.add_environment({"RAPPORT_EMBEDDER": "openai"})
+        self.index_sync = IndexSync(self, "IndexSync", function=self.indexer_function, table=self.memory_table.table)
+        self._grant_ingest_secrets(self.webhooks_function)
+        self.ingestion.grant_put(self.webhooks_function.function)
+        # The bus's rule delivers to the consumer, which records the interaction; recording starts the pipeline.
+        self.ingestion.deliver_to(self.ingest_function.function)
 
+        # --- the API and its edge ------------------------------------------------------------------------------------
         self.api = RapportApi(
             self,
             "Api",
@@ -138,7 +140,161 @@ class RapportStack(cdk.Stack):
             cors_origins=settings.cors_origins,
             manage_cloudwatch_role=settings.api_gateway_cloudwatch_role,
             log_removal_policy=log_removal_policy,
+            ingest_handler=self.webhooks_function.function,
+            firewall=settings.waf_enabled,
+        )
+        if settings.waf_enabled:
+            self.firewall = ApiFirewall(
+                self,
+                "Firewall",
+                stage=self.api.rest_api.deployment_stage,
+                tenant_rate_limit=settings.tenant_rate_limit,
+                ip_rate_limit=settings.ip_rate_limit,
+            )
+
+        # --- the ingestion pipeline (issue 3's construct) -------------------------------------------------------------
+        self.pipeline = IngestionPipeline(
+            self,
+            "Pipeline",
+            core_layer=self.core_layer.layer_version,
+            table=self.memory_table.table,
+            log_removal_policy=log_removal_policy,
+            environment=self.service_environment,
+            starter=self.api_function,
+            openai_api_key_secret_arn=self.openai_key.secret_arn,
+        )
+        self._connect_pipeline()
+
+        # --- the governance jobs and their schedules (issue 8), and monitoring, composed last ----------------------
+        self.governance = GovernanceJobs(self, "Governance", make_function=self._function)
+        self.schedules = Schedules(self, "Schedules", jobs=self.governance.scheduled_jobs)
+        self.monitoring = Monitoring(
+            self,
+            "Monitoring",
+            functions=[c for c in self.node.find_all() if isinstance(c, RapportFunction)],
+            # Dead-letter queues only: a queue that has one of its own is a work queue, busy by design (issue 8).
+            queues=[c for c in self.node.find_all() if isinstance(c, sqs.Queue) and c.dead_letter_queue is None],
+            state_machines=[c for c in self.node.find_all() if isinstance(c, sfn.StateMachine)],
+            api=self.api.rest_api,
+            table=self.memory_table.table,
+            domain=self.vector_index.domain,
+            alarm_email=settings.alarm_email,
+        )
+        self._outputs()
+
+    @property
+    def ingest_secret_prefix(self) -> str:
+        """Per-tenant ingestion secrets live under `{stack}/ingest/{tenant}/{slack|webhook}` in Secrets Manager."""
+        return f"{self.stack_name}/ingest"
+
+    def _function(
+        self,
+        construct_id: str,
+        *,
+        table_access: str | None = None,
+        searches: bool = False,
+        reserved_concurrency: int = 0,
+        **options: Any,
+    ) -> RapportFunction:
+        """A RapportFunction with the stack's layer and table, and the access it declares: `table_access` read or
+        write, `searches` (vector index and OpenAI key), reserved concurrency unless turned off."""
+        function = RapportFunction(
+            self,
+            construct_id,
+            core_layer=self.core_layer.layer_version,
+            table=self.memory_table.table,
+            log_removal_policy=self.log_removal_policy,
+            reserved_concurrency=reserved_concurrency if self.settings.reserved_concurrency else None,
+            **options,
+        )
+        if table_access is not None:
+            function.grant_table_access(self.memory_table.table, read_only=table_access == "read")
+        if searches:
+            self.vector_index.grant_access(function)
+            function.add_environment(self.service_environment)
+            self.openai_key.grant_read(function.function)
+        return function
+
+    def _openai_key(self, settings: DeploymentSettings) -> secretsmanager.ISecret:
+        """An existing secret (openaiApiKeySecretArn), or an empty one this stack creates for the operator to fill
+        (`aws secretsmanager put-secret-value`): either way the key never passes through CDK or a template."""
+        if settings.openai_api_key_secret_arn:
+            return secretsmanager.Secret.from_secret_complete_arn(
+                self, "OpenAiApiKey", settings.openai_api_key_secret_arn
+            )
+        secret = secretsmanager.Secret(
+            self,
+            "OpenAiApiKey",
+            description="OpenAI API key of Rapport: put the key here after the first deploy (docs/deploy.md)",
+            removal_policy=cdk.RemovalPolicy.RETAIN if settings.retain_data else cdk.RemovalPolicy.DESTROY,
+        )
+        cdk.Validations.of(secret).acknowledge(
+            cdk.Acknowledgment(
+                id="AwsSolutions-SMG4",
+                reason=(
+                    "A third-party API key: OpenAI issues it, so no rotation Lambda can mint a new one. Rotate it in "
+                    "OpenAI's console and put the new value here; functions pick it up within the hour."
+                ),
+            )
+        )
+        return secret
+
+    def _grant_ingest_secrets(self, function: RapportFunction) -> None:
+        """Read (only) the tenants' ingestion secrets: `{prefix}/*`, no other secret of the account."""
+        function.role.add_to_principal_policy(
+            cdk.aws_iam.PolicyStatement(
+                actions=["secretsmanager:GetSecretValue"],
+                resources=[
+                    self.format_arn(
+                        service="secretsmanager",
+                        resource="secret",
+                        resource_name=f"{self.ingest_secret_prefix}/*",
+                        arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+                    )
+                ],
+            )
+        )
+        # cdk-nag names the resource as synthesized: pseudo parameters where the environment is unknown, literals
+        # where `cdk synth` knows the account or region.
+        partition, region, account = (
+            f"<AWS::{name}>" if cdk.Token.is_unresolved(value) else value
+            for name, value in (("Partition", self.partition), ("Region", self.region), ("AccountId", self.account))
+        )
+        cdk.Validations.of(function.role).acknowledge(
+            cdk.Acknowledgment(
+                id=(
+                    f"AwsSolutions-IAM5[Resource::arn:{partition}:secretsmanager:{region}:{account}:secret:"
+                    f"{self.ingest_secret_prefix}/*]"
+                ),
+                reason="One secret per tenant and source under this stack's ingest prefix, created at onboarding.",
+            )
         )
 
+    def _connect_pipeline(self) -> None:
+        """The pipeline's state machine takes a recorded interaction (PipelineRequest), so the bus cannot start it
+        directly: the ingest consumer records the event, and recording starts the pipeline, as the API does."""
+        machine: sfn.IStateMachine | None = getattr(self.pipeline, "state_machine", None)
+        if machine is None:
+            return
+        machine.grant_start_execution(self.ingest_function.function)
+        self.ingest_function.add_environment(
+            {"RAPPORT_PIPELINE": "step_functions", "RAPPORT_PIPELINE_STATE_MACHINE_ARN": machine.state_machine_arn}
+        )
+        # Of the steps, only `store` searches and writes the index (de-duplication, upserts); the others get the
+        # index's address with the shared environment (wiring opens it lazily) but no access to it.
+        store_step: RapportFunction | None = getattr(self.pipeline, "functions", {}).get("store")
+        if store_step is not None:
+            self.vector_index.grant_access(store_step)
+
+    def _outputs(self) -> None:
         cdk.CfnOutput(self, "ApiUrl", value=self.api.rest_api.url_for_path(self.api.v1.path))
         cdk.CfnOutput(self, "TableName", value=self.memory_table.table.table_name)
+        cdk.CfnOutput(self, "EventBusName", value=self.ingestion.bus.event_bus_name)
+        cdk.CfnOutput(self, "IngestSecretPrefix", value=self.ingest_secret_prefix)
+        cdk.CfnOutput(self, "OpenAiKeySecretArn", value=self.openai_key.secret_arn)
+        cdk.CfnOutput(self, "VectorIndexUrl", value=self.vector_index.endpoint_url)
+        cdk.CfnOutput(self, "AlarmTopicArn", value=self.monitoring.topic.topic_arn)
+        cdk.CfnOutput(self, "DeadLetterQueues", value=",".join(q.queue_name for q in self._dead_letter_queues()))
+
+    def _dead_letter_queues(self) -> list[sqs.Queue]:
+        return [c for c in self.node.find_all() if isinstance(c, sqs.Queue) and c.dead_letter_queue is None]

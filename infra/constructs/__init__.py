@@ -1,1 +1,1 @@
-"""One construct per concern of the Rapport stack (table, core layer, functions, API; more to come)."""
+"""One construct per concern of the Rapport stack (the list and what each deploys: docs/deploy.md)."""

@@ -12,6 +12,8 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 API_VERSION = "v1"
+# Authenticated by the request's signature (Slack's signing secret, the tenant's webhook secret), not an API key.
+INGEST_ROUTES = ("slack", "webhook")
 AUTHORIZER_CACHE_TTL = cdk.Duration.minutes(5)
 CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "x-api-key", "X-Amz-Date", "X-Amz-Security-Token"]
 
@@ -61,6 +63,8 @@ class RapportApi(Construct):
         cors_origins: Sequence[str],
         manage_cloudwatch_role: bool,
         log_removal_policy: cdk.RemovalPolicy,
+        ingest_handler: lambda_.IFunction | None = None,
+        firewall: bool = True,
     ) -> None:
         super().__init__(scope, construct_id)
         self.access_logs = logs.LogGroup(
@@ -111,9 +115,31 @@ class RapportApi(Construct):
         self.health_method = self.v1.add_resource("health").add_method(
             "GET", integration, authorization_type=apigw.AuthorizationType.NONE
         )
-        self._acknowledge_findings(manage_cloudwatch_role=manage_cloudwatch_role)
+        self.ingest_methods: list[apigw.Method] = []
+        if ingest_handler is not None:
+            self._add_ingest_routes(ingest_handler)
+        self._acknowledge_findings(manage_cloudwatch_role=manage_cloudwatch_role, firewall=firewall)
 
-    def _acknowledge_findings(self, *, manage_cloudwatch_role: bool) -> None:
+    def _add_ingest_routes(self, handler: lambda_.IFunction) -> None:
+        """`POST /v1/ingest/{slack,webhook}` to the webhooks function, with no authorizer: the function verifies the
+        signature over the raw body and answers 401 itself. An explicit resource wins over `{proxy+}`."""
+        integration = apigw.LambdaIntegration(handler, allow_test_invoke=False)
+        ingest = self.v1.add_resource("ingest")
+        for route in INGEST_ROUTES:
+            method = ingest.add_resource(route).add_method(
+                "POST", integration, authorization_type=apigw.AuthorizationType.NONE
+            )
+            reason = (
+                f"POST /v1/ingest/{route} is called by a chat platform that cannot send an API key; the webhooks "
+                "function verifies an HMAC-SHA256 signature with the tenant's secret and a 5-minute replay window."
+            )
+            cdk.Validations.of(method).acknowledge(
+                cdk.Acknowledgment(id="AwsSolutions-APIG4", reason=reason),
+                cdk.Acknowledgment(id="AwsSolutions-COG4", reason=reason),
+            )
+            self.ingest_methods.append(method)
+
+    def _acknowledge_findings(self, *, manage_cloudwatch_role: bool, firewall: bool) -> None:
         cdk.Validations.of(self.health_method).acknowledge(
             cdk.Acknowledgment(
                 id="AwsSolutions-APIG4",
@@ -141,16 +167,16 @@ class RapportApi(Construct):
                 ),
             ),
         )
-        cdk.Validations.of(self.rest_api.deployment_stage).acknowledge(
-            cdk.Acknowledgment(
-                id="AwsSolutions-APIG3",
-                reason=(
-                    "No WAFv2 web ACL yet: every route but the health probe needs a valid API key, and the stage "
-                    "throttles (throttleRateLimit/throttleBurstLimit). A web ACL with rate-based rules belongs to the "
-                    "later edge/monitoring work, where its per-request cost is weighed."
-                ),
+        if not firewall:
+            cdk.Validations.of(self.rest_api.deployment_stage).acknowledge(
+                cdk.Acknowledgment(
+                    id="AwsSolutions-APIG3",
+                    reason=(
+                        "wafEnabled=false (a dev stack): no web ACL, so no per-tenant rate limits; every route but "
+                        "health and the signed ingest routes needs an API key, and the stage still throttles."
+                    ),
+                )
             )
-        )
         if manage_cloudwatch_role:
             api.acknowledge(
                 cdk.Acknowledgment(

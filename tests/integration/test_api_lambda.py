@@ -125,8 +125,12 @@ def test_history_and_erasure(call) -> None:  # type: ignore[no-untyped-def]
     status, history = call("GET", "/v1/users/u1/history?limit=5")
     assert status == 200 and history["interactions"][0]["id"] == recorded["interaction"]["id"]
 
+    # The episodes, and what the ingestion pipeline extracted ("User prefers morning meetings")
+    stored = len(recorded["memories"]) + len(recorded["pipeline"]["memories"])
+    assert [m["content"] for m in recorded["pipeline"]["memories"]] == ["User prefers morning meetings"]
+
     status, erased = call("DELETE", "/v1/privacy/erase/u1")
-    assert status == 200 and erased["counts"]["memories"] == 2 and erased["counts"]["interactions"] == 1
+    assert status == 200 and erased["counts"]["memories"] == stored and erased["counts"]["interactions"] == 1
     assert call("GET", "/v1/users/u1/history")[1]["interactions"] == []
     status, audit = call("GET", "/v1/audit")
     assert audit["events"][0]["id"] == erased["audit_event_id"]

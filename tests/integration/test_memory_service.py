@@ -175,7 +175,8 @@ def test_interactions_become_history_and_recallable_episodes(services: Services)
     )
     assert len(recorded.episodes) == 2
     assert recorded.interaction.memory_ids == [m.id for m in recorded.episodes]
-    hit = services.memories.recall(T, U, RecallQuery(query="500 error on users endpoint"))[0]
+    # (the pipeline's memories of the same conversation match too: the episodes are what this test is about)
+    hit = services.memories.recall(T, U, RecallQuery(query="500 error on users endpoint", memory_type="episode"))[0]
     assert hit.memory.source.interaction_id == recorded.interaction.id
     assert hit.memory.source.speaker == "Dana"
     assert services.interactions.history(T, U, limit=5, cursor=None).items[0].id == recorded.interaction.id

@@ -206,6 +206,7 @@ def test_memory_round_trips_every_field(store: MemoryStore) -> None:
         ),
         metadata={"nested": {"list": [1, 2.5, "x", None], "flag": True}, "ratio": 0.1, "note": "ünïcode"},
         occurred_at=datetime(2024, 4, 30, 9, 30, tzinfo=timezone(timedelta(hours=2))),
+        decayed_at=at(-2),
     )
 
     # When it is stored and read back
@@ -461,6 +462,55 @@ def test_register_user_is_idempotent_and_users_page(store: MemoryStore) -> None:
     assert store.list_users("tenant-c", limit=5).items == []
 
 
+def test_tenants_page_in_order_each_once(store: MemoryStore) -> None:
+    # Given users in three tenants, one of them registered twice
+    for tenant, user in [
+        ("tenant-b", "u1"),
+        ("tenant-a", "u1"),
+        ("tenant-a", "u2"),
+        ("tenant-c", "u1"),
+        ("tenant-b", "u1"),
+    ]:
+        store.register_user(tenant, user)
+
+    pages = collect_pages(lambda cursor: store.list_tenants(limit=2, cursor=cursor))
+
+    assert [len(page) for page in pages] == [2, 1]
+    assert [tenant for page in pages for tenant in page] == ["tenant-a", "tenant-b", "tenant-c"]
+
+
+# history trimming (the retention cap of docs/governance.md)
+
+
+def test_interactions_page_oldest_first(store: MemoryStore) -> None:
+    interactions = [make_interaction(second=i) for i in range(5)]
+    for interaction in interactions:
+        store.put_interaction(interaction)
+    store.put_interaction(make_interaction(user="user-2", second=-50))
+
+    pages = collect_pages(
+        lambda cursor: store.list_interactions("tenant-a", "user-1", limit=2, cursor=cursor, oldest_first=True)
+    )
+
+    assert [len(page) for page in pages] == [2, 2, 1]
+    assert [i for page in pages for i in ids_of(page)] == sorted(ids_of(interactions))
+
+
+def test_delete_interaction_removes_one_and_a_second_delete_is_not_found(store: MemoryStore) -> None:
+    kept, doomed = make_interaction(second=1), make_interaction(second=2)
+    store.put_interaction(kept)
+    store.put_interaction(doomed)
+
+    store.delete_interaction("tenant-a", "user-1", doomed.id)
+
+    assert ids_of(store.list_interactions("tenant-a", "user-1", limit=10).items) == [kept.id]
+    with pytest.raises(NotFoundError):
+        store.delete_interaction("tenant-a", "user-1", doomed.id)
+    with pytest.raises(NotFoundError):
+        store.delete_interaction("tenant-b", "user-1", kept.id)  # another tenant's id does not exist
+    assert store.get_interaction("tenant-a", "user-1", kept.id) == kept
+
+
 # privacy
 
 
@@ -530,6 +580,10 @@ LISTINGS: dict[str, Callable[[MemoryStore, str], Page[Any]]] = {
     ),
     "interactions": lambda store, cursor: store.list_interactions("tenant-a", "user-1", limit=2, cursor=cursor),
     "users": lambda store, cursor: store.list_users("tenant-a", limit=2, cursor=cursor),
+    "interactions oldest first": lambda store, cursor: store.list_interactions(
+        "tenant-a", "user-1", limit=2, cursor=cursor, oldest_first=True
+    ),
+    "tenants": lambda store, cursor: store.list_tenants(limit=2, cursor=cursor),
     "audit events": lambda store, cursor: store.list_audit_events("tenant-a", limit=2, cursor=cursor),
 }
 

@@ -37,13 +37,20 @@ def signals(**overrides: object) -> RecallSignals:
     return RecallSignals(**base)  # type: ignore[arg-type]
 
 
-def test_tokenize_drops_stopwords_and_folds_plurals() -> None:
-    assert tokenize("My dogs and the cat's toys") == ["dog", "cat", "toy"]
+def test_tokenize_drops_stopwords_and_folds_inflections() -> None:
+    # Porter stems (issue 6): plurals and possessives as before, and verb forms now meet too.
+    assert tokenize("My dogs and the cat's toys") == tokenize("dog cat toy") == ["dog", "cat", "toi"]
     assert tokenize("The class is in") == ["class"]
+    assert tokenize("camped camping camps") == ["camp"] * 3
+    assert tokenize("I’m painting, let's go") == ["paint", "go"]  # curly apostrophes and contractions are stopwords
 
 
 def test_matched_terms_keeps_query_order_without_repeats() -> None:
     assert matched_terms("Max dog max", "I have a dog named Max") == ("max", "dog")
+
+
+def test_matched_terms_are_the_query_words_as_written_not_stems() -> None:
+    assert matched_terms("Where has Melanie camped?", "Melanie: we went camping") == ("melanie", "camped")
 
 
 def test_recency_halves_after_one_half_life() -> None:

@@ -7,6 +7,9 @@ import os
 import sys
 from pathlib import Path
 
+from rapport.cli_deploy import add_deploy_commands
+from rapport.cli_jobs import add_jobs_commands
+from rapport.evaluation.cli import add_eval_commands
 from rapport.settings import Settings
 
 
@@ -52,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--name", default="default")
     create.add_argument("--data-dir")
     create.set_defaults(func=_cmd_keys_create)
+
+    add_deploy_commands(commands, _settings)
+    add_jobs_commands(commands, _settings)
+    add_eval_commands(commands, _settings)
     return parser
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -19,11 +19,29 @@ class VectorBackend(StrEnum):
     OPENSEARCH = "opensearch"
 
 
+class IngestSecretBackend(StrEnum):
+    STORE = "store"  # tenant items of the store: the local server's SQLite file (a developer's own disk)
+    SECRETS_MANAGER = "secretsmanager"  # one Secrets Manager secret per tenant and source (the AWS deployment)
+
+
 class EmbedderKind(StrEnum):
     AUTO = "auto"  # OpenAI when OPENAI_API_KEY is set, else MiniLM
     MINILM = "minilm"
     OPENAI = "openai"
     HASHING = "hashing"
+
+
+# --- Ingestion pipeline (issue 3): which language model extracts and filters, and where the pipeline runs ---------
+class LlmKind(StrEnum):
+    AUTO = "auto"  # OpenAI when OPENAI_API_KEY is set, else the rule-based model
+    OPENAI = "openai"
+    RULES = "rules"
+
+
+class PipelineMode(StrEnum):
+    LOCAL = "local"  # the steps in this process (the local server, tests)
+    STEP_FUNCTIONS = "step_functions"  # an Express state machine execution (AWS); needs the state machine's ARN
+    OFF = "off"  # record history only
 
 
 class RecallWeights(BaseSettings):
@@ -36,6 +54,248 @@ class RecallWeights(BaseSettings):
     recency: float = Field(0.08, ge=0)
     importance: float = Field(0.07, ge=0)
     strength: float = Field(0.05, ge=0)
+    # The graph's relation component (DESIGN §9, issue 7); 0 for a memory without edges, so it changes nothing then.
+    relation: float = Field(0.25, ge=0)
+
+
+# --- Recall in its conversation (issue 6: docs/recall.md, docs/BENCHMARKS.md) ----------------------------------------
+class RecallContextWeights(BaseSettings):
+    """How much a candidate's conversation adds to its query match (domain.scoring.context_boosts); 0 turns one off.
+
+    Measured on LoCoMo's development split (docs/BENCHMARKS.md); each is a general rule of conversations, not a fit to
+    questions: an answer inherits its question's match, evidence clusters in one sitting, and a question that names a
+    person is mostly answered by that person's own words.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="RAPPORT_RECALL_CONTEXT_")
+
+    answer: float = Field(0.2, ge=0, le=1)  # × the match of the question the message answers
+    conversation: float = Field(0.4, ge=0, le=1)  # × the best match in the same conversation
+    speaker: float = Field(0.12, ge=0, le=1)  # added when the query names the speaker (score units)
+
+
+# --- Relational state, signals, /v1/process and the people a user mentions (DESIGN §8, issue 4) -------------------
+class RelationalSettings(BaseSettings):
+    """The brief's relational numbers (defaults are the brief's values); docs/relational-state.md explains each."""
+
+    model_config = SettingsConfigDict(env_prefix="RAPPORT_RELATIONAL_")
+
+    # Where a person we have never talked to starts (the brief is silent): trust half-way, no familiarity.
+    initial_trust: float = Field(0.5, ge=0, le=1)
+    initial_familiarity: float = Field(0.0, ge=0, le=1)
+
+    # trust: +0.01 per interaction up to 0.95, no time decay
+    trust_per_interaction: float = Field(0.01, ge=0, le=1)
+    trust_ceiling: float = Field(0.95, ge=0, le=1)
+    # Broken promise: the penalty depends on the trust held just before it. Trust tiers: high >= 0.7,
+    # medium >= 0.4, low below; the higher the trust, the harder the fall (-0.10 / -0.05 / -0.02).
+    trust_tier_high: float = Field(0.7, ge=0, le=1)
+    trust_tier_medium: float = Field(0.4, ge=0, le=1)
+    broken_promise_penalty_high: float = Field(0.10, ge=0, le=1)
+    broken_promise_penalty_medium: float = Field(0.05, ge=0, le=1)
+    broken_promise_penalty_low: float = Field(0.02, ge=0, le=1)
+    # A kept promise earns what two ordinary interactions do, under the same ceiling (the brief is silent).
+    promise_kept_trust_bonus: float = Field(0.02, ge=0, le=1)
+
+    # sentiment: 0.5 neutral, nudged by mood_delta x 0.7, half-life 6 h back toward neutral
+    sentiment_neutral: float = Field(0.5, ge=0, le=1)
+    mood_factor: float = Field(0.7, ge=0)
+    sentiment_half_life_hours: float = Field(6.0, gt=0)
+
+    # grudge: +0.05 frustration, +0.10 anger, +0.15 anger with shouting, +0.20 crisis flag; half-life 12 h
+    grudge_frustration: float = Field(0.05, ge=0, le=1)
+    grudge_anger: float = Field(0.10, ge=0, le=1)
+    grudge_anger_shouting: float = Field(0.15, ge=0, le=1)
+    grudge_crisis: float = Field(0.20, ge=0, le=1)
+    grudge_half_life_hours: float = Field(12.0, gt=0)
+    # Resolving a crisis takes back what flagging it added (the brief is silent).
+    crisis_resolved_grudge_relief: float = Field(0.20, ge=0, le=1)
+
+    # familiarity: +0.005 per interaction, no decay
+    familiarity_per_interaction: float = Field(0.005, ge=0, le=1)
+
+    # tone: grudge >= 0.4 -> "cautious", >= 0.7 -> "cautious_defensive"
+    cautious_grudge: float = Field(0.4, ge=0, le=1)
+    cautious_defensive_grudge: float = Field(0.7, ge=0, le=1)
+
+    # Optimistic concurrency: how often a state/profile/person write is retried after a concurrent change.
+    write_attempts: int = Field(10, ge=1, le=50)
+
+    # /v1/process: top-K 3 above similarity 0.3 (brief), plus up to 3 relational memories above the same bar.
+    process_top_k: int = Field(3, ge=1, le=50)
+    process_min_similarity: float = Field(0.3, ge=-1, le=1)
+    process_relational_limit: int = Field(3, ge=0, le=50)
+    process_history_messages: int = Field(6, ge=0, le=50)  # earlier turns of the session sent with the reply
+    # Without a session_id, earlier turns count as the same conversation within working memory's 30 minutes.
+    process_history_window_minutes: float = Field(30.0, ge=0)
+    # Using a memory in a reply raises its strength by this much (bounded at 1.0).
+    reinforcement_boost: float = Field(0.1, ge=0, le=1)
+
+    # People the user mentions: how much one opinionated sentence moves the user's sentiment toward a person,
+    # and how many of the latest things said about them are kept.
+    person_sentiment_weight: float = Field(0.5, gt=0, le=1)
+    person_max_facts: int = Field(20, ge=1, le=200)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RelationalSettings:
+        if self.trust_tier_medium > self.trust_tier_high:
+            raise ValueError("trust_tier_medium must not exceed trust_tier_high")
+        if self.cautious_grudge > self.cautious_defensive_grudge:
+            raise ValueError("cautious_grudge must not exceed cautious_defensive_grudge")
+        return self
+
+
+# --- Relationships between memories, enrichment, recall expansion, shared knowledge (DESIGN §9, issue 7) ---------
+class EnrichmentMode(StrEnum):
+    INLINE = "inline"  # right after a memory is stored, in the same process (the local server, tests)
+    OFF = "off"  # the caller does not enrich; in AWS the enrichment function does it from an event (docs/graph.md)
+
+
+class GraphSettings(BaseSettings):
+    """The graph's numbers; defaults are the brief's where it gives one. docs/graph.md explains each."""
+
+    model_config = SettingsConfigDict(env_prefix="RAPPORT_GRAPH_")
+
+    enrichment: EnrichmentMode = EnrichmentMode.INLINE
+    # PRECEDED_BY: to the same user's memories of the previous 24 h, the nearest few (a flood guard: a busy day
+    # would otherwise link every memory to every other), read from the newest `enrich_candidate_limit` memories.
+    preceded_by_window_hours: float = Field(24.0, gt=0)
+    preceded_by_limit: int = Field(5, ge=0, le=100)
+    enrich_candidate_limit: int = Field(50, ge=1, le=1000)
+    # SIMILAR_TO: the top 5 above cosine 0.8, both ways.
+    similar_to_limit: int = Field(5, ge=0, le=50)
+    similar_to_min_similarity: float = Field(0.8, ge=-1, le=1)
+    # Conversation episodes get PRECEDED_BY and SIMILAR_TO (their context) but never pattern links: chat words recur
+    # by chance. False leaves episodes out of enrichment altogether.
+    enrich_episodes: bool = True
+    # EXEMPLIFIES to Pattern nodes: a key term shared by at least `pattern_min_occurrences` of the user's non-episode
+    # memories is a pattern; confidence reaches 1 at `pattern_full_confidence` occurrences.
+    pattern_min_occurrences: int = Field(3, ge=2, le=100)
+    pattern_full_confidence: int = Field(6, ge=2, le=1000)
+    pattern_max_terms: int = Field(5, ge=0, le=20)  # key terms checked per memory (one keyword search each)
+    pattern_candidate_limit: int = Field(50, ge=1, le=500)  # memories read per key term
+    # Recall expansion (brief: relation_limit 5 per seed, expansion_limit 25 in total).
+    relation_limit: int = Field(5, ge=0, le=50)
+    expansion_limit: int = Field(25, ge=0, le=200)
+    expand_min_strength: float = Field(0.3, ge=0, le=1)
+    expand_min_importance: float = Field(0.0, ge=0, le=1)
+    expand_edge_read_limit: int = Field(50, ge=1, le=1000)  # edges read per node and direction
+    # Relation score = incoming x 0.5 + outgoing x 0.3 + type diversity x 0.2 (brief); each part is normalised by
+    # saturation (summed strength / `relation_saturation`, distinct types / `relation_type_saturation`, capped at 1).
+    relation_incoming_weight: float = Field(0.5, ge=0)
+    relation_outgoing_weight: float = Field(0.3, ge=0)
+    relation_diversity_weight: float = Field(0.2, ge=0)
+    relation_saturation: float = Field(5.0, gt=0)
+    relation_type_saturation: int = Field(4, ge=1)
+    relation_score_pool: int = Field(20, ge=0, le=200)  # best candidates whose edges are read for the score
+    # Time adjacency says nothing about a memory's standing, and every memory of a busy day has it.
+    relation_score_ignores: list[str] = Field(default_factory=lambda: ["PRECEDED_BY"])
+    # Shared knowledge graph per tenant: query depth (default 2, refused beyond the maximum) and bounds.
+    knowledge_default_depth: int = Field(2, ge=0)
+    knowledge_max_depth: int = Field(3, ge=0, le=10)
+    knowledge_seed_limit: int = Field(5, ge=1, le=100)
+    knowledge_max_nodes: int = Field(100, ge=1, le=2000)
+    knowledge_max_batch: int = Field(200, ge=1, le=1000)  # nodes + edges per POST /v1/knowledge
+    # What the pipeline may add from conversations: things, never people (people stay in the user's PERSON items).
+    knowledge_shareable_categories: list[str] = Field(
+        default_factory=lambda: ["organization", "product", "technology", "place", "concept", "topic"]
+    )
+
+    @model_validator(mode="after")
+    def _ordered(self) -> GraphSettings:
+        if self.knowledge_default_depth > self.knowledge_max_depth:
+            raise ValueError("knowledge_default_depth must not exceed knowledge_max_depth")
+        if self.pattern_full_confidence < self.pattern_min_occurrences:
+            raise ValueError("pattern_full_confidence must not be below pattern_min_occurrences")
+        return self
+
+
+# --- Memory governance: decay, compression, consolidation, tiers, retention, jobs (DESIGN §10, issue 8) -----------
+class PlanTier(StrEnum):
+    """A plan's retention cap on conversation messages per end user (docs/governance.md)."""
+
+    COMMUNITY = "community"
+    CLINIC = "clinic"
+    ENTERPRISE = "enterprise"
+
+
+class GovernanceSettings(BaseSettings):
+    """The brief's governance numbers (defaults are the brief's values); docs/governance.md explains each."""
+
+    model_config = SettingsConfigDict(env_prefix="RAPPORT_GOVERNANCE_")
+
+    # decay: effective strength = strength x exp(-rate x days since last reinforcement); per day, by domain
+    user_decay_rate: float = Field(0.1, ge=0)
+    relational_decay_rate: float = Field(0.05, ge=0)
+    # The decay job skips a write that would move strength by less than this (the brief is silent): recall computes
+    # the exact value anyway, and rewriting every memory daily for a change in the fourth decimal buys nothing.
+    decay_min_change: float = Field(0.001, ge=0, le=1)
+
+    # compression: user older than 7 days with effective strength < 0.3; relational older than 14 days with < 0.2
+    user_compress_after_days: float = Field(7.0, ge=0)
+    user_compress_below_strength: float = Field(0.3, ge=0, le=1)
+    relational_compress_after_days: float = Field(14.0, ge=0)
+    relational_compress_below_strength: float = Field(0.2, ge=0, le=1)
+    # How many memories one compact memory summarizes, and its length (the brief is silent).
+    compress_max_group: int = Field(20, ge=1, le=200)
+    summary_max_chars: int = Field(2_000, ge=100, le=8_000)
+
+    # consolidation: clusters above this cosine (the brief leaves the number to a setting; below the pipeline's 0.9
+    # de-duplication, which already merges near-identical memories as they arrive)
+    consolidation_min_similarity: float = Field(0.85, ge=-1, le=1)
+    # "facts" for user memories, "patterns" for relational ones
+    user_consolidation_types: list[str] = Field(default_factory=lambda: ["fact", "preference", "goal"])
+    relational_consolidation_types: list[str] = Field(
+        default_factory=lambda: [
+            "interaction_pattern",
+            "communication_preference",
+            "approach_effectiveness",
+            "working_style",
+        ]
+    )
+    consolidation_max_candidates: int = Field(1_000, ge=2, le=10_000)  # per user, domain and type, strongest first
+    consolidation_max_cluster: int = Field(20, ge=2, le=200)
+
+    # working memory (tier 1): the session's last turns and a running summary within a 4-8k token budget, kept
+    # for 30 minutes after the last activity. Turns are folded into the summary once the context passes the upper
+    # bound, until it is back under the lower one (so folding does not happen on every turn).
+    session_ttl_minutes: float = Field(30.0, gt=0)
+    session_min_tokens: int = Field(4_000, ge=1)
+    session_max_tokens: int = Field(8_000, ge=1)
+    session_summary_max_tokens: int = Field(1_000, ge=1)
+    chars_per_token: float = Field(4.0, gt=0)  # token estimate without a tokenizer (English averages ~4)
+
+    # short-term (tier 2): the last 7 days of conversation, at most 100 messages per conversation
+    short_term_window_days: float = Field(7.0, ge=0)
+    short_term_max_messages_per_conversation: int = Field(100, ge=1)
+
+    # retention caps per plan tier, in conversation messages per end user (None: unlimited); the relational state
+    # (trust, sentiment, grudge, familiarity) is never capped
+    community_max_messages: int | None = Field(500, ge=1)
+    clinic_max_messages: int | None = Field(5_000, ge=1)
+    enterprise_max_messages: int | None = Field(None, ge=1)
+    default_plan: PlanTier = PlanTier.COMMUNITY
+
+    # jobs: users listed per fan-out page, the SQS queue of per-user work (AWS), and how long one job may hold a
+    # user before another job may take over (a crashed run never blocks a user for longer)
+    fanout_page_size: int = Field(100, ge=1, le=1_000)
+    job_queue_url: str | None = None
+    lease_minutes: float = Field(15.0, gt=0)
+
+    def max_messages(self, plan: PlanTier) -> int | None:
+        return {
+            PlanTier.COMMUNITY: self.community_max_messages,
+            PlanTier.CLINIC: self.clinic_max_messages,
+            PlanTier.ENTERPRISE: self.enterprise_max_messages,
+        }[plan]
+
+    @model_validator(mode="after")
+    def _ordered(self) -> GovernanceSettings:
+        if self.session_min_tokens > self.session_max_tokens:
+            raise ValueError("session_min_tokens must not exceed session_max_tokens")
+        if self.session_summary_max_tokens >= self.session_min_tokens:
+            raise ValueError("session_summary_max_tokens must stay below session_min_tokens")
+        return self
 
 
 class Settings(BaseSettings):
@@ -71,6 +331,21 @@ class Settings(BaseSettings):
     openai_max_retries: int = Field(4, ge=0, le=10)
     openai_timeout_seconds: float = Field(30.0, gt=0)
 
+    # Ingestion pipeline (issue 3, docs/pipeline.md): record -> extract (user || relational) -> filter -> store
+    llm: LlmKind = LlmKind.AUTO  # RAPPORT_LLM
+    llm_model: str = "gpt-4o-mini"
+    llm_temperature: float = Field(0.0, ge=0.0, le=2.0)
+    pipeline: PipelineMode = PipelineMode.LOCAL  # RAPPORT_PIPELINE
+    pipeline_state_machine_arn: str | None = None
+    pipeline_max_candidates: int = Field(20, ge=1, le=100)  # per extractor and interaction
+    pipeline_max_prompt_chars: int = Field(24_000, ge=500)  # the newest messages that fit are what the model reads
+    # A new memory this close (cosine) to an active one of its domain reinforces it instead of being added.
+    pipeline_duplicate_similarity: float = Field(0.9, ge=0.0, le=1.0)
+    pipeline_reinforcement_step: float = Field(0.1, ge=0.0, le=1.0)  # strength added per new observation, max 1.0
+    # Tier by importance (DESIGN §10): above 0.8 long-term, above 0.5 short-term, else the session's working memory.
+    pipeline_long_term_importance: float = Field(0.8, ge=0.0, le=1.0)
+    pipeline_short_term_importance: float = Field(0.5, ge=0.0, le=1.0)
+
     # Input limits: well below DynamoDB's 400 KB item size, embedding included
     max_content_chars: int = Field(8_000, ge=1, le=100_000)
     max_metadata_bytes: int = Field(8_192, ge=0, le=64_000)
@@ -83,9 +358,32 @@ class Settings(BaseSettings):
     recall_default_limit: int = Field(5, ge=1)
     recall_candidate_pool: int = Field(50, ge=1)
     recall_recency_half_life_days: float = Field(30.0, gt=0)
+    recall_context: RecallContextWeights = Field(default_factory=RecallContextWeights)
     weights: RecallWeights = Field(default_factory=RecallWeights)
     strong_match_score: float = 0.6
     moderate_match_score: float = 0.35
+
+    # Relational state, signals, /v1/process, people (issue 4): see RelationalSettings above
+    relational: RelationalSettings = Field(default_factory=RelationalSettings)
+
+    # Relationships, enrichment, recall expansion, shared knowledge (issue 7): see GraphSettings above
+    graph: GraphSettings = Field(default_factory=GraphSettings)
+
+    # Decay, compression, consolidation, tiers, retention caps, jobs (issue 8): see GovernanceSettings above
+    governance: GovernanceSettings = Field(default_factory=GovernanceSettings)
+
+    # --- Deployment and chat-platform ingestion (issue 5; docs/deploy.md) ------------------------------------------
+    # The EventBridge bus the signed ingest routes publish to. Unset: in-process dispatch to the consumer (local).
+    event_bus_name: str | None = None
+    # Where each tenant's Slack signing secret and webhook secret live (`rapport ingest-secret set`), and the name
+    # prefix of those secrets in Secrets Manager (`{prefix}/{tenant}/{slack|webhook}`; the stack grants `{prefix}/*`).
+    ingest_secret_backend: IngestSecretBackend = IngestSecretBackend.STORE
+    ingest_secret_prefix: str = Field("rapport/ingest", min_length=1, max_length=200)
+    # A signed request whose timestamp is further than this from now is refused (Slack's rule: 5 minutes).
+    ingest_replay_window_seconds: int = Field(300, ge=30, le=3600)
+    # How long an event id is remembered, so a retry or replay is acknowledged without a second ingest. It must
+    # outlast the replay window and every retry (Slack retries for about an hour, EventBridge for up to 24 h).
+    ingest_idempotency_hours: int = Field(48, ge=1, le=24 * 30)
 
     # Local auth
     api_keys: str | None = None  # "key1:tenant-a,key2:tenant-b"

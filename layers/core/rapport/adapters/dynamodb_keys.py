@@ -32,6 +32,9 @@ USER_PREFIX = "USER#"
 API_KEY_PREFIX = "APIKEY#"
 TENANT_PREFIX = "TENANT#"
 AUDIT_PREFIX = "AUDIT#"
+# One partition lists every tenant, so scheduled jobs can start without a Scan. It is written only when a tenant gets
+# its first end user or an API key, never per request, so it does not become a hot partition.
+TENANT_REGISTRY_PARTITION = "TENANTS"
 
 BAD_CURSOR = "cursor is not valid for this listing: pass the next_cursor of the previous page unchanged, or none"
 
@@ -59,6 +62,10 @@ def user_partition(tenant_id: str, user_id: str) -> str:
 def tenant_partition(tenant_id: str) -> str:
     """Partition of a tenant's own items: its end users and its API keys."""
     return f"{TENANT_PREFIX}{_component('tenant_id', tenant_id)}"
+
+
+def tenant_registry_sort_key(tenant_id: str) -> str:
+    return tenant_partition(tenant_id)
 
 
 def audit_partition(tenant_id: str) -> str:

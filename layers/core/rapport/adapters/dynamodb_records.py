@@ -148,6 +148,8 @@ def memory_to_item(memory: Memory) -> Item:
     }
     if memory.occurred_at is not None:
         item["occurred_at"] = keys.format_time(memory.occurred_at)
+    if memory.decayed_at is not None:
+        item["decayed_at"] = keys.format_time(memory.decayed_at)
     if memory.embedding is not None:
         item["embedding"] = pack_embedding(memory.embedding)
     return item
@@ -155,6 +157,7 @@ def memory_to_item(memory: Memory) -> Item:
 
 def memory_from_item(item: Mapping[str, Any]) -> Memory:
     occurred_at = item.get("occurred_at")
+    decayed_at = item.get("decayed_at")
     embedding = item.get("embedding")
     return Memory(
         id=item["id"],
@@ -175,6 +178,7 @@ def memory_from_item(item: Mapping[str, Any]) -> Memory:
         updated_at=keys.parse_time(item["updated_at"]),
         occurred_at=keys.parse_time(occurred_at) if occurred_at else None,
         last_reinforced_at=keys.parse_time(item["last_reinforced_at"]),
+        decayed_at=keys.parse_time(decayed_at) if decayed_at else None,
         embedding=unpack_embedding(embedding) if embedding is not None else None,
     )
 
@@ -264,6 +268,15 @@ def user_registration_item(tenant_id: str, user_id: str) -> Item:
         "entity": "user",
         "tenant_id": tenant_id,
         "user_id": user_id,
+    }
+
+
+def tenant_registration_item(tenant_id: str) -> Item:
+    return {
+        keys.PARTITION_KEY: keys.TENANT_REGISTRY_PARTITION,
+        keys.SORT_KEY: keys.tenant_registry_sort_key(tenant_id),
+        "entity": "tenant",
+        "tenant_id": tenant_id,
     }
 
 

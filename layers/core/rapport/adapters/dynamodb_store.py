@@ -201,7 +201,7 @@ class DynamoDbMemoryStore(DynamoDbItems):
         return records.interaction_from_item(item)
 
     def list_interactions(
-        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None
+        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None, oldest_first: bool = False
     ) -> Page[Interaction]:
         pk = keys.user_partition(tenant_id, user_id)
         items, next_cursor = query_page(
@@ -212,15 +212,26 @@ class DynamoDbMemoryStore(DynamoDbItems):
             cursor=cursor,
             pins={keys.PARTITION_KEY: pk},
             prefixes={keys.SORT_KEY: keys.INTERACTION_PREFIX},
-            newest_first=True,
+            newest_first=not oldest_first,
         )
         return Page[Interaction](items=[records.interaction_from_item(item) for item in items], next_cursor=next_cursor)
+
+    def delete_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> None:
+        key = {
+            keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id),
+            keys.SORT_KEY: keys.interaction_sort_key(interaction_id),
+        }
+        with translated("delete interaction"):
+            response = self._table.delete_item(Key=key, ReturnValues="ALL_OLD")
+        if "Attributes" not in response:
+            raise NotFoundError(f"interaction {interaction_id} not found")
 
     # tenancy
 
     def put_api_key(self, record: ApiKeyRecord) -> None:
         with translated("put API key"):
             self._table.put_item(Item=records.api_key_to_item(record))
+            self._table.put_item(Item=records.tenant_registration_item(record.tenant_id))
 
     def find_api_key(self, key_hash: str) -> ApiKeyRecord | None:
         partition_attr, _ = keys.GSI_KEYS[keys.GSI_BY_API_KEY]
@@ -241,7 +252,12 @@ class DynamoDbMemoryStore(DynamoDbItems):
     def register_user(self, tenant_id: str, user_id: str) -> None:
         # A plain put is idempotent: the item carries nothing that a second registration could change.
         with translated("register user"):
-            self._table.put_item(Item=records.user_registration_item(tenant_id, user_id))
+            previous = self._table.put_item(
+                Item=records.user_registration_item(tenant_id, user_id), ReturnValues="ALL_OLD"
+            )
+            if "Attributes" not in previous:
+                # A new end user: make sure the tenant is in the registry the jobs walk (idempotent as well).
+                self._table.put_item(Item=records.tenant_registration_item(tenant_id))
 
     def list_users(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[str]:
         pk = keys.tenant_partition(tenant_id)
@@ -256,6 +272,20 @@ class DynamoDbMemoryStore(DynamoDbItems):
             newest_first=False,
         )
         return Page[str](items=[str(item["user_id"]) for item in items], next_cursor=next_cursor)
+
+    def list_tenants(self, *, limit: int, cursor: str | None = None) -> Page[str]:
+        pk = keys.TENANT_REGISTRY_PARTITION
+        items, next_cursor = query_page(
+            self._table,
+            key_condition=Key(keys.PARTITION_KEY).eq(pk),
+            index_name=None,
+            limit=limit,
+            cursor=cursor,
+            pins={keys.PARTITION_KEY: pk},
+            prefixes={keys.SORT_KEY: keys.TENANT_PREFIX},
+            newest_first=False,
+        )
+        return Page[str](items=[str(item["tenant_id"]) for item in items], next_cursor=next_cursor)
 
     # privacy
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 import sqlite3
 import threading
@@ -49,6 +50,9 @@ class _Segment:
     matrix: np.ndarray = field(init=False)
     postings: dict[str, dict[str, int]] = field(default_factory=dict)
     total_length: int = 0
+    # Search-side caches, dropped on every write: the domain/status mask of a filter (a Python pass over every entry
+    # would cost more than the matrix product at 10^5 entries).
+    _masks: dict[tuple[frozenset[str], frozenset[str]], np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.matrix = np.zeros((16, self.dimensions), dtype=np.float32)
@@ -57,6 +61,7 @@ class _Segment:
         return len(self.ids)
 
     def upsert(self, memory_id: str, domain: str, status: str, content: str, vector: np.ndarray) -> None:
+        self._masks.clear()
         if memory_id in self.positions:
             self.remove(memory_id)
         position = len(self.ids)
@@ -80,6 +85,7 @@ class _Segment:
         position = self.positions.pop(memory_id, None)
         if position is None:
             return False
+        self._masks.clear()
         counts = self.term_counts[position]
         self.total_length -= self.lengths[position]
         for term in counts:
@@ -107,13 +113,18 @@ class _Segment:
         return True
 
     def allowed_mask(self, query: IndexQuery) -> np.ndarray:
-        domains = {d.value for d in query.domains}
-        statuses = set(query.statuses)
-        return np.fromiter(
-            (d in domains and s in statuses for d, s in zip(self.domains, self.statuses, strict=True)),
-            dtype=bool,
-            count=len(self.ids),
-        )
+        """Which positions the query's domains and statuses allow (read-only: shared until the next write)."""
+        key = (frozenset(d.value for d in query.domains), frozenset(query.statuses))
+        mask = self._masks.get(key)
+        if mask is None:
+            domains, statuses = key
+            mask = np.fromiter(
+                (d in domains and s in statuses for d, s in zip(self.domains, self.statuses, strict=True)),
+                dtype=bool,
+                count=len(self.ids),
+            )
+            self._masks[key] = mask
+        return mask
 
 
 class EmbeddedVectorIndex:
@@ -242,14 +253,14 @@ class EmbeddedVectorIndex:
         terms = list(dict.fromkeys(tokenize(text)))
         if not terms:
             return []
-        domains = {d.value for d in query.domains}
-        statuses = set(query.statuses)
         with self._lock:
             segment = self._segments.get((query.tenant_id, query.user_id))
             if not segment:
                 return []
+            allowed = segment.allowed_mask(query)
             n_docs = len(segment)
-            average_length = segment.total_length / n_docs if n_docs else 1.0
+            average_length = max(segment.total_length / n_docs if n_docs else 1.0, 1e-9)
+            positions, lengths = segment.positions, segment.lengths
             scores: dict[str, float] = {}
             for term in terms:
                 posting = segment.postings.get(term)
@@ -257,11 +268,11 @@ class EmbeddedVectorIndex:
                     continue
                 idf = math.log(1 + (n_docs - len(posting) + 0.5) / (len(posting) + 0.5))
                 for memory_id, tf in posting.items():
-                    position = segment.positions[memory_id]
-                    if segment.domains[position] not in domains or segment.statuses[position] not in statuses:
+                    position = positions[memory_id]
+                    if not allowed[position]:
                         continue
-                    length = segment.lengths[position]
-                    norm = tf + _BM25_K1 * (1 - _BM25_B + _BM25_B * length / max(average_length, 1e-9))
+                    norm = tf + _BM25_K1 * (1 - _BM25_B + _BM25_B * lengths[position] / average_length)
                     scores[memory_id] = scores.get(memory_id, 0.0) + idf * tf * (_BM25_K1 + 1) / norm
-        ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[: query.k]
+        # The k best without sorting every match: a common word can match most of a large store.
+        ranked = heapq.nsmallest(query.k, scores.items(), key=lambda item: (-item[1], item[0]))
         return [IndexHit(memory_id=memory_id, score=score) for memory_id, score in ranked]

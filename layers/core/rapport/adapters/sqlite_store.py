@@ -266,17 +266,27 @@ class SqliteMemoryStore:
         return Interaction.model_validate_json(rows[0][0])
 
     def list_interactions(
-        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None
+        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None, oldest_first: bool = False
     ) -> Page[Interaction]:
         sql = "SELECT id, body FROM interactions WHERE tenant_id=? AND user_id=?"
         params: tuple[Any, ...] = (tenant_id, user_id)
         if cursor is not None:
-            sql += " AND id<?"
+            sql += " AND id>?" if oldest_first else " AND id<?"
             params = (*params, _decode_cursor(cursor))
-        rows = self._query(sql + " ORDER BY id DESC LIMIT ?", (*params, limit + 1))
+        order = "ASC" if oldest_first else "DESC"
+        rows = self._query(sql + f" ORDER BY id {order} LIMIT ?", (*params, limit + 1))
         items = [Interaction.model_validate_json(body) for _, body in rows[:limit]]
         next_cursor = _encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
         return Page[Interaction](items=items, next_cursor=next_cursor)
+
+    def delete_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> None:
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "DELETE FROM interactions WHERE tenant_id=? AND user_id=? AND id=?",
+                (tenant_id, user_id, interaction_id),
+            )
+            if cursor.rowcount == 0:
+                raise NotFoundError(f"interaction {interaction_id} not found")
 
     # tenancy
 
@@ -302,6 +312,17 @@ class SqliteMemoryStore:
             sql += " AND user_id>?"
             params = (*params, _decode_cursor(cursor))
         rows = self._query(sql + " ORDER BY user_id LIMIT ?", (*params, limit + 1))
+        items = [row[0] for row in rows[:limit]]
+        next_cursor = _encode_cursor(items[-1]) if len(rows) > limit else None
+        return Page[str](items=items, next_cursor=next_cursor)
+
+    def list_tenants(self, *, limit: int, cursor: str | None = None) -> Page[str]:
+        sql = "SELECT DISTINCT tenant_id FROM users"
+        params: tuple[Any, ...] = ()
+        if cursor is not None:
+            sql += " WHERE tenant_id>?"
+            params = (_decode_cursor(cursor),)
+        rows = self._query(sql + " ORDER BY tenant_id LIMIT ?", (*params, limit + 1))
         items = [row[0] for row in rows[:limit]]
         next_cursor = _encode_cursor(items[-1]) if len(rows) > limit else None
         return Page[str](items=items, next_cursor=next_cursor)

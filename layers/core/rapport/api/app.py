@@ -11,14 +11,24 @@ from aws_lambda_powertools.event_handler.http_resolver import HttpResolverLocal
 from rapport import __version__
 from rapport.api.errors import register_error_handlers
 from rapport.api.identity import CallerOf, caller_from_authorizer, caller_from_local_gateway
+from rapport.api.routers.associations import build_associations_router
+from rapport.api.routers.filter_decisions import build_filter_decisions_router
+from rapport.api.routers.governance import build_governance_router
+from rapport.api.routers.ingest import INGEST_PATHS, build_ingest_router
 from rapport.api.routers.interactions import build_interactions_router
+from rapport.api.routers.knowledge import build_knowledge_router
 from rapport.api.routers.memories import build_memories_router
+from rapport.api.routers.people import build_people_router
 from rapport.api.routers.privacy import build_privacy_router
+from rapport.api.routers.relational import build_relational_router
+from rapport.api.routers.sessions import build_sessions_router
+from rapport.ingestion.service import IngestionService
 from rapport.wiring import Services
 
 ResolverT = TypeVar("ResolverT", bound=ApiGatewayResolver)
 
-PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json", "/v1/docs"})
+# The ingest routes are public to the key check only: each request is authenticated by its signature instead.
+PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json", "/v1/docs", *INGEST_PATHS})
 _TITLE = "Rapport"
 _DESCRIPTION = "Relational memory for AI assistants."
 
@@ -33,7 +43,14 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
 
     app.include_router(build_memories_router(services, caller_of))
     app.include_router(build_interactions_router(services, caller_of))
+    app.include_router(build_filter_decisions_router(services, caller_of))
     app.include_router(build_privacy_router(services, caller_of))
+    app.include_router(build_relational_router(services, caller_of))
+    app.include_router(build_people_router(services, caller_of))
+    app.include_router(build_associations_router(services, caller_of))
+    app.include_router(build_knowledge_router(services, caller_of))
+    app.include_router(build_sessions_router(services, caller_of))
+    app.include_router(build_governance_router(services, caller_of))
     app.enable_swagger(path="/v1/docs", title=_TITLE, version=__version__, description=_DESCRIPTION)
 
     @app.get("/v1/openapi.json", include_in_schema=False)
@@ -49,4 +66,15 @@ def create_lambda_app(services: Services) -> APIGatewayRestResolver:
 
 
 def create_local_app(services: Services) -> HttpResolverLocal:
-    return configure(HttpResolverLocal(enable_validation=True), services, caller_from_local_gateway)
+    app = configure(HttpResolverLocal(enable_validation=True), services, caller_from_local_gateway)
+    # Locally the signed routes live beside the others; in AWS they are a function of their own (below).
+    app.include_router(build_ingest_router(services.ingestion))
+    return app
+
+
+def create_ingest_lambda_app(ingestion: IngestionService) -> APIGatewayRestResolver:
+    """The webhooks function's app: only the signed ingest routes, so its role needs no memory or index access."""
+    app = APIGatewayRestResolver(enable_validation=True)
+    register_error_handlers(app)
+    app.include_router(build_ingest_router(ingestion))
+    return app

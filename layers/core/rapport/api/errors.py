@@ -59,7 +59,8 @@ def register_error_handlers(app: ApiGatewayResolver) -> None:
             if isinstance(exc, kind):
                 if status >= 500:
                     logger.exception("dependency failure")
-                return error_response(status, code, str(exc))
+                # A domain error may carry data for the client (e.g. the valid relation types) beside its message.
+                return error_response(status, code, str(exc), getattr(exc, "details", None))
         logger.exception("unmapped domain error")
         return error_response(500, "internal_error", "an internal error occurred")
 

@@ -87,12 +87,20 @@ class MemoryOut(BaseModel):
         return cls.model_validate(memory.model_dump(exclude={"embedding", "tenant_id"}))
 
 
+class PathStepOut(BaseModel):
+    from_id: str
+    relation: str
+    direction: str  # outgoing: from_id -relation-> this memory; incoming: this memory -relation-> from_id
+
+
 class RecallHitOut(MemoryOut):
     similarity: float
     score: float
     match_strength: str
     match_reasons: list[str]
     matched_terms: list[str]
+    # Graph expansion (issue 7): empty for a hit the query found; the edges followed to one expansion reached.
+    path: list[PathStepOut] = Field(default_factory=list)
 
     @classmethod
     def of_hit(cls, hit: RecallHit) -> RecallHitOut:
@@ -104,6 +112,7 @@ class RecallHitOut(MemoryOut):
                 "match_strength": hit.match_strength.value,
                 "match_reasons": hit.match_reasons,
                 "matched_terms": hit.matched_terms,
+                "path": [step.model_dump(mode="json") for step in hit.path],
             }
         )
 

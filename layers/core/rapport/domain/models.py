@@ -70,6 +70,7 @@ class SourceKind(StrEnum):
     API = "api"
     INTERACTION = "interaction"
     PIPELINE = "pipeline"
+    GOVERNANCE = "governance"  # made by compression or consolidation; its sources are listed in its metadata
 
 
 class Provenance(BaseModel):
@@ -106,6 +107,9 @@ class Memory(BaseModel):
     updated_at: datetime
     occurred_at: datetime | None = None
     last_reinforced_at: datetime
+    # When the decay job last wrote `strength` down (None: never). Decay runs from the later of this and
+    # last_reinforced_at, so a persisted decay is not applied twice (rapport.governance.decay).
+    decayed_at: datetime | None = None
     embedding: list[float] | None = Field(default=None, repr=False)
 
     def without_embedding(self) -> Memory:

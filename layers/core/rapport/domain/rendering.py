@@ -1,12 +1,19 @@
-"""How a memory is rendered for embedding and keyword search: its content, plus who said it and when for episodes."""
+"""How a memory is rendered for keyword search and for embedding: content, and for a message who said it and when."""
 
 from __future__ import annotations
 
-from rapport.domain.models import Memory
+import re
+
+from rapport.domain.models import Memory, SourceKind
+
+# First-person words of a message, and what they become once the speaker's name stands in for them. Contractions come
+# first so "I'm" becomes "Caroline is", not "Caroline'm".
+_FIRST_PERSON = re.compile(r"\b(?:I['’](?:m|ve|ll|d)|I|[Mm]y|[Mm]ine|myself|me)\b")
+_REPLACEMENTS = {"m": "{} is", "ve": "{} has", "ll": "{} will", "d": "{} would"}
 
 
 def search_text(memory: Memory) -> str:
-    """Speaker and date belong in the searchable text of an episode: questions name people and times."""
+    """The keyword-searchable text. Speaker and date belong in an episode's: questions name people and times."""
     parts: list[str] = []
     if memory.occurred_at is not None and memory.source.interaction_id is not None:
         parts.append(f"[{memory.occurred_at.strftime('%d %B %Y')}]")
@@ -14,3 +21,27 @@ def search_text(memory: Memory) -> str:
         parts.append(f"{memory.source.speaker}:")
     parts.append(memory.content)
     return " ".join(parts)
+
+
+def in_third_person(text: str, speaker: str) -> str:
+    """The message as a note about its speaker: "I got my dog" said by Caroline → "Caroline got Caroline's dog"."""
+
+    def replace(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word.lower() in {"my", "mine"}:
+            return f"{speaker}'s"
+        if len(word) > 1 and word[0] == "I" and word[1] in "'’":
+            return _REPLACEMENTS[word[2:]].format(speaker)
+        return speaker
+
+    return _FIRST_PERSON.sub(replace, text)
+
+
+def embedding_text(memory: Memory) -> str:
+    """The text a memory is embedded from. A message becomes `Speaker said, "…"` in the third person: a later
+    question asks about a person by name ("what did Caroline buy?"), not about "I". No date: a date in the text pulls
+    the vector towards every message of that day, which costs more than it brings (docs/BENCHMARKS.md)."""
+    speaker = memory.source.speaker
+    if memory.source.kind is SourceKind.INTERACTION and speaker:
+        return f'{speaker} said, "{in_third_person(memory.content, speaker)}"'
+    return search_text(memory)

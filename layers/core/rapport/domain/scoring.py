@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rapport.domain.text import tokenize
-from rapport.settings import RecallWeights
+from rapport.domain.text import tokenize, words
+from rapport.settings import RecallContextWeights, RecallWeights
 
 
 class MatchStrength(StrEnum):
@@ -26,6 +27,8 @@ class RecallSignals:
     age_days: float
     importance: float
     strength: float
+    # The graph's relation score, 0..1 (rapport/graph/relation_score.py); 0 for a memory without edges.
+    relation: float = 0.0
 
     @property
     def coverage(self) -> float:
@@ -46,6 +49,7 @@ def hybrid_score(signals: RecallSignals, weights: RecallWeights, half_life_days:
         + weights.recency * recency(signals.age_days, half_life_days)
         + weights.importance * signals.importance
         + weights.strength * signals.strength
+        + weights.relation * signals.relation
     )
 
 
@@ -82,6 +86,106 @@ def match_reasons(signals: RecallSignals, half_life_days: float) -> list[str]:
 
 
 def matched_terms(query: str, content: str) -> tuple[str, ...]:
-    """The query's terms (stemmed, stopwords dropped) that occur in the content, in query order."""
+    """The query's words (as written, stopwords dropped) whose stems occur in the content, in query order, once each."""
     content_terms = set(tokenize(content))
-    return tuple(term for term in dict.fromkeys(tokenize(query)) if term in content_terms)
+    found: dict[str, str] = {}
+    for word in words(query):
+        stem = tokenize(word)
+        if stem and stem[0] in content_terms:
+            found.setdefault(stem[0], word)
+    return tuple(found.values())
+
+
+# Conversation context: a message is read in its conversation, as the person who said it.
+
+
+@dataclass(frozen=True)
+class TurnPlace:
+    """Where a candidate sits in the conversation it came from; all None for a memory not made from a message."""
+
+    conversation: str | None  # the session, or the interaction when there is no session
+    interaction_id: str | None = None
+    message_index: int | None = None
+    speaker: str | None = None
+    asks: bool = False  # the message asks something, so the message after it is likely its answer
+
+
+@dataclass(frozen=True)
+class ContextBoost:
+    """What the conversation adds to a candidate's query match, in score units, by reason."""
+
+    answer: float = 0.0  # it answers a question that matches the query
+    conversation: float = 0.0  # its conversation holds the best match for the query
+    speaker: float = 0.0  # the query names the person who said it
+
+    @property
+    def total(self) -> float:
+        return self.answer + self.conversation + self.speaker
+
+
+def asks_question(text: str) -> bool:
+    return "?" in text
+
+
+def query_match(signals: RecallSignals, weights: RecallWeights) -> float:
+    """The query-dependent part of the hybrid score: what the conversation context propagates."""
+    return weights.vector * max(signals.similarity, 0.0) + weights.keyword * signals.keyword
+
+
+def named_speakers(query: str, speakers: Iterable[str]) -> frozenset[str]:
+    """The speakers the query names (by first name, case-insensitive): "What did Caroline paint?" names Caroline."""
+    query_words = set(words(query, keep_stopwords=True))
+    named = set()
+    for speaker in speakers:
+        first = words(speaker, keep_stopwords=True)[:1]
+        if first and first[0] in query_words:
+            named.add(speaker)
+    return frozenset(named)
+
+
+def context_boosts(
+    matches: Mapping[str, float],
+    places: Mapping[str, TurnPlace],
+    named: frozenset[str],
+    weights: RecallContextWeights,
+) -> dict[str, ContextBoost]:
+    """Boosts for each candidate from the other candidates of its conversation, given each one's query match.
+
+    - answer: a message right after a question inherits `answer` × the question's match: people ask "what pets do
+      you have?" and the fact is in the reply, which shares few words with a later query about pets;
+    - conversation: `conversation` × the best match in its conversation (its own included, so a memory outside any
+      conversation gets the same lift from itself and stays comparable): evidence clusters in one sitting;
+    - speaker: `speaker` when the query names who said it, and the candidates hold someone else's words too
+      (naming the only speaker there is tells nothing).
+    """
+    by_message = {
+        (place.interaction_id, place.message_index): memory_id
+        for memory_id, place in places.items()
+        if place.interaction_id is not None and place.message_index is not None
+    }
+    best_in: dict[str, float] = {}
+    for memory_id, place in places.items():
+        key = place.conversation or memory_id
+        best_in[key] = max(best_in.get(key, 0.0), matches.get(memory_id, 0.0))
+    speakers_present = {p.speaker for p in places.values() if p.speaker}
+    informative = bool(named) and not speakers_present <= named
+    boosts: dict[str, ContextBoost] = {}
+    for memory_id, place in places.items():
+        answer = 0.0
+        if place.interaction_id is not None and place.message_index is not None:
+            previous = by_message.get((place.interaction_id, place.message_index - 1))
+            if previous is not None and places[previous].asks:
+                answer = weights.answer * matches.get(previous, 0.0)
+        conversation = weights.conversation * best_in[place.conversation or memory_id]
+        speaker = weights.speaker if informative and place.speaker in named else 0.0
+        boosts[memory_id] = ContextBoost(answer=answer, conversation=conversation, speaker=speaker)
+    return boosts
+
+
+def context_reasons(boost: ContextBoost) -> list[str]:
+    reasons = []
+    if boost.answer > 0:
+        reasons.append("answers a matching question")
+    if boost.speaker > 0:
+        reasons.append("said by the person asked about")
+    return reasons

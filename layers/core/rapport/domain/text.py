@@ -1,8 +1,10 @@
-"""Text rules shared by keyword search and match explanations: tokenizing, stopwords, light stemming."""
+"""Text rules shared by keyword search and match explanations: tokenizing, stopwords, stemming."""
 
 from __future__ import annotations
 
 import re
+
+from rapport.domain.stemming import porter_stem
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 
@@ -21,20 +23,28 @@ STOPWORDS = frozenset(
 )
 
 
+def _normalise(token: str) -> str:
+    """One apostrophe, no possessive: "Caroline’s" and "caroline's" are the same word as "caroline"."""
+    token = token.replace("’", "'")
+    return token[:-2] if token.endswith("'s") else token
+
+
 def _stem(token: str) -> str:
-    """A deliberately light stemmer: plural and possessive endings only, so 'dogs' meets 'dog' and 'class' stays."""
-    if token.endswith(("'s", "’s")):
-        token = token[:-2]
-    if len(token) > 4 and token.endswith("ies"):
-        return token[:-3] + "y"
-    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        return token[:-1]
-    return token
+    """Porter stems (the algorithm OpenSearch's `english` analyzer runs), so 'camped', 'camping' and 'camps' meet;
+    contractions stay whole."""
+    return token if "'" in token else porter_stem(token)
+
+
+def words(text: str, *, keep_stopwords: bool = False) -> list[str]:
+    """Lower-case words as written (possessives dropped), stopwords dropped unless asked for: what a person reads."""
+    tokens = [t.replace("’", "'") for t in _TOKEN.findall(text.lower())]
+    if keep_stopwords:
+        return [_normalise(t) for t in tokens]
+    # Checked before and after the possessive goes: "let's" is a stopword, and so is the "it" of "it's".
+    kept = (_normalise(t) for t in tokens if t not in STOPWORDS)
+    return [t for t in kept if t and t not in STOPWORDS]
 
 
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
-    """Lower-case word tokens, stemmed lightly; stopwords dropped unless asked for."""
-    tokens = _TOKEN.findall(text.lower())
-    if not keep_stopwords:
-        tokens = [t for t in tokens if t not in STOPWORDS]
-    return [_stem(t) for t in tokens]
+    """Lower-case word tokens, stemmed; stopwords dropped unless asked for."""
+    return [_stem(t) for t in words(text, keep_stopwords=keep_stopwords)]

@@ -56,9 +56,12 @@ class MemoryStore(Protocol):
     def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction: ...
 
     def list_interactions(
-        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None
+        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None, oldest_first: bool = False
     ) -> Page[Interaction]:
-        """Interactions newest first."""
+        """Interactions newest first (oldest first when asked: the retention cap trims from the oldest end)."""
+
+    def delete_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> None:
+        """Remove one interaction from the history, or NotFoundError (so concurrent trims count each once)."""
 
     # tenancy
     def put_api_key(self, record: ApiKeyRecord) -> None: ...
@@ -69,6 +72,10 @@ class MemoryStore(Protocol):
         """Note that the tenant has this end user (idempotent), so jobs can walk users without a scan."""
 
     def list_users(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[str]: ...
+
+    def list_tenants(self, *, limit: int, cursor: str | None = None) -> Page[str]:
+        """Tenants in id order, every one with a registered end user among them (a tenant whose end users were all
+        erased may still be listed): where the scheduled jobs start walking."""
 
     # privacy
     def erase_user(self, tenant_id: str, user_id: str) -> ErasureCounts:

@@ -23,12 +23,16 @@ from rapport.domain.models import (
 )
 from rapport.errors import InvalidInputError, RapportError
 from rapport.ids import new_id
+from rapport.pipeline.models import PipelineRequest
+from rapport.ports.pipeline import PipelineRun, PipelineStatus, PipelineTrigger
 from rapport.ports.store import MemoryStore
 from rapport.services.memories import MemoryService, NewMemory
 from rapport.settings import Settings
 
 # What a recorded interaction is handed to next (the extraction pipeline hooks in here).
 InteractionListener = Callable[[Interaction], None]
+# Runs before the interaction is stored and returns metadata to store with it (detected emotions, intent…).
+InteractionEnricher = Callable[[Interaction], dict[str, Any]]
 
 _EPISODE_IMPORTANCE = {MessageRole.USER: 0.5, MessageRole.ASSISTANT: 0.3}
 
@@ -44,6 +48,7 @@ class NewInteraction(BaseModel):
 class RecordedInteraction(BaseModel):
     interaction: Interaction
     episodes: list[Memory]
+    pipeline: PipelineRun | None = None  # the ingestion pipeline's run, when one is attached
 
 
 class InteractionService:
@@ -54,15 +59,25 @@ class InteractionService:
         settings: Settings,
         clock: Clock,
         listeners: list[InteractionListener] | None = None,
+        enrichers: list[InteractionEnricher] | None = None,
     ) -> None:
         self._store = store
         self._memories = memories
         self._settings = settings
         self._clock = clock
         self._listeners = list(listeners or [])
+        self._enrichers = list(enrichers or [])
+        self._pipeline: PipelineTrigger | None = None
 
     def add_listener(self, listener: InteractionListener) -> None:
         self._listeners.append(listener)
+
+    def add_enricher(self, enricher: InteractionEnricher) -> None:
+        self._enrichers.append(enricher)
+
+    def set_pipeline(self, pipeline: PipelineTrigger | None) -> None:
+        """Every recorded interaction then starts the ingestion pipeline (after the listeners have run)."""
+        self._pipeline = pipeline
 
     def _check(self, new: NewInteraction) -> None:
         limits = self._settings
@@ -86,7 +101,19 @@ class InteractionService:
                 f"the interaction has {total} characters; the limit is {limits.max_interaction_chars}"
             )
 
-    def record(self, tenant_id: str, user_id: str, new: NewInteraction) -> RecordedInteraction:
+    def record(
+        self,
+        tenant_id: str,
+        user_id: str,
+        new: NewInteraction,
+        *,
+        enrichment: dict[str, Any] | None = None,
+        wait: bool = True,
+    ) -> RecordedInteraction:
+        """`enrichment`: metadata a server-side caller already computed (/v1/process detects signals before it
+        replies); it replaces the enrichers' run so nothing is computed twice. Client metadata never counts as
+        enrichment: enrichers' keys overwrite the client's. `wait`: run the pipeline to the end before returning
+        (in process), or only start it."""
         self._check(new)
         now = self._clock.now()
         interaction = Interaction(
@@ -100,6 +127,11 @@ class InteractionService:
             created_at=now,
             metadata=new.metadata or {},
         )
+        if enrichment is not None:
+            interaction.metadata = {**interaction.metadata, **enrichment}
+        else:
+            for enricher in self._enrichers:
+                interaction.metadata = {**interaction.metadata, **enricher(interaction)}
         episodes = [
             self._memories.build(tenant_id, user_id, episode)
             for episode in _episodes_of(interaction, self._settings.max_content_chars)
@@ -115,7 +147,23 @@ class InteractionService:
             raise
         for listener in self._listeners:
             listener(interaction)
-        return RecordedInteraction(interaction=interaction, episodes=[m.without_embedding() for m in stored])
+        return RecordedInteraction(
+            interaction=interaction,
+            episodes=[m.without_embedding() for m in stored],
+            pipeline=self._start_pipeline(interaction, wait),
+        )
+
+    def _start_pipeline(self, interaction: Interaction, wait: bool) -> PipelineRun | None:
+        if self._pipeline is None:
+            return None
+        request = PipelineRequest(
+            tenant_id=interaction.tenant_id, user_id=interaction.user_id, interaction_id=interaction.id
+        )
+        try:
+            return self._pipeline.start(request, wait=wait)
+        except RapportError as exc:
+            # The history is written and stays: a pipeline that could not start is reported, not a failed request.
+            return PipelineRun(interaction_id=interaction.id, status=PipelineStatus.FAILED, error=str(exc))
 
     def history(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[Interaction]:
         if not 1 <= limit <= self._settings.max_page_size:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import operator
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -19,20 +20,31 @@ from rapport.domain.models import (
     MemoryStatus,
     Page,
     Provenance,
+    SourceKind,
     Tier,
 )
-from rapport.domain.rendering import search_text
+from rapport.domain.relations import PathStep
+from rapport.domain.rendering import embedding_text, search_text
 from rapport.domain.scoring import (
+    ContextBoost,
     MatchStrength,
     RecallSignals,
+    TurnPlace,
+    asks_question,
+    context_boosts,
+    context_reasons,
     hybrid_score,
     match_reasons,
     match_strength,
     matched_terms,
+    named_speakers,
+    query_match,
     relevance,
 )
 from rapport.domain.text import tokenize
 from rapport.errors import InvalidInputError, RapportError
+from rapport.governance.decay import effective_strength, reinforce
+from rapport.governance.derived import without_archived
 from rapport.ids import new_id
 from rapport.ports.embedder import Embedder
 from rapport.ports.store import MemoryStore
@@ -59,6 +71,12 @@ class RecallQuery(BaseModel):
     min_similarity: float = Field(0.0, ge=-1.0, le=1.0)
     memory_type: str | None = None
     include_archived: bool = False
+    # Graph expansion (issue 7, docs/graph.md): follow edges from the hits; None takes the graph settings' value.
+    expand_relations: bool = False
+    relation_limit: int | None = Field(None, ge=0, le=50)
+    expansion_limit: int | None = Field(None, ge=0, le=200)
+    expand_min_strength: float | None = Field(None, ge=0.0, le=1.0)
+    expand_min_importance: float | None = Field(None, ge=0.0, le=1.0)
 
 
 class RecallHit(BaseModel):
@@ -68,17 +86,46 @@ class RecallHit(BaseModel):
     match_strength: MatchStrength
     match_reasons: list[str]
     matched_terms: list[str]
+    # Empty for a hit the query found; for one expansion reached, the edges followed from a seed hit to it.
+    path: list[PathStep] = Field(default_factory=list)
+
+
+# --- the relationship graph's hooks (issue 7: rapport/graph/hooks.py implements this) -----------------------------
+class MemoryGraph(Protocol):
+    def memories_stored(self, tenant_id: str, user_id: str, memories: list[Memory]) -> None:
+        """After memories are stored and indexed (enrichment); must not raise for a stored memory."""
+
+    def memory_deleted(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        """After a memory is deleted: its edges go too."""
+
+    def finish_recall(
+        self,
+        tenant_id: str,
+        user_id: str,
+        query: RecallQuery,
+        hits: list[RecallHit],
+        vector: list[float],
+        now: datetime,
+    ) -> list[RecallHit]:
+        """Adds the relation component, ranks, cuts to the limit and appends what expansion reached."""
 
 
 class MemoryService:
     def __init__(
-        self, store: MemoryStore, index: VectorIndex, embedder: Embedder, settings: Settings, clock: Clock
+        self,
+        store: MemoryStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        settings: Settings,
+        clock: Clock,
+        graph: MemoryGraph | None = None,
     ) -> None:
         self._store = store
         self._index = index
         self._embedder = embedder
         self._settings = settings
         self._clock = clock
+        self._graph = graph
 
     # validation rules
 
@@ -142,7 +189,7 @@ class MemoryService:
         """Embed (one call), store, index. Embedding first: if the model fails, nothing has been written."""
         if not memories:
             return []
-        vectors = self._embedder.embed([search_text(m) for m in memories])
+        vectors = self._embedder.embed([embedding_text(m) for m in memories])
         embedded = [m.model_copy(update={"embedding": v}) for m, v in zip(memories, vectors, strict=True)]
         self._store.register_user(tenant_id, user_id)
         written: list[Memory] = []
@@ -156,6 +203,8 @@ class MemoryService:
             for memory in written:
                 self._forget_quietly(memory)
             raise
+        if self._graph is not None:
+            self._graph.memories_stored(tenant_id, user_id, embedded)  # graph (issue 7): enrichment
         return embedded
 
     def _forget_quietly(self, memory: Memory) -> None:
@@ -183,7 +232,7 @@ class MemoryService:
                 changes[name] = value
         updated = memory.model_copy(update=changes)
         if "content" in changes and changes["content"] != memory.content:
-            updated.embedding = self._embedder.embed([search_text(updated)])[0]
+            updated.embedding = self._embedder.embed([embedding_text(updated)])[0]
         self._store.put_memory(updated)
         self._index.upsert(updated)
         return updated
@@ -191,6 +240,8 @@ class MemoryService:
     def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
         self._store.delete_memory(tenant_id, user_id, memory_id)
         self._index.delete(tenant_id, user_id, memory_id)
+        if self._graph is not None:
+            self._graph.memory_deleted(tenant_id, user_id, memory_id)  # graph (issue 7): its edges, both ways
 
     def list_memories(
         self,
@@ -201,14 +252,33 @@ class MemoryService:
         memory_type: str | None,
         limit: int,
         cursor: str | None,
+        include_archived: bool = False,
     ) -> Page[Memory]:
         self._check_limit(limit)
-        return self._store.list_memories(
-            tenant_id, user_id, domains=domain.domains(), memory_type=memory_type, limit=limit, cursor=cursor
+        # governance (issue 8): archived memories are listed only when asked for
+        return without_archived(
+            lambda size, after: self._store.list_memories(
+                tenant_id, user_id, domains=domain.domains(), memory_type=memory_type, limit=size, cursor=after
+            ),
+            limit,
+            cursor,
+            include_archived,
         )
 
     def count(self, tenant_id: str, user_id: str) -> int:
         return self._store.count_memories(tenant_id, user_id)
+
+    def reinforce(self, tenant_id: str, user_id: str, memory_ids: list[str], boost: float) -> list[Memory]:
+        """Memories used in a reply grow stronger (bounded at 1.0) and count as reinforced now, which restarts
+        their decay. The index is not touched: it holds no strength."""
+        now = self._clock.now()
+        reinforced: list[Memory] = []
+        for memory in self._store.get_memories(tenant_id, user_id, dict.fromkeys(memory_ids)):
+            # governance (issue 8): the boost adds to today's decayed strength, not to a stale stored one
+            updated = reinforce(memory, now, boost, self._settings.governance)
+            self._store.put_memory(updated)
+            reinforced.append(updated.without_embedding())
+        return reinforced
 
     def _check_limit(self, limit: int) -> None:
         if not 1 <= limit <= self._settings.max_page_size:
@@ -225,9 +295,9 @@ class MemoryService:
             raise InvalidInputError(
                 f"query has {len(text)} characters; the limit is {self._settings.max_content_chars}"
             )
-        statuses = [MemoryStatus.ACTIVE.value]
+        statuses = [MemoryStatus.ACTIVE.value, MemoryStatus.COMPRESSED.value]  # governance: compact memories are live
         if query.include_archived:
-            statuses += [s.value for s in MemoryStatus if s is not MemoryStatus.ACTIVE]
+            statuses += [s.value for s in MemoryStatus if s.value not in statuses]
         pool = max(self._settings.recall_candidate_pool, query.limit * 4)
         index_query = IndexQuery(
             tenant_id=tenant_id,
@@ -245,10 +315,12 @@ class MemoryService:
         query_terms = len(dict.fromkeys(tokenize(text)))
         weights = self._settings.weights
         half_life = self._settings.recall_recency_half_life_days
-        hits: list[RecallHit] = []
+        scored: list[tuple[Memory, float, RecallSignals]] = []
         for memory in candidates:
             if query.memory_type is not None and memory.type != query.memory_type:
                 continue
+            if memory.status.value not in statuses:
+                continue  # governance: the store decides, since a lagging index (a stream, another process) may not
             similarity = vector_hits.get(memory.id)
             if similarity is None:
                 similarity = _cosine(vector, memory.embedding)
@@ -264,24 +336,54 @@ class MemoryService:
                 query_terms=query_terms,
                 age_days=(now - (memory.occurred_at or memory.created_at)).total_seconds() / 86_400,
                 importance=memory.importance,
-                strength=memory.strength,
+                strength=effective_strength(memory, now, self._settings.governance),  # governance: decayed to now
             )
+            scored.append((memory, similarity, signals))
+        # issue 6: a message is read in its conversation (answers, sittings, speakers): docs/recall.md
+        boosts = self._context_boosts(text, scored)
+        hits: list[RecallHit] = []
+        for memory, similarity, signals in scored:
+            boost = boosts[memory.id]
             hits.append(
                 RecallHit(
                     memory=memory.without_embedding(),
                     similarity=round(similarity, 6),
-                    score=round(hybrid_score(signals, weights, half_life), 6),
+                    score=round(hybrid_score(signals, weights, half_life) + boost.total, 6),
                     match_strength=match_strength(
                         relevance(signals, weights),
                         self._settings.strong_match_score,
                         self._settings.moderate_match_score,
                     ),
-                    match_reasons=match_reasons(signals, half_life),
+                    match_reasons=match_reasons(signals, half_life) + context_reasons(boost),
                     matched_terms=list(signals.matched_terms),
                 )
             )
+        if self._graph is not None:
+            # Graph (issue 7): relation component, ranking and cut, then expansion along edges.
+            return self._graph.finish_recall(tenant_id, user_id, query, hits, vector, now)
         hits.sort(key=lambda hit: (-hit.score, hit.memory.id))
         return hits[: query.limit]
+
+    def _context_boosts(self, text: str, scored: list[tuple[Memory, float, RecallSignals]]) -> dict[str, ContextBoost]:
+        matches = {memory.id: query_match(signals, self._settings.weights) for memory, _, signals in scored}
+        places = {memory.id: _place_of(memory) for memory, _, _ in scored}
+        named = named_speakers(text, {p.speaker for p in places.values() if p.speaker})
+        return context_boosts(matches, places, named, self._settings.recall_context)
+
+
+def _place_of(memory: Memory) -> TurnPlace:
+    """A message's place in its conversation; a memory made from a conversation (pipeline) belongs to its sitting."""
+    source = memory.source
+    conversation = source.session_id or source.interaction_id
+    if source.kind is not SourceKind.INTERACTION:
+        return TurnPlace(conversation=conversation)
+    return TurnPlace(
+        conversation=conversation,
+        interaction_id=source.interaction_id,
+        message_index=source.message_index,
+        speaker=source.speaker,
+        asks=asks_question(memory.content),
+    )
 
 
 def _tier_for(importance: float) -> Tier:
@@ -292,4 +394,5 @@ def _tier_for(importance: float) -> Tier:
 def _cosine(vector: list[float], other: list[float] | None) -> float:
     if not other or len(other) != len(vector):
         return 0.0
-    return float(sum(a * b for a, b in zip(vector, other, strict=True)))
+    # map(operator.mul) runs the products in C, a few times faster than a generator (no numpy in the Lambda layer).
+    return float(sum(map(operator.mul, vector, other)))

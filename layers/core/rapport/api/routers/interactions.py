@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.identity import CallerOf
+from rapport.api.pipeline_schemas import PipelineRunOut
 from rapport.api.schemas import CreateInteractionRequest, InteractionOut, MemoryOut
 from rapport.domain.identifiers import check_user_id
 from rapport.services.interactions import NewInteraction
@@ -24,7 +25,11 @@ def build_interactions_router(services: Services, caller_of: CallerOf) -> Router
 
     @router.post("/v1/users/<user_id>/interactions", tags=["history"], summary="Record a conversation")
     def create_interaction(
-        user_id: str, body: CreateInteractionRequest
+        user_id: str,
+        body: CreateInteractionRequest,
+        wait: Annotated[
+            bool, Query(description="Wait for the memories the pipeline extracts (local); false returns at once.")
+        ] = True,
     ):  # a Response: powertools cannot build a schema for its annotation
         recorded = interactions.record(
             tenant(),
@@ -36,6 +41,7 @@ def build_interactions_router(services: Services, caller_of: CallerOf) -> Router
                 occurred_at=body.occurred_at,
                 metadata=body.metadata,
             ),
+            wait=wait,
         )
         return Response(
             status_code=201,
@@ -43,6 +49,7 @@ def build_interactions_router(services: Services, caller_of: CallerOf) -> Router
             body={
                 "interaction": InteractionOut.of(recorded.interaction).model_dump(mode="json"),
                 "memories": [MemoryOut.of(m).model_dump(mode="json") for m in recorded.episodes],
+                "pipeline": PipelineRunOut.of(recorded.pipeline).model_dump(mode="json") if recorded.pipeline else None,
             },
         )
 

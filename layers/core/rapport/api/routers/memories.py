@@ -57,6 +57,11 @@ def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
         min_similarity: Annotated[float, Query(ge=-1.0, le=1.0)] = 0.0,
         cursor: Annotated[str | None, Query(description="next_cursor of the previous page.")] = None,
         include_archived: Annotated[bool, Query()] = False,
+        expand_relations: Annotated[
+            bool, Query(description="Also return memories linked to the hits, each with the path that reached it.")
+        ] = False,
+        relation_limit: Annotated[int | None, Query(ge=0, le=50, description="Links followed per hit (5).")] = None,
+        expansion_limit: Annotated[int | None, Query(ge=0, le=200, description="Linked memories in all (25).")] = None,
     ) -> dict:
         tenant_id = tenant()
         user_id = check_user_id(user_id)
@@ -72,6 +77,9 @@ def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
                     min_similarity=min_similarity,
                     memory_type=type,
                     include_archived=include_archived,
+                    expand_relations=expand_relations,
+                    relation_limit=relation_limit,
+                    expansion_limit=expansion_limit,
                 ),
             )
             return {
@@ -80,7 +88,13 @@ def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
                 "next_cursor": None,
             }
         page = memories.list_memories(
-            tenant_id, user_id, domain=domain, memory_type=type, limit=20 if limit is None else limit, cursor=cursor
+            tenant_id,
+            user_id,
+            domain=domain,
+            memory_type=type,
+            limit=20 if limit is None else limit,
+            cursor=cursor,
+            include_archived=include_archived,  # governance: archived memories only when asked for
         )
         return {
             "memories": [MemoryOut.of(m).model_dump(mode="json") for m in page.items],

@@ -1,0 +1,49 @@
+"""Lambda entry point of the index sync: stream records of memories in, index writes out, failures per record."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from rapport.adapters.dynamodb_stream import memory_change
+from rapport.services.index_sync import IndexSync
+from rapport.settings import Settings
+from rapport.wiring import build_index, index_dimensions
+
+SERVICE = "rapport-indexer"
+
+logger = Logger(service=SERVICE)
+tracer = Tracer(service=SERVICE)
+metrics = Metrics(namespace="Rapport", service=SERVICE)
+processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+
+
+@cache
+def _index_sync() -> IndexSync:
+    """Built on the first record, not at import; only the index (no store, embedder or model clients)."""
+    settings = Settings()
+    return IndexSync(build_index(settings, index_dimensions(settings)))
+
+
+def record_handler(record: DynamoDBRecord) -> None:
+    stream, event_name = record.dynamodb, record.event_name
+    if stream is None or event_name is None:
+        raise ValueError(f"stream record {record.event_id} has no dynamodb section or event name")
+    change = memory_change(event_name.name, stream.keys, stream.new_image, stream.old_image)
+    if _index_sync().apply(change):
+        metrics.add_metric(name="IndexWrites", unit=MetricUnit.Count, value=1)
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler(capture_response=False)  # responses name memories of end users
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    # A failed record is reported by its sequence number; Lambda retries from there, then hands what still fails
+    # to the on-failure queue, so one poison record neither blocks the shard nor drops its neighbours.
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

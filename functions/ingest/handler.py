@@ -1,0 +1,43 @@
+"""Lambda entry point of the bus consumer: an `Interaction Received` event in, one recorded interaction out."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.parser import envelopes, event_parser
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from rapport.ingestion.consumer import InteractionConsumer
+from rapport.ingestion.events import InteractionReceived
+from rapport.wiring import services_from_environment
+
+SERVICE = "rapport-ingest"
+
+logger = Logger(service=SERVICE)
+tracer = Tracer(service=SERVICE)
+metrics = Metrics(namespace="Rapport", service=SERVICE)
+
+
+@cache
+def _consumer() -> InteractionConsumer:
+    """The full services: recording runs the interaction listeners (state, profile, people, the pipeline hook)."""
+    return services_from_environment().consumer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+# A detail that does not validate raises here: the invocation fails, Lambda retries, then the on-failure
+# destination (the ingestion DLQ) keeps the event. Nothing is dropped quietly.
+@event_parser(model=InteractionReceived, envelope=envelopes.EventBridgeEnvelope)
+def handler(event: InteractionReceived, context: LambdaContext) -> dict[str, Any]:
+    logger.append_keys(tenant_id=event.tenant_id, event_id=event.event_id)
+    recorded = _consumer().handle(event)
+    if recorded is None:
+        metrics.add_metric(name="DuplicateEvents", unit=MetricUnit.Count, value=1)
+        return {"event_id": event.event_id, "outcome": "duplicate"}
+    metrics.add_metric(name="InteractionsIngested", unit=MetricUnit.Count, value=1)
+    return {"event_id": event.event_id, "outcome": "recorded", "interaction_id": recorded.interaction.id}

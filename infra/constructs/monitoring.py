@@ -1,0 +1,223 @@
+"""Monitoring: alarms on errors, throttles and dead-letter depth into one SNS topic, and one dashboard."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import aws_cdk as cdk
+from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_opensearchservice as opensearch
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sns_subscriptions as subscriptions
+from aws_cdk import aws_sqs as sqs
+from aws_cdk import aws_stepfunctions as sfn
+from constructs import Construct
+
+from infra.constructs.function import RapportFunction
+
+PERIOD = cdk.Duration.minutes(5)
+# Thresholds: any Lambda error or throttle, any dead letter, any failed execution is worth a look; the API alarms
+# on a burst of 5xx rather than one (a single upstream hiccup is retried by clients).
+API_5XX_THRESHOLD = 5
+OPENSEARCH_FREE_STORAGE_MB = 4096
+OPENSEARCH_JVM_PRESSURE_PERCENT = 90
+
+
+def _id_of(path: str) -> str:
+    """A construct id from a path, minus the stack's name: `Ingestion/DeadLetterQueue` -> `IngestionDeadLetterQueue`."""
+    return re.sub(r"[^A-Za-z0-9]", "", path.split("/", 1)[-1])
+
+
+class Monitoring(Construct):
+    """Given what to watch; the stack passes every function, queue and state machine it holds, so a concern added
+    later (the pipeline, the jobs) is watched without touching this file."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        functions: Sequence[RapportFunction],
+        queues: Sequence[sqs.IQueue],
+        state_machines: Sequence[sfn.IStateMachine],
+        api: apigw.RestApi,
+        table: dynamodb.ITable,
+        domain: opensearch.Domain | None,
+        alarm_email: str,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        # CloudWatch publishes to an encrypted topic only if the key lets it: the AWS-managed SNS key does not.
+        key = kms.Key(
+            self,
+            "Key",
+            description="Encrypts Rapport alarm notifications",
+            enable_key_rotation=True,
+            removal_policy=cdk.RemovalPolicy.DESTROY,  # it encrypts messages in flight, nothing kept
+        )
+        key.grant(iam.ServicePrincipal("cloudwatch.amazonaws.com"), "kms:Decrypt", "kms:GenerateDataKey*")
+        self.topic = sns.Topic(self, "AlarmTopic", display_name="Rapport alarms", master_key=key, enforce_ssl=True)
+        if alarm_email:
+            self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
+        self.alarms: list[cloudwatch.Alarm] = []
+        self.dashboard = cloudwatch.Dashboard(self, "Dashboard", default_interval=cdk.Duration.hours(3))
+
+        self._api(api)
+        for function in functions:
+            self._function(function)
+        for queue in queues:
+            self._queue(queue)
+        for machine in state_machines:
+            self._state_machine(machine)
+        self._table(table)
+        if domain is not None:
+            self._domain(domain)
+
+    def _alarm(
+        self,
+        name: str,
+        metric: cloudwatch.IMetric,
+        threshold: float,
+        description: str,
+        *,
+        comparison: cloudwatch.ComparisonOperator = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    ) -> cloudwatch.Alarm:
+        alarm = cloudwatch.Alarm(
+            self,
+            name,
+            metric=metric,
+            threshold=threshold,
+            evaluation_periods=1,
+            comparison_operator=comparison,
+            # No data means nothing happened (no invocations, an empty queue), which is not a problem.
+            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+            alarm_description=description,
+        )
+        alarm.add_alarm_action(actions.SnsAction(self.topic))
+        self.alarms.append(alarm)
+        return alarm
+
+    def _api(self, api: apigw.RestApi) -> None:
+        server_errors = api.metric_server_error(period=PERIOD, statistic="Sum")
+        self._alarm("Api5xx", server_errors, API_5XX_THRESHOLD, "The REST API answered 5xx repeatedly")
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(title="API requests", left=[api.metric_count(period=PERIOD)], width=8),
+            cloudwatch.GraphWidget(
+                title="API errors",
+                left=[api.metric_client_error(period=PERIOD), server_errors],
+                width=8,
+            ),
+            cloudwatch.GraphWidget(
+                title="API latency (p50, p99)",
+                left=[
+                    api.metric_latency(period=PERIOD, statistic="p50"),
+                    api.metric_latency(period=PERIOD, statistic="p99"),
+                ],
+                width=8,
+            ),
+        )
+
+    def _function(self, function: RapportFunction) -> None:
+        fn, name = function.function, function.service_name
+        errors = fn.metric_errors(period=PERIOD, statistic="Sum")
+        throttles = fn.metric_throttles(period=PERIOD, statistic="Sum")
+        self._alarm(f"{_id_of(function.node.path)}Errors", errors, 1, f"{name}: invocations failed")
+        self._alarm(f"{_id_of(function.node.path)}Throttles", throttles, 1, f"{name}: invocations were throttled")
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(
+                title=f"{name}: invocations, errors, throttles",
+                left=[fn.metric_invocations(period=PERIOD, statistic="Sum"), errors, throttles],
+                width=12,
+            ),
+            cloudwatch.GraphWidget(
+                title=f"{name}: duration (p50, p99)",
+                left=[
+                    fn.metric_duration(period=PERIOD, statistic="p50"),
+                    fn.metric_duration(period=PERIOD, statistic="p99"),
+                ],
+                width=12,
+            ),
+        )
+
+    def _queue(self, queue: sqs.IQueue) -> None:
+        depth = queue.metric_approximate_number_of_messages_visible(period=PERIOD, statistic="Maximum")
+        self._alarm(
+            f"{_id_of(queue.node.path)}Depth",
+            depth,
+            1,
+            f"Messages are waiting in {queue.node.path}: work that failed after its retries (see docs/deploy.md)",
+        )
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(title=f"Dead letters: {queue.node.path}", left=[depth], width=8)
+        )
+
+    def _state_machine(self, machine: sfn.IStateMachine) -> None:
+        failed = machine.metric_failed(period=PERIOD, statistic="Sum")
+        timed_out = machine.metric_timed_out(period=PERIOD, statistic="Sum")
+        path = machine.node.path
+        self._alarm(f"{_id_of(path)}Failed", failed, 1, f"{path}: executions failed")
+        self._alarm(f"{_id_of(path)}TimedOut", timed_out, 1, f"{path}: executions timed out")
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(
+                title=f"State machine {path}",
+                left=[
+                    machine.metric_started(period=PERIOD, statistic="Sum"),
+                    machine.metric_succeeded(period=PERIOD, statistic="Sum"),
+                    failed,
+                    timed_out,
+                ],
+                width=12,
+            )
+        )
+
+    def _table(self, table: dynamodb.ITable) -> None:
+        throttled = cloudwatch.MathExpression(
+            expression="reads + writes",
+            using_metrics={
+                "reads": table.metric("ReadThrottleEvents", period=PERIOD, statistic="Sum"),
+                "writes": table.metric("WriteThrottleEvents", period=PERIOD, statistic="Sum"),
+            },
+            label="throttled requests",
+            period=PERIOD,
+        )
+        self._alarm("TableThrottles", throttled, 1, "The memory table throttled requests")
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(
+                title="Memory table: consumed capacity",
+                left=[
+                    table.metric_consumed_read_capacity_units(period=PERIOD, statistic="Sum"),
+                    table.metric_consumed_write_capacity_units(period=PERIOD, statistic="Sum"),
+                ],
+                right=[throttled],
+                width=12,
+            )
+        )
+
+    def _domain(self, domain: opensearch.Domain) -> None:
+        red = domain.metric_cluster_status_red(period=PERIOD, statistic="Maximum")
+        storage = domain.metric_free_storage_space(period=PERIOD, statistic="Minimum")
+        jvm = domain.metric_jvm_memory_pressure(period=PERIOD, statistic="Maximum")
+        self._alarm("SearchClusterRed", red, 1, "The OpenSearch domain is red: some index data is unavailable")
+        self._alarm(
+            "SearchLowStorage",
+            storage,
+            OPENSEARCH_FREE_STORAGE_MB,
+            "The OpenSearch domain's free storage is low (MB, lowest node)",
+            comparison=cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
+        )
+        self._alarm(
+            "SearchJvmPressure",
+            jvm,
+            OPENSEARCH_JVM_PRESSURE_PERCENT,
+            "The OpenSearch domain's JVM memory is nearly full",
+        )
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(title="Vector index: cluster red", left=[red], width=8),
+            cloudwatch.GraphWidget(title="Vector index: free storage (MB)", left=[storage], width=8),
+            cloudwatch.GraphWidget(title="Vector index: JVM memory pressure (%)", left=[jvm], width=8),
+        )

@@ -1,0 +1,77 @@
+"""The local `PipelineTrigger`: runs the steps in this process, synchronously or on a background thread."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from rapport.errors import RapportError
+from rapport.pipeline.models import PipelineRequest
+from rapport.pipeline.runner import PipelineRunner
+from rapport.ports.pipeline import PipelineRun, PipelineStatus
+
+logger = logging.getLogger(__name__)
+
+
+class InProcessPipeline:
+    def __init__(self, runner: PipelineRunner, *, background_workers: int = 2) -> None:
+        self._runner = runner
+        self._workers = background_workers
+        self._pool: ThreadPoolExecutor | None = None  # created on the first `wait=False`, not at construction
+        self._pending: set[Future[None]] = set()
+        self._lock = threading.Lock()
+
+    def start(self, request: PipelineRequest, *, wait: bool) -> PipelineRun:
+        if not wait:
+            future = self._background().submit(self._run_logged, request)
+            with self._lock:
+                self._pending.add(future)
+            future.add_done_callback(self._forget)
+            return PipelineRun(interaction_id=request.interaction_id, status=PipelineStatus.STARTED)
+        try:
+            outcome = self._runner.run(request)
+        except RapportError as exc:
+            # The interaction is recorded whatever happens here; the failure is on the run's item, to rerun.
+            logger.warning("pipeline failed for interaction %s: %s", request.interaction_id, exc)
+            return PipelineRun(
+                interaction_id=request.interaction_id,
+                status=PipelineStatus.FAILED,
+                error=f"{type(exc).__name__}: {exc}",
+            )
+        ids = [*outcome.stored, *outcome.reinforced]
+        found = {m.id: m for m in self._runner.ctx.store.get_memories(request.tenant_id, request.user_id, ids)}
+        return PipelineRun(
+            interaction_id=request.interaction_id,
+            status=PipelineStatus.COMPLETED,
+            outcome=outcome,
+            memories=[found[i].without_embedding() for i in ids if i in found],
+        )
+
+    def drain(self, timeout: float | None = None) -> None:
+        """Wait for the background runs started so far (tests; a clean shutdown)."""
+        with self._lock:
+            pending = list(self._pending)
+        for future in pending:
+            future.result(timeout=timeout)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+
+    def _background(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="rapport-pipeline")
+            return self._pool
+
+    def _run_logged(self, request: PipelineRequest) -> None:
+        try:
+            self._runner.run(request)
+        except Exception:
+            # Nobody waits for this thread: the log and the run's item are where a failure shows.
+            logger.exception("background pipeline failed for interaction %s", request.interaction_id)
+
+    def _forget(self, future: Future[None]) -> None:
+        with self._lock:
+            self._pending.discard(future)

@@ -1,0 +1,51 @@
+"""Routes for governance a client drives: marking memories used (reinforcement) and undoing a consolidation."""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+
+from rapport.api.governance_schemas import MarkUsedOut, MarkUsedRequest, UndoConsolidationOut
+from rapport.api.identity import CallerOf
+from rapport.api.schemas import MemoryOut
+from rapport.domain.identifiers import check_user_id
+from rapport.wiring import Services
+
+
+def build_governance_router(services: Services, caller_of: CallerOf) -> Router:
+    router = Router()
+
+    def tenant() -> str:
+        return caller_of(router.current_event).tenant_id
+
+    @router.post(
+        "/v1/users/<user_id>/memories/used",
+        tags=["governance"],
+        summary="Mark memories as used in a reply: each gains strength (bounded at 1.0) and its decay restarts",
+    )
+    def mark_used(user_id: str, body: MarkUsedRequest) -> dict:
+        wanted = list(dict.fromkeys(body.memory_ids))
+        reinforced = services.memories.reinforce(
+            tenant(), check_user_id(user_id), wanted, services.settings.relational.reinforcement_boost
+        )
+        found = {m.id for m in reinforced}
+        return MarkUsedOut(
+            memories=[MemoryOut.of(m) for m in reinforced], not_found=[i for i in wanted if i not in found]
+        ).model_dump(mode="json")
+
+    @router.post(
+        "/v1/users/<user_id>/consolidations/<consolidation_id>/undo",
+        tags=["governance"],
+        summary="Undo a consolidation: the originals become active again and the merged memory is archived",
+    )
+    def undo_consolidation(user_id: str, consolidation_id: str) -> dict:
+        derivation, restored = services.governance.undo_consolidation(
+            tenant(), check_user_id(user_id), consolidation_id
+        )
+        return UndoConsolidationOut(
+            consolidation_id=derivation.id,
+            state=derivation.state.value,
+            restored=restored,
+            originals=derivation.member_ids,
+        ).model_dump(mode="json")
+
+    return router

@@ -1,0 +1,56 @@
+"""Routes for the tenant's shared knowledge graph: add nodes and edges, query a neighbourhood."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from rapport.api.graph_schemas import KnowledgeEdgeOut, KnowledgeQueryOut, KnowledgeRequest, NodeOut
+from rapport.api.identity import CallerOf
+from rapport.errors import NotFoundError
+from rapport.graph.knowledge_models import NewKnowledgeEdge, NewNode
+from rapport.wiring import Services
+
+
+def build_knowledge_router(services: Services, caller_of: CallerOf) -> Router:
+    router = Router()
+    knowledge = services.graph.knowledge
+
+    def tenant() -> str:
+        return caller_of(router.current_event).tenant_id
+
+    @router.post("/v1/knowledge", tags=["knowledge"], summary="Add shared knowledge: nodes and typed edges")
+    def add_knowledge(body: KnowledgeRequest):  # a Response: powertools cannot build a schema for its annotation
+        written = knowledge.write(
+            tenant(),
+            [NewNode.model_validate(n.model_dump()) for n in body.nodes],
+            [NewKnowledgeEdge.model_validate(e.model_dump()) for e in body.edges],
+        )
+        return Response(
+            status_code=201,
+            content_type=content_types.APPLICATION_JSON,
+            body={
+                "status": "stored",
+                "nodes": [NodeOut.of(n).model_dump(mode="json") for n in written.nodes],
+                "edges": [KnowledgeEdgeOut.of(e).model_dump(mode="json") for e in written.edges],
+            },
+        )
+
+    @router.get("/v1/knowledge/query", tags=["knowledge"], summary="Nodes matching a query and their neighbourhood")
+    def query_knowledge(
+        query: Annotated[str, Query(min_length=1, max_length=1000)],
+        depth: Annotated[int | None, Query(description="Hops from the matched nodes; default 2.")] = None,
+    ) -> dict:
+        return KnowledgeQueryOut.of(knowledge.query(tenant(), query, depth)).model_dump(mode="json")
+
+    @router.get("/v1/knowledge/nodes/<node_id>", tags=["knowledge"], summary="One node of the shared graph")
+    def get_node(node_id: str) -> dict:
+        node = knowledge.get_node(tenant(), node_id)
+        if node is None:
+            raise NotFoundError(f"no knowledge node {node_id!r}")
+        return NodeOut.of(node).model_dump(mode="json")
+
+    return router

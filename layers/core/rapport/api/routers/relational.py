@@ -1,0 +1,82 @@
+"""Routes for /v1/process, the relational state of an end user, and the events a tenant reports about it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+
+from rapport.api.identity import CallerOf
+from rapport.api.relational_schemas import (
+    ProcessRequest,
+    ProcessResponse,
+    StateEventOut,
+    StateEventRequest,
+    StateOut,
+)
+from rapport.domain.identifiers import check_user_id
+from rapport.services.relational_state import parse_event
+from rapport.wiring import Services
+
+
+def build_relational_router(services: Services, caller_of: CallerOf) -> Router:
+    router = Router()
+    state = services.relational_state
+
+    def tenant() -> str:
+        return caller_of(router.current_event).tenant_id
+
+    @router.post("/v1/process", tags=["relational"], summary="Context (and a reply) for one user message")
+    def process(body: ProcessRequest) -> dict:
+        outcome = services.process.process(
+            tenant(),
+            check_user_id(body.user_id),
+            body.message,
+            channel=body.channel,
+            session_id=body.session_id,
+        )
+        return ProcessResponse.of(outcome).model_dump(mode="json")
+
+    @router.get("/v1/users/<user_id>/state", tags=["relational"], summary="Trust, sentiment, grudge, familiarity")
+    def get_state(user_id: str) -> dict:
+        tenant_id, user_id = tenant(), check_user_id(user_id)
+        now = services.clock.now()
+        return StateOut.of(
+            user_id,
+            state.read(tenant_id, user_id, now),
+            state.stored(tenant_id, user_id),
+            services.profiles.get(tenant_id, user_id),
+        ).model_dump(mode="json")
+
+    @router.post("/v1/users/<user_id>/events", tags=["relational"], summary="Report a broken or kept promise…")
+    def report_event(
+        user_id: str, body: StateEventRequest
+    ):  # a Response: powertools cannot build a schema for its annotation
+        tenant_id, user_id = tenant(), check_user_id(user_id)
+        record, reading = state.report_event(tenant_id, user_id, parse_event(body.type), body.note)
+        return Response(
+            status_code=201,
+            content_type=content_types.APPLICATION_JSON,
+            body={
+                "event": StateEventOut.of(record).model_dump(mode="json"),
+                "state": StateOut.of(
+                    user_id, reading, state.stored(tenant_id, user_id), services.profiles.get(tenant_id, user_id)
+                ).model_dump(mode="json"),
+            },
+        )
+
+    @router.get("/v1/users/<user_id>/events", tags=["relational"], summary="Reported events, newest first")
+    def list_events(
+        user_id: str,
+        limit: Annotated[int, Query()] = 20,
+        cursor: Annotated[str | None, Query()] = None,
+    ) -> dict:
+        page = state.events(tenant(), check_user_id(user_id), limit=limit, cursor=cursor)
+        return {
+            "events": [StateEventOut.of(e).model_dump(mode="json") for e in page.items],
+            "next_cursor": page.next_cursor,
+        }
+
+    return router

@@ -1,0 +1,116 @@
+"""The system prompt of a reply: what we remember, how we stand with the person, who they mention, and safety."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rapport.domain.models import Domain, Memory, UserMemoryType
+from rapport.domain.people import Person, SentimentLabel
+from rapport.domain.relational_state import StateReading, ToneModifier
+from rapport.domain.signals import Emotion, Intent
+
+# Words for numbers, so the model reads "still getting to know each other" rather than guessing what 0.03 means.
+# relation_bias = trust x familiarity grows slowly (familiarity +0.005 per interaction), hence the low bands.
+_BIAS_BANDS: tuple[tuple[float, str], ...] = (
+    (0.3, "you know each other well; warmth and references to your shared history are welcome"),
+    (0.1, "you have talked a fair amount; a friendly, familiar tone fits"),
+    (0.0, "you are still getting to know each other; be friendly but do not presume closeness"),
+)
+_MOOD_BANDS: tuple[tuple[float, str], ...] = ((0.6, "positive"), (0.4, "neutral"), (0.0, "low"))
+
+_TONE_INSTRUCTIONS: dict[ToneModifier, str] = {
+    ToneModifier.CAUTIOUS: (
+        "Recent exchanges have frustrated them. Acknowledge it briefly, be precise and concrete, avoid jokes "
+        "and over-promising, and make sure you answer exactly what they asked."
+    ),
+    ToneModifier.CAUTIOUS_DEFENSIVE: (
+        "The relationship is strained: they have been angry or upset repeatedly. Keep replies short, calm and "
+        "factual; do not argue or justify yourself at length; own mistakes plainly; offer one clear next step."
+    ),
+}
+
+_SAFETY_INSTRUCTION = (
+    "The person may be at risk of harming themselves. Put their safety before anything else: respond with "
+    "warmth and without judgement, take what they said seriously, ask whether they are safe right now, and "
+    "encourage them to reach someone who can help immediately (local emergency services, a crisis line such as "
+    "988 in the US, or a person they trust). Do not carry on with unrelated tasks."
+)
+
+MAX_MEMORY_CHARS = 500  # a memory in the prompt is a reminder, not a document
+MAX_FACTS_PER_PERSON = 3
+
+
+@dataclass(frozen=True)
+class ReplyContext:
+    state: StateReading
+    memories: list[Memory] = field(default_factory=list)
+    people: list[Person] = field(default_factory=list)
+    emotions: tuple[Emotion, ...] = ()
+    intent: Intent = Intent.STATEMENT
+    crisis: bool = False
+
+
+def _band(value: float, bands: tuple[tuple[float, str], ...]) -> str:
+    for floor, words in bands:
+        if value >= floor:
+            return words
+    return bands[-1][1]
+
+
+def render_memory(memory: Memory) -> str:
+    text = memory.content.strip().replace("\n", " ")
+    if len(text) > MAX_MEMORY_CHARS:
+        text = text[: MAX_MEMORY_CHARS - 1] + "…"
+    if memory.type == UserMemoryType.EPISODE.value:
+        when = (memory.occurred_at or memory.created_at).strftime("%d %B %Y")
+        return f"[{when}] {memory.source.speaker or 'someone'} said: {text}"
+    return text
+
+
+def _person_line(person: Person) -> str:
+    who = person.name or f"their {person.role}"
+    if person.name and person.role:
+        who = f"{person.name} (their {person.role})"
+    feeling = {
+        SentimentLabel.POSITIVE: "they speak warmly of them",
+        SentimentLabel.NEGATIVE: "they speak negatively of them",
+        SentimentLabel.NEUTRAL: "no clear feeling either way",
+    }[person.sentiment_label]
+    said = "; ".join(f'"{f.text}"' for f in person.facts[-MAX_FACTS_PER_PERSON:])
+    mentions = f"mentioned {person.mention_count} time{'s' if person.mention_count != 1 else ''}"
+    return f"- {who}: {feeling} ({mentions}). What they said: {said}" if said else f"- {who}: {feeling}."
+
+
+def build_system_prompt(context: ReplyContext) -> str:
+    state = context.state
+    lines = [
+        "You are a helpful assistant with a memory of the person you are talking with. Use what you remember "
+        "when it helps; never invent memories, and do not recite them unprompted.",
+        "",
+        "## How you stand with this person",
+        f"- Relation bias {state.relation_bias:.3f} (trust {state.trust:.2f} x familiarity "
+        f"{state.familiarity:.3f}): {_band(state.relation_bias, _BIAS_BANDS)}.",
+        f"- Their recent mood: {_band(state.sentiment, _MOOD_BANDS)} (sentiment {state.sentiment:.2f}, 0.5 neutral).",
+    ]
+    if state.tone_modifier is not None:
+        lines.append(
+            f"- Tone modifier: {state.tone_modifier.value} (grudge {state.grudge:.2f}). "
+            f"{_TONE_INSTRUCTIONS[state.tone_modifier]}"
+        )
+    else:
+        lines.append(f"- Tone modifier: none (grudge {state.grudge:.2f}).")
+    user_memories = [m for m in context.memories if m.domain is Domain.USER]
+    relational = [m for m in context.memories if m.domain is Domain.RELATIONAL]
+    if user_memories:
+        lines += ["", "## What you remember about them", *(f"- {render_memory(m)}" for m in user_memories)]
+    if relational:
+        lines += ["", "## How you work together (your own notes)", *(f"- {render_memory(m)}" for m in relational)]
+    if context.people:
+        lines += ["", "## People they mention in this message", *(_person_line(p) for p in context.people)]
+    signals = f"- What they want now: {context.intent.value.replace('_', ' ')}."
+    if context.emotions:
+        signals += f" They sound: {', '.join(e.value for e in context.emotions)}."
+    lines += ["", "## This message", signals]
+    if context.crisis or state.crisis_open:
+        lines += ["", "## Safety", _SAFETY_INSTRUCTION]
+    return "\n".join(lines)

@@ -1,0 +1,200 @@
+"""The rule data of signal detection: emotion cues, crisis language, intent patterns, shouting thresholds.
+
+Data, not code: `rapport.domain.signals` applies these tables and nothing else decides. Patterns are regular
+expressions matched against lower-cased text with straight apostrophes; each is one cue, kept short and general
+(a word or a common phrase), never a whole sentence from a test.
+"""
+
+from __future__ import annotations
+
+EMOTION_CUES: dict[str, tuple[str, ...]] = {
+    "frustration": (
+        r"frustrat\w*",
+        r"annoy\w*",
+        r"irritat\w*",
+        r"ugh+",
+        r"argh+",
+        r"fed up",
+        r"(sick|tired) of",
+        r"keeps \w+ing",
+        r"(i|we|it|they) keep \w+ing",
+        r"over and over",
+        r"yet again",
+        r"(still|again) (not|doesn't|isn't|won't|can't|didn't)\b",
+        r"(not|doesn't|isn't|won't) work(ing)?",
+        r"waste of (my )?time",
+        r"give up",
+        r"(broken|broke|crash\w*|fail\w*) again",
+    ),
+    "anger": (
+        r"angry",
+        r"furious",
+        r"pissed",
+        r"livid",
+        r"outrag\w*",
+        r"mad at",
+        r"hate(?! to\b)",  # "I hate to bother you" is politeness
+        r"ridiculous",
+        r"unacceptable",
+        r"useless",
+        r"stupid",
+        r"idiot\w*",
+        r"wtf",
+        r"what the (hell|fuck)",
+        r"damn\w*",
+        r"f+u+c+k\w*",
+        r"screw (this|you|it)",
+        r"shut up",
+    ),
+    "anxiety": (
+        r"anxious",
+        r"anxiety",
+        r"worr(y|ied|ying)",
+        r"nervous",
+        r"scared",
+        r"afraid",
+        r"panic\w*",
+        r"stress(ed|ful)?",
+        r"overwhelm\w*",
+        r"freak(ing|ed)? out",
+        r"dread\w*",
+    ),
+    "sadness": (
+        r"sad(ly|ness)?",
+        r"unhappy",
+        r"depress\w*",
+        r"(feel|feeling|felt) (so )?down",
+        r"lonely",
+        r"(feel|feeling|felt) (so )?(alone|empty|lost)",
+        r"heartbr\w*",
+        r"miss (him|her|them|you|my)",
+        r"cry(ing)?",
+        r"cried",
+        r"griev\w*",
+        r"grief",
+        r"passed away",
+        r"hopeless",
+        r"miserable",
+    ),
+    "joy": (
+        r"happy",
+        r"glad",
+        r"excit\w*",
+        r"thrilled",
+        r"delighted",
+        r"awesome",
+        r"amazing",
+        r"wonderful",
+        r"fantastic",
+        r"great news",
+        r"love (it|this|that)",
+        r"yay+",
+        r"can't wait",
+        r"proud",
+    ),
+    "gratitude": (
+        r"thanks?",
+        r"thank you",
+        r"thx",
+        r"appreciate\w*",
+        r"grateful",
+    ),
+}
+
+# How an emotion colours the mood when the lexicon score is silent ("my boss keeps moving deadlines" has no
+# lexicon word, yet it is a complaint).
+EMOTION_VALENCE: dict[str, float] = {
+    "frustration": -0.3,
+    "anger": -0.5,
+    "anxiety": -0.3,
+    "sadness": -0.4,
+    "joy": 0.4,
+    "gratitude": 0.3,
+}
+
+# Below this absolute lexicon score a message counts as neutral, and the emotion valence above decides.
+NEUTRAL_POLARITY = 0.05
+
+# A cue preceded (within this many words) by one of these is negated: "not happy" is not joy.
+NEGATORS = ("not", "no", "never", "don't", "dont", "didn't", "isn't", "wasn't", "aren't", "ain't", "hardly")
+NEGATION_WINDOW = 3
+
+# Self-harm and suicide language. Deliberately broad: a false alarm costs a careful reply, a miss costs more.
+CRISIS_PATTERNS: tuple[str, ...] = (
+    r"\b(kill(ing)?|hurt(ing)?|harm(ing)?|cut(ting)?) myself\b",
+    r"\bsuicid\w*",
+    r"\bend(ing)? (my|it) (life|all)\b",
+    r"\bend it all\b",
+    r"\btake my (own )?life\b",
+    r"\b(want|wanna|going|ready) to die\b",
+    r"\bwish i (was|were) dead\b",
+    r"\bwant to be dead\b",
+    r"\bdon't want to (live|be alive|exist|wake up)\b",
+    r"\bno (reason|point) (to|in) (live|living|go on|going on)\b",
+    r"\bbetter off (dead|without me)\b",
+    r"\bself[- ]?harm\w*",
+    r"\boverdos\w*",
+)
+
+# Shouting: most letters are capitals (in a message long enough for that to mean something), or "!" repeated.
+SHOUTING_MIN_LETTERS = 8
+SHOUTING_CAPITALS_SHARE = 0.7
+SHOUTING_REPEATED_EXCLAMATION = r"!\s*!"
+
+# Intent: the first rule that matches wins, in this order. Emotional support is also chosen when a sad or anxious
+# message speaks about the user themself (see EMOTIONAL_SUPPORT_EMOTIONS).
+INTENT_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "emotional_support",
+        (
+            r"\b(need|want) (to talk|someone to talk|to vent)\b",
+            r"\bvent(ing)?\b",
+            r"\b(having|had) (a )?(hard|rough|tough|terrible|awful) (time|day|week)\b",
+            r"\bi (don't|do not) know what to do\b",
+            r"\bi feel (so )?(alone|lost|empty|worthless|hopeless)\b",
+            r"\bcan't (cope|handle (it|this))\b",
+        ),
+    ),
+    (
+        "request",
+        (
+            r"^(please|pls|kindly)\b",
+            r"^(can|could|would|will) you\b",
+            r"\b(can|could|would) you (please )?(help|write|show|explain|fix|give|tell|make|check|find)\b",
+            r"^(help me|i need you to|i want you to|i'd like you to|let's|lets)\b",
+            r"^(write|show|explain|fix|give|tell|make|create|draft|summarize|summarise|list|find|check|send|add|"
+            r"remind|translate|generate|review|compare|suggest|recommend|book|schedule|plan|rewrite|describe)\b",
+        ),
+    ),
+    (
+        "feedback",
+        (
+            r"\b(that|this|it) (worked|helped|fixed it|did the trick|makes sense)\b",
+            r"\b(that|this|it) (didn't|doesn't|did not|does not) (work|help)\b",
+            r"\b(you were|you're) (right|wrong)\b",
+            r"\bnot what i (asked|meant|wanted)\b",
+            r"^(perfect|great job|well done|nice work|exactly)\b",
+        ),
+    ),
+    (
+        "small_talk",
+        (
+            r"^(hi|hello|hey|hiya|yo|good (morning|afternoon|evening|night)|morning)\b[\s!.,?]*(there)?[\s!.,?]*$",
+            r"^(how are you|how's it going|how are things|what's up|sup)\b",
+            r"^(thanks|thank you|thx|cheers|bye|goodbye|see you|talk (to you )?later|have a (nice|good) \w+)"
+            r"[\s!.,]*$",
+            r"^(nice to (meet|see|talk to) you)\b",
+        ),
+    ),
+    (
+        "question",
+        (
+            r"\?",
+            r"^(what|why|how|when|where|who|whom|whose|which|is|are|am|do|does|did|can|could|should|would|"
+            r"will|have|has|was|were)\b",
+        ),
+    ),
+)
+EMOTIONAL_SUPPORT_EMOTIONS = frozenset({"sadness", "anxiety"})
+FIRST_PERSON = r"\b(i|i'm|im|i've|i'd|me|my|myself)\b"
+DEFAULT_INTENT = "statement"

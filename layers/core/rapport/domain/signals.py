@@ -1,0 +1,209 @@
+"""Signals in a user's words (emotions, shouting, crisis language, intent, mood): pure rules over the rule tables."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rapport.domain import signal_rules as rules
+from rapport.domain.relational_state import InteractionEffect
+
+
+class Emotion(StrEnum):
+    FRUSTRATION = "frustration"
+    ANGER = "anger"
+    ANXIETY = "anxiety"
+    SADNESS = "sadness"
+    JOY = "joy"
+    GRATITUDE = "gratitude"
+
+
+class Intent(StrEnum):
+    EMOTIONAL_SUPPORT = "emotional_support"
+    REQUEST = "request"
+    FEEDBACK = "feedback"
+    SMALL_TALK = "small_talk"
+    QUESTION = "question"
+    STATEMENT = "statement"
+
+
+class Signals(BaseModel):
+    """What was detected in one message, or in all user messages of one interaction."""
+
+    model_config = ConfigDict(frozen=True)
+
+    emotions: tuple[Emotion, ...] = ()
+    shouting: bool = False
+    crisis: bool = False
+    intent: Intent = Intent.STATEMENT
+    mood_delta: float = Field(0.0, ge=-1.0, le=1.0)
+    detector: str = "rules"
+
+    def effect(self) -> InteractionEffect:
+        """The part the relational state reacts to."""
+        return InteractionEffect(
+            frustration=Emotion.FRUSTRATION in self.emotions,
+            anger=Emotion.ANGER in self.emotions,
+            shouting=self.shouting,
+            crisis=self.crisis,
+            mood_delta=self.mood_delta,
+        )
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    emotions: tuple[tuple[Emotion, tuple[re.Pattern[str], ...]], ...]
+    crisis: tuple[re.Pattern[str], ...]
+    intents: tuple[tuple[Intent, tuple[re.Pattern[str], ...]], ...]
+    first_person: re.Pattern[str]
+    repeated_exclamation: re.Pattern[str]
+
+
+@cache
+def _compiled() -> _Compiled:
+    return _Compiled(
+        emotions=tuple(
+            (Emotion(name), tuple(re.compile(rf"\b(?:{cue})\b") for cue in cues))
+            for name, cues in rules.EMOTION_CUES.items()
+        ),
+        crisis=tuple(re.compile(p) for p in rules.CRISIS_PATTERNS),
+        intents=tuple(
+            (Intent(name), tuple(re.compile(p) for p in patterns)) for name, patterns in rules.INTENT_PATTERNS
+        ),
+        first_person=re.compile(rules.FIRST_PERSON),
+        repeated_exclamation=re.compile(rules.SHOUTING_REPEATED_EXCLAMATION),
+    )
+
+
+def normalise(text: str) -> str:
+    """Lower case, straight apostrophes, single spaces: the form every pattern is written against."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").lower()
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _negated(text: str, start: int) -> bool:
+    before = re.findall(r"[a-z']+", text[:start])[-rules.NEGATION_WINDOW :]
+    return any(word in rules.NEGATORS or word.endswith("n't") for word in before)
+
+
+def find_emotions(text: str) -> tuple[Emotion, ...]:
+    """Emotions with at least one cue in the text that is not negated, in the rule table's order."""
+    lowered = normalise(text)
+    found: list[Emotion] = []
+    for emotion, patterns in _compiled().emotions:
+        for pattern in patterns:
+            if any(not _negated(lowered, m.start()) for m in pattern.finditer(lowered)):
+                found.append(emotion)
+                break
+    return tuple(found)
+
+
+def is_shouting(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) >= rules.SHOUTING_MIN_LETTERS:
+        capitals = sum(1 for c in letters if c.isupper())
+        if capitals / len(letters) >= rules.SHOUTING_CAPITALS_SHARE:
+            return True
+    return bool(_compiled().repeated_exclamation.search(text))
+
+
+def has_crisis_language(text: str) -> bool:
+    lowered = normalise(text)
+    return any(p.search(lowered) for p in _compiled().crisis)
+
+
+def classify_intent(text: str, emotions: Iterable[Emotion] = (), crisis: bool = False) -> Intent:
+    lowered = normalise(text)
+    if crisis:
+        return Intent.EMOTIONAL_SUPPORT
+    felt = {e.value for e in emotions} & rules.EMOTIONAL_SUPPORT_EMOTIONS
+    if felt and _compiled().first_person.search(lowered):
+        return Intent.EMOTIONAL_SUPPORT
+    for intent, patterns in _compiled().intents:
+        if any(p.search(lowered) for p in patterns):
+            return intent
+    return Intent(rules.DEFAULT_INTENT)
+
+
+def mood_delta(polarity: float, emotions: Iterable[Emotion]) -> float:
+    """The lexicon score (-1..1) when it has an opinion; otherwise the mean valence of the emotions found."""
+    if abs(polarity) >= rules.NEUTRAL_POLARITY:
+        return max(-1.0, min(1.0, polarity))
+    valences = [rules.EMOTION_VALENCE[e.value] for e in emotions]
+    return sum(valences) / len(valences) if valences else 0.0
+
+
+def read_message(text: str, polarity: float, detector: str = "rules") -> Signals:
+    """Every signal of one message, given the lexicon's polarity score of it (-1..1)."""
+    emotions = find_emotions(text)
+    crisis = has_crisis_language(text)
+    return Signals(
+        emotions=emotions,
+        shouting=is_shouting(text),
+        crisis=crisis,
+        intent=classify_intent(text, emotions, crisis),
+        mood_delta=mood_delta(polarity, emotions),
+        detector=detector,
+    )
+
+
+def combine(readings: list[Signals]) -> Signals:
+    """The signals of an interaction with several user messages: emotions and flags of any message, the mean mood,
+    and the intent of the last message (what the person wants now)."""
+    if not readings:
+        return Signals()
+    if len(readings) == 1:
+        return readings[0]
+    emotions = tuple(dict.fromkeys(e for r in readings for e in r.emotions))
+    return Signals(
+        emotions=emotions,
+        shouting=any(r.shouting for r in readings),
+        crisis=any(r.crisis for r in readings),
+        intent=readings[-1].intent,
+        mood_delta=sum(r.mood_delta for r in readings) / len(readings),
+        detector=readings[-1].detector,
+    )
+
+
+# Keys the enricher writes on an interaction's metadata. `detected_emotions` and `intent` are the brief's names;
+# `signals` keeps the rest so the relational state can be computed again from the history alone.
+METADATA_EMOTIONS = "detected_emotions"
+METADATA_INTENT = "intent"
+METADATA_SIGNALS = "signals"
+
+
+def to_metadata(signals: Signals) -> dict[str, Any]:
+    return {
+        METADATA_EMOTIONS: [e.value for e in signals.emotions],
+        METADATA_INTENT: signals.intent.value,
+        METADATA_SIGNALS: {
+            "shouting": signals.shouting,
+            "crisis": signals.crisis,
+            "mood_delta": round(signals.mood_delta, 6),
+            "detector": signals.detector,
+        },
+    }
+
+
+def from_metadata(metadata: Mapping[str, Any]) -> Signals | None:
+    """The signals an enricher stored, or None when the interaction carries none (or a malformed set)."""
+    block = metadata.get(METADATA_SIGNALS)
+    if not isinstance(block, Mapping):
+        return None
+    try:
+        return Signals(
+            emotions=tuple(Emotion(e) for e in metadata.get(METADATA_EMOTIONS) or ()),
+            intent=Intent(metadata.get(METADATA_INTENT) or Intent.STATEMENT),
+            shouting=bool(block.get("shouting")),
+            crisis=bool(block.get("crisis")),
+            mood_delta=float(block.get("mood_delta") or 0.0),
+            detector=str(block.get("detector") or "rules"),
+        )
+    except (ValueError, TypeError, ValidationError):
+        return None

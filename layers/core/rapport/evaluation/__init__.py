@@ -1,0 +1,1 @@
+"""Retrieval evaluations of the product (LoCoMo): dataset loading, scoring, baselines and the `rapport eval` runner."""

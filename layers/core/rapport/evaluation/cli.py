@@ -1,0 +1,69 @@
+"""`rapport eval locomo`: the LoCoMo retrieval evaluation from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from rapport.settings import Settings
+
+SettingsFactory = Callable[[argparse.Namespace], Settings]
+
+
+def add_eval_commands(commands: argparse._SubParsersAction, settings: SettingsFactory) -> None:
+    evals = commands.add_parser("eval", help="retrieval evaluations").add_subparsers(dest="eval_command", required=True)
+    locomo = evals.add_parser(
+        "locomo",
+        help="turn-level evidence recall on LoCoMo through the local product, with BM25 and dense baselines",
+    )
+    locomo.add_argument("--data", required=True, type=Path, help="the LoCoMo JSON file (e.g. locomo-dev.json)")
+    locomo.add_argument("--out", type=Path, help="write the result as JSON here")
+    locomo.add_argument("--markdown", type=Path, help="also write the markdown table here")
+    locomo.add_argument("--limit-conversations", type=int, help="only the first N conversations (a quick look)")
+    locomo.add_argument(
+        "--embedder",
+        choices=("minilm", "hashing"),
+        default="minilm",
+        help="minilm (the local product; default) or hashing (a fast smoke run without the model)",
+    )
+    locomo.add_argument("--no-baselines", action="store_true", help="skip the BM25 / dense / hybrid baselines")
+    locomo.add_argument("--quiet", action="store_true", help="no progress bar")
+    locomo.set_defaults(func=lambda args: _cmd_locomo(args, settings(args)))
+
+
+def _cmd_locomo(args: argparse.Namespace, settings: Settings) -> int:
+    from rapport.adapters.embedders.hashing import HashingEmbedder
+    from rapport.adapters.embedders.minilm import MiniLmEmbedder
+    from rapport.evaluation.locomo import load_locomo
+    from rapport.evaluation.locomo_run import run_locomo
+    from rapport.evaluation.report import markdown_table
+    from rapport.ports.embedder import Embedder
+
+    # The model's weights ship in a package; never reach for a model hub.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    if not args.data.is_file():
+        print(f"no LoCoMo file at {args.data}: pass --data PATH (e.g. .../locomo/locomo-dev.json)", file=sys.stderr)
+        return 2
+    conversations, defects = load_locomo(args.data)
+    if args.limit_conversations is not None:
+        conversations = conversations[: max(args.limit_conversations, 0)]
+    embedder: Embedder = MiniLmEmbedder() if args.embedder == "minilm" else HashingEmbedder(settings.hashing_dimensions)
+    run = run_locomo(
+        conversations, embedder, settings=settings, baselines=not args.no_baselines, progress=not args.quiet
+    )
+    result = run.report(defects)
+    result["embedder"] = embedder.name
+    table = markdown_table(result)
+    print(table)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=2) + "\n")
+    if args.markdown is not None:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(table + "\n")
+    return 0

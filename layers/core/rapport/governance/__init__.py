@@ -1,0 +1,1 @@
+"""Memory governance: decay, reinforcement, compression, consolidation, tiers, retention caps and their jobs."""

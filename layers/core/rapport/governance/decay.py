@@ -1,0 +1,68 @@
+"""Decay and reinforcement: how strong a memory is now, from its stored strength and when that was last set."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from rapport.domain.models import Domain, Memory
+from rapport.settings import GovernanceSettings
+
+SECONDS_PER_DAY = 86_400.0
+MAX_STRENGTH = 1.0  # the brief bounds reinforcement at 1.0
+
+
+def decay_rate(domain: Domain, settings: GovernanceSettings) -> float:
+    """Per day: user memories fade twice as fast as what we learned about working together."""
+    return settings.user_decay_rate if domain is Domain.USER else settings.relational_decay_rate
+
+
+def days_between(start: datetime, end: datetime) -> float:
+    """Whole and fractional days from start to end; never negative (an imported or skewed time counts as now)."""
+    return max((end - start).total_seconds() / SECONDS_PER_DAY, 0.0)
+
+
+def decayed(strength: float, days: float, rate: float) -> float:
+    """`strength x exp(-rate x days)`: exponential, so decaying a days then b days equals decaying a + b days."""
+    return strength * math.exp(-rate * max(days, 0.0))
+
+
+def decay_anchor(memory: Memory) -> datetime:
+    """The moment the stored strength refers to: the last reinforcement, or the last time the job wrote decay down."""
+    if memory.decayed_at is None or memory.decayed_at < memory.last_reinforced_at:
+        return memory.last_reinforced_at
+    return memory.decayed_at
+
+
+def effective_strength(memory: Memory, now: datetime, settings: GovernanceSettings) -> float:
+    """What recall and the jobs use: the stored strength decayed from its anchor to now."""
+    days = days_between(decay_anchor(memory), now)
+    return decayed(memory.strength, days, decay_rate(memory.domain, settings))
+
+
+def reinforced_strength(memory: Memory, now: datetime, boost: float, settings: GovernanceSettings) -> float:
+    """Reinforcement adds to what is left of the strength today, not to a stale stored value; bounded at 1.0."""
+    return min(MAX_STRENGTH, effective_strength(memory, now, settings) + max(boost, 0.0))
+
+
+def reinforce(memory: Memory, now: datetime, boost: float, settings: GovernanceSettings) -> Memory:
+    """The memory as it is after being used (or observed again) now: stronger, and its decay restarts."""
+    return memory.model_copy(
+        update={
+            "strength": reinforced_strength(memory, now, boost, settings),
+            "last_reinforced_at": now,
+            "decayed_at": None,
+        }
+    )
+
+
+def persist_decay(memory: Memory, now: datetime, settings: GovernanceSettings) -> Memory | None:
+    """The memory with its decay written down as of now, or None when the change is too small to be worth a write.
+
+    Writing moves the anchor to now together with the strength, so running the job again (at the same `now`)
+    changes nothing, and recall's value is the same whether or not the job ran.
+    """
+    current = effective_strength(memory, now, settings)
+    if memory.strength - current < settings.decay_min_change:
+        return None
+    return memory.model_copy(update={"strength": current, "decayed_at": now})

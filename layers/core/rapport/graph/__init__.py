@@ -1,0 +1,1 @@
+"""The relationship graph: associations, enrichment, recall expansion, relation score, shared tenant knowledge."""

@@ -1,0 +1,276 @@
+"""Automatic enrichment after memories are stored: PRECEDED_BY, SIMILAR_TO, and EXEMPLIFIES links to Pattern nodes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, Field
+
+from rapport.clock import Clock
+from rapport.domain.models import Domain, Memory, MemoryStatus, UserMemoryType
+from rapport.domain.relations import Edge, EdgeType, EnrichmentType, RelationType
+from rapport.domain.text import tokenize
+from rapport.graph.patterns import (
+    PATTERN_TYPE,
+    Pattern,
+    PatternRepository,
+    key_terms,
+    pattern_confidence,
+    pattern_id,
+)
+from rapport.ports.store import MemoryStore
+from rapport.ports.vector_index import IndexQuery, VectorIndex
+from rapport.services.edges import EdgeRepository
+from rapport.settings import GraphSettings
+
+_ALL_DOMAINS = (Domain.USER, Domain.RELATIONAL)
+_ACTIVE = (MemoryStatus.ACTIVE.value,)
+
+
+class EnrichmentRequest(BaseModel):
+    """What the asynchronous enrichment function receives (the `detail` of an EventBridge event, or a direct call)."""
+
+    tenant_id: str = Field(min_length=1)
+    user_id: str = Field(min_length=1)
+    memory_ids: list[str] = Field(min_length=1, max_length=500)
+
+
+class EnrichmentOutcome(BaseModel):
+    """How many edges of each type one enrichment run wrote (an edge written again counts again)."""
+
+    preceded_by: int = 0
+    similar_to: int = 0
+    exemplifies: int = 0
+    patterns: list[str] = Field(default_factory=list)
+    skipped: int = 0  # memories left alone: missing, not active, or episodes when episodes are not enriched
+
+    def edges(self) -> int:
+        return self.preceded_by + self.similar_to + self.exemplifies
+
+    def add(self, other: EnrichmentOutcome) -> None:
+        self.preceded_by += other.preceded_by
+        self.similar_to += other.similar_to
+        self.exemplifies += other.exemplifies
+        self.patterns = sorted({*self.patterns, *other.patterns})
+        self.skipped += other.skipped
+
+
+def _when(memory: Memory) -> datetime:
+    return memory.occurred_at or memory.created_at
+
+
+def _is_episode(memory: Memory) -> bool:
+    return memory.type == UserMemoryType.EPISODE.value
+
+
+class Enricher:
+    """Every write is an upsert on a deterministic key, so enriching the same memories twice changes nothing.
+    Reads are bounded: one page of recent memories, one k-NN query per memory, one keyword query per key term."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        index: VectorIndex,
+        edges: EdgeRepository,
+        patterns: PatternRepository,
+        settings: GraphSettings,
+        clock: Clock,
+    ) -> None:
+        self._store = store
+        self._index = index
+        self._edges = edges
+        self._patterns = patterns
+        self._settings = settings
+        self._clock = clock
+
+    def enrich(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> EnrichmentOutcome:
+        """The asynchronous entry point (the enrichment function in AWS): re-reads the memories, in the given order."""
+        found = {m.id: m for m in self._store.get_memories(tenant_id, user_id, dict.fromkeys(memory_ids))}
+        outcome = self.enrich_memories(tenant_id, user_id, [found[i] for i in memory_ids if i in found])
+        outcome.skipped += len(set(memory_ids) - set(found))
+        return outcome
+
+    def enrich_memories(self, tenant_id: str, user_id: str, batch: Sequence[Memory]) -> EnrichmentOutcome:
+        """`batch`: memories just stored together, in the order they were stored (it orders equal times)."""
+        settings = self._settings
+        chosen = [
+            m for m in batch if m.status is MemoryStatus.ACTIVE and (settings.enrich_episodes or not _is_episode(m))
+        ]
+        outcome = EnrichmentOutcome(skipped=len(batch) - len(chosen))
+        if not chosen:
+            return outcome
+        now = self._clock.now()
+        outcome.preceded_by = self._link_preceding(tenant_id, user_id, chosen, now)
+        for memory in chosen:
+            outcome.similar_to += self._link_similar(tenant_id, user_id, memory, now)
+        outcome.add(self._link_patterns(tenant_id, user_id, [m for m in chosen if not _is_episode(m)], now))
+        return outcome
+
+    # PRECEDED_BY
+
+    def _link_preceding(self, tenant_id: str, user_id: str, batch: Sequence[Memory], now: datetime) -> int:
+        settings = self._settings
+        if settings.preceded_by_limit == 0:
+            return 0
+        window = timedelta(hours=settings.preceded_by_window_hours)
+        position = {m.id: i for i, m in enumerate(batch)}
+        recent = self._store.list_memories(
+            tenant_id, user_id, domains=_ALL_DOMAINS, limit=settings.enrich_candidate_limit
+        ).items
+        # Stored before this batch: they precede a batch member of the same time. Within the batch, order decides.
+        earlier = [m for m in recent if m.id not in position and self._eligible(m)]
+        written = 0
+        for memory in batch:
+            when = _when(memory)
+            before = [
+                c
+                for c in [*earlier, *batch]
+                if c.id != memory.id
+                and when - window <= _when(c) <= when
+                and (_when(c) < when or position.get(c.id, -1) < position[memory.id])
+            ]
+            # Nearest first; among equal times the one stored last (in a conversation, the previous message).
+            before.sort(key=lambda c: (when - _when(c), -position.get(c.id, -1), -c.created_at.timestamp()))
+            for previous in before[: settings.preceded_by_limit]:
+                gap = (when - _when(previous)).total_seconds()
+                strength = max(0.0, 1.0 - gap / window.total_seconds())
+                self._put(
+                    tenant_id,
+                    user_id,
+                    memory.id,
+                    EnrichmentType.PRECEDED_BY,
+                    previous.id,
+                    now,
+                    strength,
+                    {"time_gap": gap},
+                )
+                written += 1
+        return written
+
+    def _eligible(self, memory: Memory) -> bool:
+        return memory.status is MemoryStatus.ACTIVE and (self._settings.enrich_episodes or not _is_episode(memory))
+
+    # SIMILAR_TO
+
+    def _link_similar(self, tenant_id: str, user_id: str, memory: Memory, now: datetime) -> int:
+        settings = self._settings
+        if settings.similar_to_limit == 0 or not memory.embedding:
+            return 0
+        query = IndexQuery(
+            tenant_id=tenant_id,
+            user_id=user_id,
+            domains=_ALL_DOMAINS,
+            statuses=_ACTIVE,
+            k=settings.similar_to_limit + 1,
+        )
+        hits = [
+            h
+            for h in self._index.knn_search(query, memory.embedding)
+            if h.memory_id != memory.id and h.score >= settings.similar_to_min_similarity
+        ]
+        if not settings.enrich_episodes and hits:
+            kept = {
+                m.id
+                for m in self._store.get_memories(tenant_id, user_id, [h.memory_id for h in hits])
+                if not _is_episode(m)
+            }
+            hits = [h for h in hits if h.memory_id in kept]
+        for hit in hits[: settings.similar_to_limit]:
+            score = round(hit.score, 4)
+            self._put(
+                tenant_id,
+                user_id,
+                memory.id,
+                EnrichmentType.SIMILAR_TO,
+                hit.memory_id,
+                now,
+                min(1.0, max(0.0, score)),
+                {"similarity_score": min(1.0, score)},
+            )
+        return len(hits[: settings.similar_to_limit])
+
+    # EXEMPLIFIES -> Pattern
+
+    def _link_patterns(self, tenant_id: str, user_id: str, batch: Sequence[Memory], now: datetime) -> EnrichmentOutcome:
+        settings = self._settings
+        outcome = EnrichmentOutcome()
+        if settings.pattern_max_terms == 0 or not batch:
+            return outcome
+        terms_of = {m.id: key_terms(m.content, settings.pattern_max_terms) for m in batch}
+        query = IndexQuery(
+            tenant_id=tenant_id,
+            user_id=user_id,
+            domains=_ALL_DOMAINS,
+            statuses=_ACTIVE,
+            k=settings.pattern_candidate_limit,
+        )
+        hits_of = {
+            term: [h.memory_id for h in self._index.keyword_search(query, term)]
+            for term in dict.fromkeys(t for terms in terms_of.values() for t in terms)
+        }
+        candidates = {
+            m.id: m
+            for m in self._store.get_memories(
+                tenant_id, user_id, {i for ids in hits_of.values() for i in ids} | {m.id for m in batch}
+            )
+        }
+        for term, ids in hits_of.items():
+            # The keyword index may match a longer word or the rendered date; only the memory's own words count.
+            members = [
+                candidates[i]
+                for i in dict.fromkeys(ids)
+                if i in candidates and not _is_episode(candidates[i]) and term in tokenize(candidates[i].content)
+            ]
+            if len(members) < settings.pattern_min_occurrences:
+                continue
+            confidence = pattern_confidence(
+                len(members), settings.pattern_min_occurrences, settings.pattern_full_confidence
+            )
+            existing = self._patterns.get(tenant_id, user_id, term)
+            pattern = Pattern(
+                id=pattern_id(term),
+                key_terms=[term],
+                occurrences=len(members),
+                confidence=confidence,
+                created_at=existing.created_at if existing else now,
+                updated_at=now,
+            )
+            self._patterns.put(tenant_id, user_id, term, pattern)
+            outcome.patterns.append(pattern.id)
+            # A new pattern gathers every memory that shows it; later, only the memories that carry the term.
+            linked = members if existing is None else [m for m in members if m.id in terms_of]
+            for memory in linked:
+                self._put(
+                    tenant_id,
+                    user_id,
+                    memory.id,
+                    RelationType.EXEMPLIFIES,
+                    pattern.id,
+                    now,
+                    confidence,
+                    {"pattern_type": PATTERN_TYPE, "confidence": confidence, "key_terms": [term]},
+                )
+                outcome.exemplifies += 1
+        return outcome
+
+    def _put(
+        self,
+        tenant_id: str,
+        user_id: str,
+        source_id: str,
+        relation: EdgeType,
+        target_id: str,
+        at: datetime,
+        strength: float,
+        properties: dict[str, object],
+    ) -> None:
+        edge = Edge(
+            source_id=source_id,
+            target_id=target_id,
+            type=relation,
+            strength=strength,
+            timestamp=at,
+            properties=properties,
+        )
+        self._edges.put(tenant_id, user_id, edge)

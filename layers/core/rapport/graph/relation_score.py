@@ -1,0 +1,45 @@
+"""The relation component of recall: how well connected a memory is, from its edges, as a pure function."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rapport.domain.relations import Edge
+from rapport.settings import GraphSettings
+
+
+@dataclass(frozen=True)
+class RelationScoreRule:
+    """incoming x 0.5 + outgoing x 0.3 + type diversity x 0.2 (the brief), each part normalised to 0..1."""
+
+    incoming_weight: float = 0.5
+    outgoing_weight: float = 0.3
+    diversity_weight: float = 0.2
+    # Summed strength at which a direction counts as fully connected: five full-strength edges, the per-seed
+    # relation limit, so a memory cannot outscore another just by piling up weak links beyond that.
+    saturation: float = 5.0
+    type_saturation: int = 4  # distinct edge types at which diversity is 1
+    ignored: frozenset[str] = frozenset({"PRECEDED_BY"})
+
+    @classmethod
+    def of(cls, settings: GraphSettings) -> RelationScoreRule:
+        return cls(
+            incoming_weight=settings.relation_incoming_weight,
+            outgoing_weight=settings.relation_outgoing_weight,
+            diversity_weight=settings.relation_diversity_weight,
+            saturation=settings.relation_saturation,
+            type_saturation=settings.relation_type_saturation,
+            ignored=frozenset(settings.relation_score_ignores),
+        )
+
+    def score(self, incoming: Iterable[Edge], outgoing: Iterable[Edge]) -> float:
+        """0 with no (counted) edges; at most 1 when the weights sum to 1, as the brief's do."""
+        counted_in = [e for e in incoming if e.type.value not in self.ignored]
+        counted_out = [e for e in outgoing if e.type.value not in self.ignored]
+        types = {e.type for e in counted_in} | {e.type for e in counted_out}
+        return (
+            self.incoming_weight * min(1.0, sum(e.strength for e in counted_in) / self.saturation)
+            + self.outgoing_weight * min(1.0, sum(e.strength for e in counted_out) / self.saturation)
+            + self.diversity_weight * min(1.0, len(types) / self.type_saturation)
+        )

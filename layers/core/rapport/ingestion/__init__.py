@@ -1,0 +1,1 @@
+"""Chat-platform ingestion: signed Slack and webhook requests in, `Interaction Received` events on the bus out."""

@@ -1,0 +1,145 @@
+"""Receiving signed requests: verify, deduplicate, map, publish. Nothing reaches the bus unverified."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import timedelta
+from enum import StrEnum
+
+from aws_lambda_powertools import Logger
+from pydantic import BaseModel
+
+from rapport.clock import Clock
+from rapport.errors import InvalidInputError
+from rapport.ingestion import signatures
+from rapport.ingestion.events import SLACK_SOURCE, TENANT_ID_PATTERN, WEBHOOK_SOURCE, InteractionReceived
+from rapport.ingestion.idempotency import IdempotencyClaims
+from rapport.ingestion.slack import interaction_from_slack, parse_envelope
+from rapport.ingestion.webhook import interaction_from_webhook
+from rapport.ports.event_bus import EventBus
+from rapport.ports.tenant_secrets import TenantSecrets
+
+logger = Logger(service="rapport-ingest", child=True)
+
+# The names under which a tenant's secrets are kept (`rapport ingest-secret set --source ...`).
+SLACK_SECRET = "slack"  # noqa: S105 - the name of a secret, not its value
+WEBHOOK_SECRET = "webhook"  # noqa: S105 - the name of a secret, not its value
+SLACK_RETRY_HEADER = "x-slack-retry-num"
+_TENANT = re.compile(TENANT_ID_PATTERN)
+
+
+class Outcome(StrEnum):
+    ACCEPTED = "accepted"  # verified and put on the bus
+    DUPLICATE = "duplicate"  # verified, seen before: acknowledged, not ingested again
+    IGNORED = "ignored"  # verified, but nothing to remember (a bot post, an edit, another event type)
+    CHALLENGE = "challenge"  # Slack's url_verification handshake
+
+
+class IngestResult(BaseModel):
+    outcome: Outcome
+    event_id: str | None = None
+    challenge: str | None = None
+
+
+class IngestionService:
+    def __init__(
+        self,
+        *,
+        secrets: TenantSecrets,
+        claims: IdempotencyClaims,
+        bus: EventBus,
+        clock: Clock,
+        replay_window: timedelta,
+    ) -> None:
+        self._secrets = secrets
+        self._claims = claims
+        self._bus = bus
+        self._clock = clock
+        self._window = replay_window
+
+    def receive_slack(self, tenant_id: str | None, headers: Mapping[str, str], body: bytes) -> IngestResult:
+        tenant = self._tenant(tenant_id)
+        lowered = {k.lower(): v for k, v in headers.items()}
+        self._verify(
+            "v0",
+            tenant,
+            SLACK_SECRET,
+            lowered,
+            body,
+            signatures.SLACK_TIMESTAMP_HEADER,
+            signatures.SLACK_SIGNATURE_HEADER,
+        )
+        envelope = parse_envelope(body)
+        if envelope.type == "url_verification":
+            if not envelope.challenge:
+                raise InvalidInputError("url_verification without a challenge")
+            return IngestResult(outcome=Outcome.CHALLENGE, challenge=envelope.challenge)
+        interaction = interaction_from_slack(tenant, envelope)
+        if interaction is None:
+            return IngestResult(outcome=Outcome.IGNORED, event_id=envelope.event_id)
+        if SLACK_RETRY_HEADER in lowered:
+            logger.info("Slack retry", retry_num=lowered[SLACK_RETRY_HEADER], event_id=interaction.event_id)
+        return self._publish(interaction, SLACK_SOURCE)
+
+    def receive_webhook(self, tenant_id: str | None, headers: Mapping[str, str], body: bytes) -> IngestResult:
+        tenant = self._tenant(tenant_id)
+        lowered = {k.lower(): v for k, v in headers.items()}
+        self._verify(
+            "v1",
+            tenant,
+            WEBHOOK_SECRET,
+            lowered,
+            body,
+            signatures.WEBHOOK_TIMESTAMP_HEADER,
+            signatures.WEBHOOK_SIGNATURE_HEADER,
+        )
+        return self._publish(interaction_from_webhook(tenant, body), WEBHOOK_SOURCE)
+
+    def _tenant(self, tenant_id: str | None) -> str:
+        if not tenant_id or not _TENANT.fullmatch(tenant_id):
+            raise InvalidInputError(
+                "the 'tenant' query parameter is missing or malformed: the request URL must end in ?tenant=<tenant id>"
+            )
+        return tenant_id
+
+    def _verify(
+        self,
+        version: str,
+        tenant: str,
+        secret_name: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        timestamp_header: str,
+        signature_header: str,
+    ) -> None:
+        secret = self._secrets.get(tenant, secret_name)
+        if secret is None:
+            # The same 401 as a wrong signature would be kinder to debug but would tell a stranger which tenants
+            # exist; the message names the fix for the tenant's own operator instead.
+            raise signatures.SignatureError(
+                f"cannot verify the signature: no {secret_name} secret is set for this tenant "
+                f"(rapport ingest-secret set --source {secret_name})"
+            )
+        signatures.verify_signature(
+            version=version,
+            secret=secret.get_secret_value(),
+            timestamp=headers.get(timestamp_header),
+            received=headers.get(signature_header),
+            body=body,
+            now=self._clock.now(),
+            window=self._window,
+            timestamp_header=timestamp_header,
+            signature_header=signature_header,
+        )
+
+    def _publish(self, interaction: InteractionReceived, source: str) -> IngestResult:
+        if not self._claims.claim(interaction.tenant_id, interaction.event_id):
+            return IngestResult(outcome=Outcome.DUPLICATE, event_id=interaction.event_id)
+        try:
+            self._bus.publish(interaction.to_bus_event(source))
+        except Exception:
+            # Not published, so not received: the sender's retry must get through rather than be called a duplicate.
+            self._claims.release(interaction.tenant_id, interaction.event_id)
+            raise
+        return IngestResult(outcome=Outcome.ACCEPTED, event_id=interaction.event_id)

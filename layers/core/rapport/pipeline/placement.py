@@ -1,0 +1,262 @@
+"""Where a filtered candidate lands: a new memory, a reinforcement of a near-duplicate, or the successor of a fact it
+contradicts. Every write is keyed deterministically, so doing it twice changes nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rapport.domain.models import (
+    Domain,
+    Interaction,
+    Memory,
+    MemoryStatus,
+    Provenance,
+    SourceKind,
+    UserMemoryType,
+)
+from rapport.domain.relations import RelationType
+from rapport.errors import NotFoundError
+from rapport.pipeline.context import PipelineContext
+from rapport.pipeline.ids import derived_id
+from rapport.pipeline.models import Judged
+from rapport.pipeline.routing import higher_tier, tier_for
+from rapport.ports.items import ItemScope
+from rapport.ports.vector_index import IndexQuery
+from rapport.services.edges import edge_at
+from rapport.services.memories import NewMemory
+
+SLOT_KIND = "SLOT"  # slot name -> the memory currently holding that single-valued fact
+_NEIGHBOURS = 10
+_REINFORCED_BY_KEPT = 20  # the last interactions that reinforced a memory, so a rerun does not count one twice
+
+
+@dataclass(frozen=True)
+class Placement:
+    memory: Memory
+    judged: Judged
+    created: bool  # the memory is this interaction's own (written now, or by an earlier run of the same interaction)
+    reinforced: bool = False
+    invalidated: str | None = None  # the id of the fact this one contradicted
+
+
+def memory_id_for(interaction_id: str, judged: Judged) -> str:
+    return derived_id(interaction_id, f"memory|{judged.candidate.domain.value}|{(judged.content or '').lower()}")
+
+
+def build_memory(ctx: PipelineContext, interaction: Interaction, judged: Judged) -> Memory:
+    """The memory a kept candidate becomes (validated like any memory; not yet embedded or written)."""
+    candidate = judged.candidate
+    metadata: dict[str, Any] = {
+        "extractor": judged.extractor,
+        "filter": {"decision_id": judged.decision_id, "verdict": judged.verdict.value, "decided_by": judged.decided_by},
+        "observations": 1,
+        "observed_at": interaction.occurred_at.isoformat(),
+        "evidence": candidate.evidence[:20],
+    }
+    fallbacks = [reason for reason in (judged.extractor_fallback_reason, judged.fallback_reason) if reason]
+    if fallbacks:
+        metadata["fallback"] = fallbacks
+    if candidate.slot:
+        metadata["slot"] = candidate.slot
+    if candidate.correction:
+        metadata["correction"] = True
+    if judged.content != candidate.content:
+        metadata["original"] = candidate.content
+    settings = ctx.settings
+    built = ctx.memories.build(
+        interaction.tenant_id,
+        interaction.user_id,
+        NewMemory(
+            content=judged.content or candidate.content,
+            domain=candidate.domain,
+            type=candidate.type,
+            importance=candidate.importance,
+            confidence=candidate.confidence,
+            tier=tier_for(
+                candidate.importance,
+                in_session=interaction.session_id is not None,
+                long_term_above=settings.pipeline_long_term_importance,
+                short_term_above=settings.pipeline_short_term_importance,
+            ),
+            metadata=metadata,
+            # Only events carry their date into the searchable text: a fact or a lesson is the same fact whenever it
+            # is observed, and a date in its text would keep its repetitions from being found as near-duplicates.
+            occurred_at=interaction.occurred_at if candidate.type == UserMemoryType.EVENT.value else None,
+            source=Provenance(
+                kind=SourceKind.PIPELINE,
+                interaction_id=interaction.id,
+                message_index=candidate.evidence[0] if candidate.evidence else None,
+                session_id=interaction.session_id,
+                channel=interaction.channel,
+            ),
+        ),
+    )
+    return built.model_copy(update={"id": memory_id_for(interaction.id, judged)})
+
+
+class Placer:
+    """Places the kept candidates of one interaction, in order (a later one sees the earlier ones in the index)."""
+
+    def __init__(self, ctx: PipelineContext, interaction: Interaction) -> None:
+        self._ctx = ctx
+        self._interaction = interaction
+        self._tenant = interaction.tenant_id
+        self._user = interaction.user_id
+
+    def place(self, judged: Judged, memory: Memory) -> Placement:
+        """`memory` is the built, embedded memory for `judged`."""
+        existing = self._get(memory.id)
+        if existing is not None:
+            # An earlier run wrote it: finish what that run may not have (index, edges, contradiction).
+            self._ctx.index.upsert(existing)
+            return self._link_new(judged, existing, created=True)
+        duplicate = self._near_duplicate(memory, judged)
+        if duplicate is not None:
+            if duplicate.source.interaction_id == self._interaction.id:
+                return Placement(memory=duplicate, judged=judged, created=True)  # the same observation, said twice
+            return Placement(memory=self._reinforce(duplicate, judged), judged=judged, created=False, reinforced=True)
+        self._ctx.store.put_memory(memory)
+        self._ctx.index.upsert(memory)
+        return self._link_new(judged, memory, created=True)
+
+    # new memories
+
+    def _link_new(self, judged: Judged, memory: Memory, *, created: bool) -> Placement:
+        self._ctx.edges.put(
+            self._tenant,
+            self._user,
+            edge_at(
+                memory.id,
+                RelationType.DERIVED_FROM,
+                self._interaction.id,
+                memory.created_at,
+                strength=memory.confidence,
+                transformation="reframed" if judged.content != judged.candidate.content else "extracted",
+                confidence=memory.confidence,
+            ),
+        )
+        invalidated = self._supersede(judged, memory)
+        return Placement(memory=memory, judged=judged, created=created, invalidated=invalidated)
+
+    def _supersede(self, judged: Judged, memory: Memory) -> str | None:
+        """A single-valued user fact with a new value invalidates the old one: kept as history, linked, not deleted."""
+        slot = judged.candidate.slot
+        if memory.domain is not Domain.USER or not slot:
+            return None
+        scope = ItemScope(tenant_id=self._tenant, user_id=self._user)
+        pointer = self._ctx.items.get_item(scope, SLOT_KIND, slot)
+        old_id = str(pointer.body.get("memory_id")) if pointer else None
+        invalidated: str | None = None
+        old = self._get(old_id) if old_id and old_id != memory.id else None
+        if old is not None:
+            if old.status is MemoryStatus.ACTIVE and not _same(old.content, memory.content):
+                now = self._ctx.clock.now()
+                marked = old.model_copy(
+                    update={
+                        "status": MemoryStatus.INVALIDATED,
+                        "updated_at": now,
+                        "metadata": {**old.metadata, "invalidated_by": memory.id, "invalidated_at": now.isoformat()},
+                    }
+                )
+                self._ctx.store.put_memory(marked)
+                self._ctx.index.upsert(marked)
+                invalidated = old.id
+            elif old.metadata.get("invalidated_by") == memory.id:
+                invalidated = old.id  # a rerun after a crash: the invalidation happened, finish linking it
+            if invalidated:
+                reason = "corrected by the user" if judged.candidate.correction else f"a newer value for {slot}"
+                self._ctx.edges.put(
+                    self._tenant,
+                    self._user,
+                    edge_at(old.id, RelationType.INVALIDATED_BY, memory.id, memory.created_at, reason=reason),
+                )
+        if old_id != memory.id:
+            self._ctx.items.put_item(
+                scope, SLOT_KIND, slot, {"memory_id": memory.id, "content": memory.content}, now=memory.created_at
+            )
+        return invalidated
+
+    # near-duplicates
+
+    def _near_duplicate(self, memory: Memory, judged: Judged) -> Memory | None:
+        assert memory.embedding is not None
+        query = IndexQuery(tenant_id=self._tenant, user_id=self._user, domains=(memory.domain,), k=_NEIGHBOURS)
+        threshold = self._ctx.settings.pipeline_duplicate_similarity
+        scores = {hit.memory_id: hit.score for hit in self._ctx.index.knn_search(query, memory.embedding)}
+        close = [memory_id for memory_id, score in scores.items() if score >= threshold]
+        if not close:
+            return None
+        found = self._ctx.store.get_memories(self._tenant, self._user, close)
+        eligible = [
+            m
+            for m in found
+            if m.status is MemoryStatus.ACTIVE
+            and m.type != UserMemoryType.EPISODE.value  # what was said is history, not a memory to reinforce
+            and not _other_value_of_slot(m, judged)
+        ]
+        return max(eligible, key=lambda m: scores[m.id], default=None)
+
+    def _reinforce(self, existing: Memory, judged: Judged) -> Memory:
+        """Strength up (bounded at 1.0), one more observation, a REINFORCES edge; counted once per interaction."""
+        seen_by = [str(i) for i in existing.metadata.get("reinforced_by", [])]
+        if self._interaction.id not in seen_by:
+            settings = self._ctx.settings
+            now = self._ctx.clock.now()
+            importance = max(existing.importance, judged.candidate.importance)
+            observations = int(existing.metadata.get("observations", 1)) + 1
+            existing = existing.model_copy(
+                update={
+                    "strength": min(1.0, existing.strength + settings.pipeline_reinforcement_step),
+                    "importance": importance,
+                    "tier": higher_tier(
+                        existing.tier,
+                        tier_for(
+                            importance,
+                            in_session=self._interaction.session_id is not None,
+                            long_term_above=settings.pipeline_long_term_importance,
+                            short_term_above=settings.pipeline_short_term_importance,
+                        ),
+                    ),
+                    "last_reinforced_at": now,
+                    "updated_at": now,
+                    "metadata": {
+                        **existing.metadata,
+                        "observations": observations,
+                        "reinforced_by": [*seen_by, self._interaction.id][-_REINFORCED_BY_KEPT:],
+                    },
+                }
+            )
+            # One write carries the new strength and the marker, so a rerun cannot count this interaction twice.
+            self._ctx.store.put_memory(existing)
+            self._ctx.index.upsert(existing)
+        self._ctx.edges.put(
+            self._tenant,
+            self._user,
+            edge_at(
+                self._interaction.id,
+                RelationType.REINFORCES,
+                existing.id,
+                existing.last_reinforced_at,
+                strength=judged.candidate.confidence,
+                observations=int(existing.metadata.get("observations", 1)),
+            ),
+        )
+        return existing
+
+    def _get(self, memory_id: str) -> Memory | None:
+        try:
+            return self._ctx.store.get_memory(self._tenant, self._user, memory_id)
+        except NotFoundError:
+            return None
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
+def _other_value_of_slot(existing: Memory, judged: Judged) -> bool:
+    """ "User lives in New York" is close to "User lives in New Jersey" in any embedding; for a single-valued fact
+    a different value is a contradiction, never a repetition."""
+    slot = judged.candidate.slot
+    return bool(slot) and existing.metadata.get("slot") == slot and not _same(existing.content, judged.content or "")

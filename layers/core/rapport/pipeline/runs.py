@@ -1,0 +1,86 @@
+"""One item per interaction saying how far its pipeline got, so a repeated run does nothing twice."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from rapport.clock import Clock
+from rapport.pipeline.models import StoreOutcome
+from rapport.ports.items import ItemScope, ItemStore
+
+RUN_KIND = "PIPELINE"
+
+
+class RunStatus(StrEnum):
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class PipelineRunRecord(BaseModel):
+    interaction_id: str
+    status: RunStatus
+    attempts: int = 0
+    started_at: datetime
+    finished_at: datetime | None = None
+    outcome: StoreOutcome | None = None
+    error: str | None = None
+
+
+class PipelineRunRepository:
+    def __init__(self, items: ItemStore, clock: Clock) -> None:
+        self._items = items
+        self._clock = clock
+
+    def get(self, tenant_id: str, user_id: str, interaction_id: str) -> PipelineRunRecord | None:
+        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), RUN_KIND, interaction_id)
+        return PipelineRunRecord.model_validate(item.body) if item else None
+
+    def started(self, tenant_id: str, user_id: str, interaction_id: str) -> PipelineRunRecord:
+        previous = self.get(tenant_id, user_id, interaction_id)
+        record = PipelineRunRecord(
+            interaction_id=interaction_id,
+            status=RunStatus.RUNNING,
+            attempts=(previous.attempts if previous else 0) + 1,
+            started_at=self._clock.now(),
+        )
+        return self._put(tenant_id, user_id, record)
+
+    def completed(self, tenant_id: str, user_id: str, outcome: StoreOutcome) -> PipelineRunRecord:
+        previous = self.get(tenant_id, user_id, outcome.interaction_id)
+        now = self._clock.now()
+        record = PipelineRunRecord(
+            interaction_id=outcome.interaction_id,
+            status=RunStatus.COMPLETED,
+            attempts=previous.attempts if previous else 1,
+            started_at=previous.started_at if previous else now,
+            finished_at=now,
+            outcome=outcome,
+        )
+        return self._put(tenant_id, user_id, record)
+
+    def failed(self, tenant_id: str, user_id: str, interaction_id: str, error: str) -> PipelineRunRecord:
+        previous = self.get(tenant_id, user_id, interaction_id)
+        now = self._clock.now()
+        record = PipelineRunRecord(
+            interaction_id=interaction_id,
+            status=RunStatus.FAILED,
+            attempts=previous.attempts if previous else 1,
+            started_at=previous.started_at if previous else now,
+            finished_at=now,
+            error=error[:500],
+        )
+        return self._put(tenant_id, user_id, record)
+
+    def _put(self, tenant_id: str, user_id: str, record: PipelineRunRecord) -> PipelineRunRecord:
+        self._items.put_item(
+            ItemScope(tenant_id=tenant_id, user_id=user_id),
+            RUN_KIND,
+            record.interaction_id,
+            record.model_dump(mode="json"),
+            now=self._clock.now(),
+        )
+        return record

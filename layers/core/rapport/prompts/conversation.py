@@ -1,0 +1,53 @@
+"""The conversation as the extraction prompts show it: numbered messages, newest kept when it is too long."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from rapport.domain.models import Interaction, MessageRole
+
+
+class PromptMessage(BaseModel):
+    index: int = Field(description="Position of the message in the interaction; cite it as evidence.")
+    role: MessageRole
+    content: str
+    name: str | None = None
+
+
+class ConversationInput(BaseModel):
+    messages: list[PromptMessage]
+    channel: str | None = None
+    occurred_at: str | None = None
+    truncated: bool = Field(False, description="True when older messages were left out to fit the prompt.")
+
+    @classmethod
+    def of(cls, interaction: Interaction, max_chars: int) -> ConversationInput:
+        """The newest messages that fit in `max_chars` (at least the last one, cut to fit): a long session's end is
+        where its outcome and the user's reaction are."""
+        kept: list[PromptMessage] = []
+        budget = max_chars
+        for index in range(len(interaction.messages) - 1, -1, -1):
+            message = interaction.messages[index]
+            if message.role is MessageRole.SYSTEM or not message.content.strip():
+                continue
+            content = message.content
+            if len(content) > budget:
+                if kept:
+                    break
+                content = content[-budget:]
+            kept.append(PromptMessage(index=index, role=message.role, content=content, name=message.name))
+            budget -= len(content)
+            if budget <= 0:
+                break
+        kept.reverse()
+        shown = {m.index for m in kept}
+        dropped = any(
+            i not in shown and m.role is not MessageRole.SYSTEM and m.content.strip()
+            for i, m in enumerate(interaction.messages)
+        )
+        return cls(
+            messages=kept,
+            channel=interaction.channel,
+            occurred_at=interaction.occurred_at.isoformat(),
+            truncated=dropped,
+        )

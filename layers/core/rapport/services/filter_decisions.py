@@ -1,0 +1,134 @@
+"""The constructive filter's decisions: kept as items, listed for audit, and reversible by restoring the original."""
+
+from __future__ import annotations
+
+from rapport.clock import Clock
+from rapport.domain.filtering import FilterDecision, Verdict
+from rapport.domain.models import Memory, Page, Provenance, SourceKind
+from rapport.domain.relations import RelationType
+from rapport.errors import ConflictError, InvalidInputError, NotFoundError
+from rapport.pipeline.ids import derived_id
+from rapport.ports.items import ItemQuery, ItemScope, ItemStore
+from rapport.ports.store import MemoryStore
+from rapport.services.edges import EdgeRepository, edge_at
+from rapport.services.memories import MemoryService, NewMemory
+from rapport.settings import Settings
+
+FILTER_KIND = "FILTER"
+
+
+class FilterDecisionRepository:
+    """Keyed by decision id; the ids carry their interaction's time, so key order is chronological."""
+
+    def __init__(self, items: ItemStore) -> None:
+        self._items = items
+
+    def put(self, decision: FilterDecision) -> FilterDecision:
+        self._items.put_item(
+            ItemScope(tenant_id=decision.tenant_id, user_id=decision.user_id),
+            FILTER_KIND,
+            decision.id,
+            decision.model_dump(mode="json"),
+            now=decision.restored_at or decision.decided_at,
+        )
+        return decision
+
+    def get(self, tenant_id: str, user_id: str, decision_id: str) -> FilterDecision:
+        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), FILTER_KIND, decision_id)
+        if item is None:
+            raise NotFoundError(f"filter decision {decision_id} not found")
+        return FilterDecision.model_validate(item.body)
+
+    def list(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[FilterDecision]:
+        page = self._items.list_items(
+            ItemScope(tenant_id=tenant_id, user_id=user_id),
+            ItemQuery(kind=FILTER_KIND, limit=limit, cursor=cursor, descending=True),
+        )
+        return Page[FilterDecision](
+            items=[FilterDecision.model_validate(item.body) for item in page.items], next_cursor=page.next_cursor
+        )
+
+
+class FilterDecisionService:
+    def __init__(
+        self,
+        decisions: FilterDecisionRepository,
+        store: MemoryStore,
+        memories: MemoryService,
+        edges: EdgeRepository,
+        settings: Settings,
+        clock: Clock,
+    ) -> None:
+        self._decisions = decisions
+        self._store = store
+        self._memories = memories
+        self._edges = edges
+        self._settings = settings
+        self._clock = clock
+
+    def list(
+        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None, verdict: Verdict | None = None
+    ) -> Page[FilterDecision]:
+        if not 1 <= limit <= self._settings.max_page_size:
+            raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
+        if verdict is None:
+            return self._decisions.list(tenant_id, user_id, limit=limit, cursor=cursor)
+        # Decisions of one verdict are a minority worth reading through pages for; there is no index per verdict.
+        wanted: list[FilterDecision] = []
+        while True:
+            page = self._decisions.list(tenant_id, user_id, limit=limit, cursor=cursor)
+            wanted += [d for d in page.items if d.verdict is verdict]
+            cursor = page.next_cursor
+            if len(wanted) >= limit or cursor is None:
+                return Page[FilterDecision](items=wanted[:limit], next_cursor=cursor if len(wanted) >= limit else None)
+
+    def get(self, tenant_id: str, user_id: str, decision_id: str) -> FilterDecision:
+        return self._decisions.get(tenant_id, user_id, decision_id)
+
+    def restore(self, tenant_id: str, user_id: str, decision_id: str) -> tuple[FilterDecision, Memory]:
+        """Store the original the filter blocked or reframed. Idempotent: restoring twice returns the same memory."""
+        decision = self._decisions.get(tenant_id, user_id, decision_id)
+        if decision.verdict is Verdict.ALLOWED:
+            raise ConflictError(
+                f"filter decision {decision_id} allowed the memory as it was: there is nothing to restore"
+            )
+        memory_id = derived_id(decision.id, "restore")
+        memory = self._existing(tenant_id, user_id, memory_id)
+        if memory is None:
+            built = self._memories.build(
+                tenant_id,
+                user_id,
+                NewMemory(
+                    content=decision.original,
+                    domain=decision.domain,
+                    type=decision.type,
+                    importance=decision.importance,
+                    metadata={"restored_from_decision": decision.id, "restored_verdict": decision.verdict.value},
+                    source=Provenance(kind=SourceKind.PIPELINE, interaction_id=decision.interaction_id),
+                ),
+            )
+            memory = self._memories.remember_many(tenant_id, user_id, [built.model_copy(update={"id": memory_id})])[0]
+        now = self._clock.now()
+        self._edges.put(
+            tenant_id,
+            user_id,
+            edge_at(
+                memory.id,
+                RelationType.DERIVED_FROM,
+                decision.interaction_id,
+                now,
+                transformation="restored",
+                confidence=1.0,
+            ),
+        )
+        if decision.restored_memory_id != memory.id:
+            decision = self._decisions.put(
+                decision.model_copy(update={"restored_memory_id": memory.id, "restored_at": now})
+            )
+        return decision, memory.without_embedding()
+
+    def _existing(self, tenant_id: str, user_id: str, memory_id: str) -> Memory | None:
+        try:
+            return self._store.get_memory(tenant_id, user_id, memory_id)
+        except NotFoundError:
+            return None

@@ -1,0 +1,210 @@
+"""`/v1/process`: one user message in; signals, state, memories, people, a system prompt and a reply out."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel
+
+from rapport.clock import Clock
+from rapport.domain.models import DomainFilter, Interaction, Message, MessageRole
+from rapport.domain.profile import Profile
+from rapport.domain.relational_state import StateReading
+from rapport.domain.reply_context import ReplyContext, build_system_prompt
+from rapport.domain.signals import Signals, to_metadata
+from rapport.errors import InvalidInputError
+from rapport.ports.language_model import LanguageModel
+from rapport.services.interactions import InteractionService, NewInteraction
+from rapport.services.memories import MemoryService, RecallHit, RecallQuery
+from rapport.services.people import PeopleService
+from rapport.services.profiles import ProfileService
+from rapport.services.relational_state import RelationalStateService
+from rapport.services.signals import SignalService
+from rapport.settings import Settings
+
+_HISTORY_PAGE = 10  # interactions looked at for earlier turns of the conversation
+
+
+class ProcessOutcome(BaseModel):
+    reply: str | None
+    memories: list[RecallHit]  # the memories put in the system prompt, most relevant first
+    total_stored: int
+    profile: Profile | None
+    state: StateReading  # as this message leaves it
+    context_state: StateReading  # what the prompt was built from
+    system_prompt: str
+    signals: Signals
+    crisis: bool
+    interaction: Interaction | None  # recorded when we wrote the reply; otherwise the caller records the exchange
+
+
+class ProcessService:
+    def __init__(
+        self,
+        *,
+        memories: MemoryService,
+        interactions: InteractionService,
+        signals: SignalService,
+        state: RelationalStateService,
+        profiles: ProfileService,
+        people: PeopleService,
+        language_model: LanguageModel | None,
+        settings: Settings,
+        clock: Clock,
+    ) -> None:
+        self._memories = memories
+        self._interactions = interactions
+        self._signals = signals
+        self._state = state
+        self._profiles = profiles
+        self._people = people
+        self._model = language_model
+        self._settings = settings
+        self._policy = settings.relational
+        self._clock = clock
+
+    def _check(self, message: str) -> str:
+        text = message.strip()
+        if not text:
+            raise InvalidInputError("message is empty: send what the user said")
+        if len(message) > self._settings.max_message_chars:
+            raise InvalidInputError(
+                f"message has {len(message)} characters; the limit is {self._settings.max_message_chars}"
+            )
+        return text
+
+    def process(
+        self,
+        tenant_id: str,
+        user_id: str,
+        message: str,
+        *,
+        channel: str | None = None,
+        session_id: str | None = None,
+    ) -> ProcessOutcome:
+        text = self._check(message)
+        now = self._clock.now()
+        signals = self._signals.detect(text)
+        # The prompt is built from the state as this message leaves it. The update itself is persisted by
+        # whoever records the exchange (below, or the caller via /interactions) through the interaction
+        # listeners: one code path, so a message is never counted twice.
+        context_state = self._state.preview(tenant_id, user_id, signals, now)
+        hits = self._relevant_memories(tenant_id, user_id, text)
+        crisis = signals.crisis or context_state.crisis_open
+        system_prompt = build_system_prompt(
+            ReplyContext(
+                state=context_state,
+                memories=[h.memory for h in hits],
+                people=self._people.mentioned_in(tenant_id, user_id, text, now),
+                emotions=signals.emotions,
+                intent=signals.intent,
+                crisis=crisis,
+            )
+        )
+        reply: str | None = None
+        if self._model is not None:
+            earlier = self._earlier_turns(tenant_id, user_id, session_id, now)
+            reply = self._model.reply(
+                system=system_prompt, messages=[*earlier, Message(role=MessageRole.USER, content=text)]
+            )
+        interaction: Interaction | None = None
+        if reply and reply.strip():
+            interaction = self._record(tenant_id, user_id, message, reply, signals, channel, session_id)
+            state, profile = self._state.read(tenant_id, user_id, now), self._profiles.get(tenant_id, user_id)
+        else:
+            # No reply of ours: the caller answers with its own model and posts the exchange to /interactions,
+            # which records it then (recording the message here too would count it twice). The state and profile
+            # returned are the ones that exchange will leave.
+            state, profile = context_state, self._profiles.preview(tenant_id, user_id, now)
+        # The memories went into the reply's context (ours, or the caller's own model with our prompt).
+        self._memories.reinforce(tenant_id, user_id, [h.memory.id for h in hits], self._policy.reinforcement_boost)
+        return ProcessOutcome(
+            reply=reply,
+            memories=hits,
+            total_stored=self._memories.count(tenant_id, user_id),
+            profile=profile,
+            state=state,
+            context_state=context_state,
+            system_prompt=system_prompt,
+            signals=signals,
+            crisis=crisis,
+            interaction=interaction,
+        )
+
+    def _record(
+        self,
+        tenant_id: str,
+        user_id: str,
+        message: str,
+        reply: str,
+        signals: Signals,
+        channel: str | None,
+        session_id: str | None,
+    ) -> Interaction:
+        messages = [
+            Message(role=MessageRole.USER, content=message),
+            # A long model answer must not make the request fail the history's size rule.
+            Message(role=MessageRole.ASSISTANT, content=reply[: self._settings.max_message_chars]),
+        ]
+        # The pipeline is started, not waited for: extraction must not delay the reply, and what it finds is
+        # there for the next message. The state, profile and people follow through the interaction listeners.
+        recorded = self._interactions.record(
+            tenant_id,
+            user_id,
+            NewInteraction(messages=messages, channel=channel, session_id=session_id),
+            enrichment=to_metadata(signals),
+            wait=False,
+        )
+        return recorded.interaction
+
+    def _relevant_memories(self, tenant_id: str, user_id: str, text: str) -> list[RecallHit]:
+        """Top-K of both domains above the similarity bar, then the relational memories above it that the top-K
+        left out: how we work with this person matters to a reply even when a fact outranks it."""
+        query = text[: self._settings.max_content_chars]
+        policy = self._policy
+        hits = self._memories.recall(
+            tenant_id,
+            user_id,
+            RecallQuery(
+                query=query,
+                domain=DomainFilter.BOTH,
+                limit=policy.process_top_k,
+                min_similarity=policy.process_min_similarity,
+            ),
+        )
+        if policy.process_relational_limit:
+            seen = {h.memory.id for h in hits}
+            relational = self._memories.recall(
+                tenant_id,
+                user_id,
+                RecallQuery(
+                    query=query,
+                    domain=DomainFilter.RELATIONAL,
+                    limit=policy.process_relational_limit,
+                    min_similarity=policy.process_min_similarity,
+                ),
+            )
+            hits += [h for h in relational if h.memory.id not in seen]
+        return hits
+
+    def _earlier_turns(self, tenant_id: str, user_id: str, session_id: str | None, now: datetime) -> list[Message]:
+        """The conversation so far, for the model: the same session's last turns, or (without a session id)
+        the turns of the last working-memory window."""
+        limit = self._policy.process_history_messages
+        if limit == 0:
+            return []
+        window_start = now - timedelta(minutes=self._policy.process_history_window_minutes)
+        turns: list[Message] = []
+        page = self._interactions.history(tenant_id, user_id, limit=_HISTORY_PAGE, cursor=None)
+        for interaction in page.items:  # newest first
+            same = (
+                interaction.session_id == session_id
+                if session_id
+                else interaction.session_id is None and interaction.occurred_at >= window_start
+            )
+            if not same:
+                continue
+            turns = [m for m in interaction.messages if m.role is not MessageRole.SYSTEM] + turns
+            if len(turns) >= limit:
+                break
+        return turns[-limit:]

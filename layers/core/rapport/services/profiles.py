@@ -1,0 +1,51 @@
+"""End-user profiles: known_since, last_seen and interaction_count, kept by every recorded interaction."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from rapport.clock import Clock
+from rapport.domain.models import Interaction
+from rapport.domain.profile import Profile, observe_interaction
+from rapport.ports.items import ItemScope, ItemStore
+from rapport.services.relational_state import interaction_time
+from rapport.services.versioned_items import modify_item
+from rapport.settings import Settings
+
+PROFILE_KIND = "PROFILE"
+PROFILE_KEY = ""
+
+
+class ProfileService:
+    def __init__(self, items: ItemStore, settings: Settings, clock: Clock) -> None:
+        self._items = items
+        self._attempts = settings.relational.write_attempts
+        self._clock = clock
+
+    def get(self, tenant_id: str, user_id: str) -> Profile | None:
+        """The profile, or None for someone we have not talked to yet."""
+        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), PROFILE_KIND, PROFILE_KEY)
+        return Profile.model_validate(item.body) if item else None
+
+    def preview(self, tenant_id: str, user_id: str, at: datetime) -> Profile:
+        """The profile as one more interaction at `at` would leave it, without writing it."""
+        return observe_interaction(self.get(tenant_id, user_id), at)
+
+    def record_interaction(self, interaction: Interaction) -> None:
+        """The listener on recorded interactions."""
+        at = interaction_time(interaction)
+
+        def change(body: dict[str, Any] | None) -> dict[str, Any]:
+            current = Profile.model_validate(body) if body is not None else None
+            return dict(observe_interaction(current, at).model_dump(mode="json"))
+
+        modify_item(
+            self._items,
+            ItemScope(tenant_id=interaction.tenant_id, user_id=interaction.user_id),
+            PROFILE_KIND,
+            PROFILE_KEY,
+            change,
+            now=self._clock.now(),
+            attempts=self._attempts,
+        )

@@ -1,0 +1,159 @@
+"""The relational state of each end user: moved by interactions and reported events, read with decay applied.
+
+Stored as one versioned item, so concurrent interactions never lose an update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rapport.clock import Clock
+from rapport.domain.models import Interaction, Page
+from rapport.domain.relational_state import (
+    RelationalEvent,
+    RelationalState,
+    StateReading,
+    apply_event,
+    apply_interaction,
+    initial_state,
+    read_state,
+)
+from rapport.domain.signals import Signals, from_metadata
+from rapport.errors import InvalidInputError
+from rapport.ids import new_id
+from rapport.ports.items import ItemQuery, ItemScope, ItemStore
+from rapport.services.versioned_items import modify_item
+from rapport.settings import Settings
+
+STATE_KIND = "STATE"
+EVENT_KIND = "STATE_EVENT"
+# The state the assistant as a whole holds with the person; a key per agent would give each agent its own.
+DEFAULT_AGENT = ""
+MAX_NOTE_CHARS = 1_000
+
+
+class StateEventRecord(BaseModel):
+    """A reported event and what it did, kept as the relationship's own trail."""
+
+    id: str
+    type: RelationalEvent
+    note: str | None = None
+    at: datetime
+    before: dict[str, float] = Field(default_factory=dict)
+    after: dict[str, float] = Field(default_factory=dict)
+
+
+def parse_event(value: str) -> RelationalEvent:
+    """The event type a client sent; an unknown one is a 400 that lists the known ones."""
+    try:
+        return RelationalEvent(value)
+    except ValueError:
+        known = ", ".join(e.value for e in RelationalEvent)
+        raise InvalidInputError(f"unknown event type {value!r}; known types: {known}") from None
+
+
+def interaction_time(interaction: Interaction) -> datetime:
+    """When an interaction counts for the state: when it happened (imports of old talks decay as they should),
+    never later than when it was recorded."""
+    return min(interaction.occurred_at, interaction.created_at)
+
+
+def _numbers(reading: StateReading) -> dict[str, float]:
+    return {
+        "trust": reading.trust,
+        "sentiment": reading.sentiment,
+        "grudge": reading.grudge,
+        "familiarity": reading.familiarity,
+    }
+
+
+class RelationalStateService:
+    def __init__(self, items: ItemStore, settings: Settings, clock: Clock) -> None:
+        self._items = items
+        self._policy = settings.relational
+        self._settings = settings
+        self._clock = clock
+
+    def _scope(self, tenant_id: str, user_id: str) -> ItemScope:
+        return ItemScope(tenant_id=tenant_id, user_id=user_id)
+
+    @staticmethod
+    def _decode(body: dict[str, Any] | None) -> RelationalState | None:
+        return RelationalState.model_validate(body) if body is not None else None
+
+    def stored(self, tenant_id: str, user_id: str) -> RelationalState:
+        """The stored state (a new person's starting state when there is none); decay not applied."""
+        item = self._items.get_item(self._scope(tenant_id, user_id), STATE_KIND, DEFAULT_AGENT)
+        return self._decode(item.body if item else None) or initial_state(self._policy)
+
+    def read(self, tenant_id: str, user_id: str, at: datetime | None = None) -> StateReading:
+        """The state now (or at `at`), decay applied. Never writes: reading cannot change what the next read says."""
+        return read_state(self.stored(tenant_id, user_id), at or self._clock.now(), self._policy)
+
+    def preview(self, tenant_id: str, user_id: str, signals: Signals, at: datetime) -> StateReading:
+        """What the state would be after one interaction with these signals at `at`, without writing it."""
+        updated = apply_interaction(self.stored(tenant_id, user_id), signals.effect(), at, self._policy)
+        return read_state(updated, at, self._policy)
+
+    def _update(
+        self, tenant_id: str, user_id: str, change: Callable[[RelationalState], RelationalState]
+    ) -> RelationalState:
+        def body_change(body: dict[str, Any] | None) -> dict[str, Any]:
+            current = self._decode(body) or initial_state(self._policy)
+            return dict(change(current).model_dump(mode="json"))
+
+        item = modify_item(
+            self._items,
+            self._scope(tenant_id, user_id),
+            STATE_KIND,
+            DEFAULT_AGENT,
+            body_change,
+            now=self._clock.now(),
+            attempts=self._policy.write_attempts,
+        )
+        assert item is not None  # body_change always writes
+        return RelationalState.model_validate(item.body)
+
+    def record_interaction(self, interaction: Interaction) -> None:
+        """The listener on recorded interactions: trust and familiarity grow, sentiment and grudge follow the
+        signals the enricher stored (none stored: a neutral interaction)."""
+        signals = from_metadata(interaction.metadata) or Signals()
+        at = interaction_time(interaction)
+        self._update(
+            interaction.tenant_id,
+            interaction.user_id,
+            lambda state: apply_interaction(state, signals.effect(), at, self._policy),
+        )
+
+    def report_event(
+        self, tenant_id: str, user_id: str, event: RelationalEvent, note: str | None = None
+    ) -> tuple[StateEventRecord, StateReading]:
+        if note is not None and len(note) > MAX_NOTE_CHARS:
+            raise InvalidInputError(f"note has {len(note)} characters; the limit is {MAX_NOTE_CHARS}")
+        now = self._clock.now()
+        before = self.read(tenant_id, user_id, now)
+        state = self._update(tenant_id, user_id, lambda current: apply_event(current, event, now, self._policy))
+        after = read_state(state, now, self._policy)
+        record = StateEventRecord(
+            id=new_id(now), type=event, note=note, at=now, before=_numbers(before), after=_numbers(after)
+        )
+        self._items.put_item(
+            self._scope(tenant_id, user_id), EVENT_KIND, record.id, record.model_dump(mode="json"), now=now
+        )
+        return record, after
+
+    def events(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[StateEventRecord]:
+        """Reported events, newest first."""
+        if not 1 <= limit <= self._settings.max_page_size:
+            raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
+        page = self._items.list_items(
+            self._scope(tenant_id, user_id),
+            ItemQuery(kind=EVENT_KIND, limit=limit, cursor=cursor, descending=True),
+        )
+        return Page[StateEventRecord](
+            items=[StateEventRecord.model_validate(i.body) for i in page.items], next_cursor=page.next_cursor
+        )

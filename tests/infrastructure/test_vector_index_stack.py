@@ -1,0 +1,161 @@
+"""The vector index in the template: domain security, the Serverless policies, the index custom resource, access."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from aws_cdk.assertions import Template
+
+from infra.constructs.vector_index import INDEX_NAME, collection_base_name, search_domain_name
+from tests.infrastructure.conftest import (
+    Synthesized,
+    actions_of,
+    as_list,
+    function_by_service,
+    only,
+    policy_statements_of,
+    rapport_functions,
+    resources,
+)
+
+pytestmark = pytest.mark.infrastructure
+
+SEARCHING_SERVICES = ("rapport-api", "rapport-ingest", "rapport-indexer", "rapport-pipeline-store")
+
+
+def role_arn_of(function: dict[str, Any]) -> dict[str, Any]:
+    return {"Fn::GetAtt": [function["Properties"]["Role"]["Fn::GetAtt"][0], "Arn"]}
+
+
+# --- the managed domain (default) ------------------------------------------------------------------------------------
+
+
+def test_the_domain_encrypts_at_rest_with_its_key_between_nodes_and_in_transit(template: Template) -> None:
+    _, domain = only(template, "AWS::OpenSearchService::Domain")
+    properties = domain["Properties"]
+    assert properties["EncryptionAtRestOptions"]["Enabled"] is True
+    key_id = properties["EncryptionAtRestOptions"]["KmsKeyId"]["Ref"]
+    assert resources(template, "AWS::KMS::Key")[key_id]["Properties"]["EnableKeyRotation"] is True
+    assert properties["NodeToNodeEncryptionOptions"] == {"Enabled": True}
+    assert properties["DomainEndpointOptions"]["EnforceHTTPS"] is True
+    assert properties["DomainEndpointOptions"]["TLSSecurityPolicy"].startswith("Policy-Min-TLS-1-2")
+
+
+def test_fine_grained_access_has_the_setup_role_as_its_only_master_and_no_internal_users(template: Template) -> None:
+    _, domain = only(template, "AWS::OpenSearchService::Domain")
+    security = domain["Properties"]["AdvancedSecurityOptions"]
+    assert security["Enabled"] is True
+    assert security["InternalUserDatabaseEnabled"] is False
+    _, setup = function_by_service(template, "rapport-index-setup")
+    assert security["MasterUserOptions"] == {"MasterUserARN": role_arn_of(setup)}
+
+
+def test_the_access_policy_admits_signed_requests_of_this_account_only(template: Template) -> None:
+    _, domain = only(template, "AWS::OpenSearchService::Domain")
+    (statement,) = domain["Properties"]["AccessPolicies"]["Statement"]
+    assert statement["Effect"] == "Allow"
+    principal = json.dumps(statement["Principal"])
+    assert '"*"' not in principal and "AWS::AccountId" in principal and ":root" in principal
+
+
+def test_the_domain_spans_two_zones_logs_slow_queries_and_is_sized_by_context(template: Template) -> None:
+    _, domain = only(template, "AWS::OpenSearchService::Domain")
+    properties = domain["Properties"]
+    assert properties["DomainName"] == search_domain_name("RapportTest")
+    cluster = properties["ClusterConfig"]
+    assert cluster["InstanceCount"] == 2 and cluster["InstanceType"] == "r7g.large.search"
+    assert cluster["ZoneAwarenessEnabled"] is True
+    assert properties["EBSOptions"]["VolumeType"] == "gp3"
+    published = properties["LogPublishingOptions"]
+    assert {"SEARCH_SLOW_LOGS", "INDEX_SLOW_LOGS", "ES_APPLICATION_LOGS"} <= set(published)
+    assert all(option["Enabled"] for option in published.values())
+
+
+def test_the_k_nn_index_is_created_by_a_custom_resource_with_every_searching_role(template: Template) -> None:
+    _, index = only(template, "Custom::RapportVectorIndex")
+    properties = index["Properties"]
+    assert properties["IndexName"] == INDEX_NAME
+    assert properties["Dimensions"] == 1536
+    for service in (*SEARCHING_SERVICES, "rapport-index-setup"):
+        assert role_arn_of(function_by_service(template, service)[1]) in properties["BackendRoles"], service
+    # And the provider runs the setup function: the core's prepare_index, not a hand-made index
+    setup_id, _ = function_by_service(template, "rapport-index-setup")
+    provider_id = properties["ServiceToken"]["Fn::GetAtt"][0]
+    provider = resources(template, "AWS::Lambda::Function")[provider_id]
+    assert setup_id in json.dumps(provider["Properties"]["Environment"])
+
+
+def test_searching_functions_reach_only_the_memory_index_with_http_verbs(template: Template) -> None:
+    domain_id, _ = only(template, "AWS::OpenSearchService::Domain")
+    index_paths = [
+        {"Fn::Join": ["", [{"Fn::GetAtt": [domain_id, "Arn"]}, f"/{INDEX_NAME}"]]},
+        {"Fn::Join": ["", [{"Fn::GetAtt": [domain_id, "Arn"]}, f"/{INDEX_NAME}/*"]]},
+    ]
+    for service in SEARCHING_SERVICES:
+        statements = policy_statements_of(template, function_by_service(template, service)[1])
+        es_statements = [s for s in statements if actions_of([s], "es:")]
+        assert es_statements, service
+        for statement in es_statements:
+            assert "es:*" not in as_list(statement["Action"]) and "es:ESHttp*" not in as_list(statement["Action"])
+            assert as_list(statement["Resource"]) == index_paths, service
+        variables = function_by_service(template, service)[1]["Properties"]["Environment"]["Variables"]
+        assert variables["RAPPORT_OPENSEARCH_INDEX"] == INDEX_NAME
+
+
+def test_functions_that_do_not_search_have_no_index_access(template: Template) -> None:
+    for function in rapport_functions(template).values():
+        variables = function["Properties"]["Environment"]["Variables"]
+        service = variables["POWERTOOLS_SERVICE_NAME"]
+        statements = policy_statements_of(template, function)
+        if service in ("rapport-authorizer", "rapport-webhooks", "rapport-pipeline-filter"):
+            assert not actions_of(statements, "es:"), service
+
+
+# --- the Serverless option -------------------------------------------------------------------------------------------
+
+
+def test_serverless_is_a_vector_collection_with_encryption_network_and_data_access_policies(
+    variant: Synthesized,
+) -> None:
+    template = variant.template
+    assert not resources(template, "AWS::OpenSearchService::Domain")
+    _, collection = only(template, "AWS::OpenSearchServerless::Collection")
+    name = collection_base_name("RapportTest")
+    assert collection["Properties"]["Type"] == "VECTORSEARCH" and collection["Properties"]["Name"] == name
+    policies = {
+        p["Properties"]["Type"]: p for p in resources(template, "AWS::OpenSearchServerless::SecurityPolicy").values()
+    }
+    assert set(policies) == {"encryption", "network"}
+    assert "KmsARN" in json.dumps(policies["encryption"]["Properties"]["Policy"])
+    # The collection waits for both policies, without which it cannot be created
+    assert set(collection["DependsOn"]) >= {
+        logical_id for logical_id, p in resources(template, "AWS::OpenSearchServerless::SecurityPolicy").items()
+    }
+    _, access = only(template, "AWS::OpenSearchServerless::AccessPolicy")
+    policy = json.dumps(access["Properties"]["Policy"])
+    assert f"index/{name}/{INDEX_NAME}*" in policy and "aoss:*" not in policy
+    for service in (*SEARCHING_SERVICES, "rapport-index-setup"):
+        role_id = function_by_service(template, service)[1]["Properties"]["Role"]["Fn::GetAtt"][0]
+        assert role_id in policy, service
+    assert "search-operator" in policy  # opensearchOperatorRoleArns
+
+
+def test_serverless_grants_are_api_access_on_the_collection_only(variant: Synthesized) -> None:
+    template = variant.template
+    collection_id, _ = only(template, "AWS::OpenSearchServerless::Collection")
+    for service in SEARCHING_SERVICES:
+        _, function = function_by_service(template, service)
+        statements = [s for s in policy_statements_of(template, function) if actions_of([s], "aoss:")]
+        assert [as_list(s["Action"]) for s in statements] == [["aoss:APIAccessAll"]], service
+        assert [s["Resource"] for s in statements] == [{"Fn::GetAtt": [collection_id, "Arn"]}]
+        variables = function["Properties"]["Environment"]["Variables"]
+        assert variables["RAPPORT_OPENSEARCH_URL"] == {"Fn::GetAtt": [collection_id, "CollectionEndpoint"]}
+
+
+def test_names_derived_from_the_stack_fit_the_services_limits() -> None:
+    for stack_name in ("Rapport", "Rapport-alice-experimental-branch-42", "1stack", "UPPER_and.dots"):
+        domain, collection = search_domain_name(stack_name), collection_base_name(stack_name)
+        assert 3 <= len(domain) <= 28 and domain[0].isalpha() and domain == domain.lower(), domain
+        assert 3 <= len(f"{collection}-data") <= 32 and collection[0].isalpha(), collection

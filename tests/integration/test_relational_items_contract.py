@@ -1,0 +1,62 @@
+"""State, profile, people and events persist the same way on both item stores (DynamoDB under moto, SQLite)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from rapport.adapters.signals.vader import RuleSignalDetector, VaderSentimentScorer
+from rapport.clock import FixedClock
+from rapport.domain.models import Interaction, Message, MessageRole
+from rapport.domain.relational_state import RelationalEvent
+from rapport.domain.signals import to_metadata
+from rapport.ids import new_id
+from rapport.ports.items import ItemStore
+from rapport.services.people import PeopleService
+from rapport.services.profiles import ProfileService
+from rapport.services.relational_state import RelationalStateService
+from rapport.services.signals import SignalService
+from rapport.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+
+def _interaction(clock: FixedClock, text: str, signals: SignalService) -> Interaction:
+    now = clock.now()
+    interaction = Interaction(
+        id=new_id(now),
+        tenant_id="tenant-a",
+        user_id="dana",
+        messages=[Message(role=MessageRole.USER, content=text)],
+        occurred_at=now,
+        created_at=now,
+    )
+    interaction.metadata = to_metadata(signals.detect_messages(interaction.messages))
+    return interaction
+
+
+def test_relational_items_on_each_store(any_store: ItemStore, settings: Settings, clock: FixedClock) -> None:
+    signals = SignalService(RuleSignalDetector())
+    state = RelationalStateService(any_store, settings, clock)
+    profiles = ProfileService(any_store, settings, clock)
+    people = PeopleService(any_store, VaderSentimentScorer(), settings, clock)
+
+    for text in ("My boss Sarah is ridiculous!!", "My mom called."):
+        interaction = _interaction(clock, text, signals)
+        for listener in (state.record_interaction, profiles.record_interaction, people.record_interaction):
+            listener(interaction)
+    clock.advance(timedelta(hours=12))
+
+    reading = state.read("tenant-a", "dana")
+    assert reading.trust == pytest.approx(0.52) and reading.familiarity == pytest.approx(0.01)
+    assert reading.grudge == pytest.approx(0.15 / 2)  # anger with shouting, one half-life ago
+    profile = profiles.get("tenant-a", "dana")
+    assert profile is not None and profile.interaction_count == 2
+    assert [p.slug for p in people.list_people("tenant-a", "dana", limit=10, cursor=None).items] == ["mother", "sarah"]
+
+    record, after = state.report_event("tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, "late")
+    assert after.trust == pytest.approx(0.47) and record.note == "late"
+    assert [e.id for e in state.events("tenant-a", "dana", limit=5, cursor=None).items] == [record.id]
+    # Another tenant sees nothing.
+    assert state.read("tenant-b", "dana").trust == 0.5 and profiles.get("tenant-b", "dana") is None

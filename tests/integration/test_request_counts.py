@@ -1,0 +1,38 @@
+"""The requests one API call makes (DynamoDB under moto, index, embeddings, LLM): the inputs of the cost model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.cost_model import agentcore_lines, lines
+from bench.request_counts import measure_operation_counts
+
+pytestmark = pytest.mark.integration
+
+
+def test_each_call_makes_the_requests_the_cost_model_prices(tmp_path: Path) -> None:
+    counts = measure_operation_counts(tmp_path)
+
+    # remember: one embedding, one memory written to the store and the index
+    assert counts.remember["embed:texts"] == 1
+    assert counts.remember["index:upsert"] == 1
+    assert counts.remember.get("dynamodb:PutItem", 0) >= 1
+    # an interaction: its two messages as episodes plus what the pipeline kept, three model calls
+    # (extract user, extract relational, filter), and at least the history item written
+    assert counts.interaction["index:upsert"] >= 2
+    assert counts.interaction["llm:structured"] == 3
+    assert counts.interaction.get("dynamodb:PutItem", 0) >= 1
+    # a recall: one query embedding, one k-NN and one keyword search, the candidates read in one batch; no writes
+    assert counts.recall["embed:texts"] == 1
+    assert counts.recall["index:knn_search"] == 1 and counts.recall["index:keyword_search"] == 1
+    assert counts.recall["dynamodb:BatchGetItem"] == 1
+    assert not any(k in counts.recall for k in ("dynamodb:PutItem", "dynamodb:UpdateItem", "index:upsert"))
+    assert counts.prompt_chars_per_interaction > 0
+
+    # The model turns the counts into money: every line is finite and not negative, recalls cost no LLM.
+    priced = lines(counts) + agentcore_lines(counts)
+    assert all(line.interactions >= 0 and line.recalls >= 0 for line in priced)
+    llm = next(line for line in priced if line.item.startswith("OpenAI extraction"))
+    assert llm.interactions > 0 and llm.recalls == 0

@@ -1,0 +1,83 @@
+"""The constructive filter, table-driven over the brief's examples and unseen phrasings of the same ideas."""
+
+from __future__ import annotations
+
+import pytest
+
+from rapport.adapters.llm.rules.model import RulesLanguageModel
+from rapport.domain.filtering import Verdict
+from rapport.domain.models import Domain
+from rapport.prompts import constructive_filter as prompt
+from rapport.prompts import payload
+
+REFRAMED_SIMPLER = "User benefits from simpler explanations first"
+
+CASES: list[tuple[str, Verdict, str | None]] = [
+    # the brief (DESIGN §6): three allowed, three blocked, one reframe
+    ("User prefers step-by-step explanations", Verdict.ALLOWED, None),
+    ("We solved the CORS issue together — it was the proxy config", Verdict.ALLOWED, None),
+    ("Bullet points work better with this user", Verdict.ALLOWED, None),
+    ("User was frustrated with my response", Verdict.BLOCKED, None),
+    ("My suggestion was rejected", Verdict.BLOCKED, None),
+    ("User didn't follow my advice", Verdict.BLOCKED, None),
+    ("User got confused by my technical explanation", Verdict.REFRAMED, REFRAMED_SIMPLER),
+    # the same ideas in other words
+    ("Direct suggestions beat exploratory questions with this user", Verdict.ALLOWED, None),
+    ("User was frustrated with the slow build, not with our work", Verdict.ALLOWED, None),
+    ("The user got annoyed at me for asking twice", Verdict.BLOCKED, None),
+    ("User was frustrated with me, not with the tool", Verdict.BLOCKED, None),
+    ("User ignored my recommendation to pin the version", Verdict.BLOCKED, None),
+    ("User refused to take my advice about the schema", Verdict.BLOCKED, None),
+    ("User snapped at me", Verdict.BLOCKED, None),
+    ("User is rude and impatient", Verdict.BLOCKED, None),
+    ("User seemed lost by my explanation of closures", Verdict.REFRAMED, REFRAMED_SIMPLER),
+    ("My answers were too long for this user", Verdict.REFRAMED, "User prefers short, focused answers"),
+    ("User was impatient with my clarifying questions", Verdict.REFRAMED, None),
+    ("ok", Verdict.BLOCKED, None),
+    # corrections of fact are never dropped as negative, however they are phrased
+    ("User corrected me: their dog is named Rex, not Max", Verdict.ALLOWED, None),
+    ("User said my answer was wrong: the meeting is on Tuesday, not Monday", Verdict.ALLOWED, None),
+]
+
+
+def judge(*contents: str, correction: bool = False) -> prompt.FilterJudgement:
+    """Through the LanguageModel port, with the prompt the pipeline sends."""
+    request = prompt.FilterInput(
+        candidates=[
+            prompt.FilterCandidate(
+                index=i, domain=Domain.RELATIONAL, type="interaction_pattern", content=c, correction=correction
+            )
+            for i, c in enumerate(contents)
+        ]
+    )
+    return RulesLanguageModel().structured(
+        system=prompt.SYSTEM, user=payload.render(prompt.TASK, request), response_model=prompt.FilterJudgement
+    )
+
+
+@pytest.mark.parametrize(("content", "verdict", "reframe"), CASES, ids=[c for c, _, _ in CASES])
+def test_each_candidate_gets_the_verdict_a_person_would_give(
+    content: str, verdict: Verdict, reframe: str | None
+) -> None:
+    (answer,) = judge(content).verdicts
+    assert answer.verdict is verdict, answer.reason
+    assert answer.reason
+    if verdict is Verdict.REFRAMED:
+        assert answer.reframed_content
+        assert reframe is None or answer.reframed_content == reframe
+    else:
+        assert answer.reframed_content is None
+
+
+def test_a_batch_gets_one_verdict_per_candidate_in_order() -> None:
+    contents = [content for content, _, _ in CASES]
+    verdicts = judge(*contents).verdicts
+    assert [v.index for v in verdicts] == list(range(len(contents)))
+    assert [v.verdict for v in verdicts] == [verdict for _, verdict, _ in CASES]
+
+
+def test_a_candidate_the_extractor_marked_as_correction_is_allowed_whatever_it_says() -> None:
+    (answer,) = judge("My answer was wrong about where the user works", correction=True).verdicts
+    assert answer.verdict is Verdict.ALLOWED
+    (unmarked,) = judge("My answer was wrong about where the user works").verdicts
+    assert unmarked.verdict is Verdict.BLOCKED

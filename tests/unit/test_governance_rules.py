@@ -1,0 +1,302 @@
+"""The governance rules as pure functions: the brief's thresholds by hand, and properties that hold for any input."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rapport.domain.models import Domain, Memory, MemoryStatus, Provenance, SourceKind, Tier
+from rapport.governance.compression import compression_groups, extractive_summary, is_compressible
+from rapport.governance.consolidation import cluster, cosine, is_consolidatable
+from rapport.governance.decay import effective_strength, persist_decay, reinforce
+from rapport.governance.derived import GOVERNANCE_KEY
+from rapport.governance.retention import effective_plan, messages_over_cap, oldest_to_trim, parse_plan
+from rapport.governance.tiers import leaving_short_term, working_memory_over
+from rapport.settings import GovernanceSettings, PlanTier
+
+RULES = GovernanceSettings()
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+DAY = timedelta(days=1)
+SECOND = timedelta(seconds=1)
+
+
+def memory(
+    domain: Domain = Domain.USER,
+    *,
+    strength: float = 1.0,
+    created: datetime = T0,
+    reinforced: datetime | None = None,
+    memory_type: str | None = None,
+    **fields: object,
+) -> Memory:
+    counter = fields.pop("n", 0)
+    return Memory.model_validate(
+        {
+            "id": f"m{counter:04d}",
+            "tenant_id": "t",
+            "user_id": "u",
+            "domain": domain,
+            "type": memory_type or ("fact" if domain is Domain.USER else "working_style"),
+            "content": f"memory {counter}",
+            "strength": strength,
+            "created_at": created,
+            "updated_at": created,
+            "last_reinforced_at": reinforced or created,
+            **fields,
+        }
+    )
+
+
+# decay
+
+
+@pytest.mark.parametrize(("domain", "rate"), [(Domain.USER, 0.1), (Domain.RELATIONAL, 0.05)])
+def test_effective_strength_is_the_brief_formula_by_domain(domain: Domain, rate: float) -> None:
+    fresh = memory(domain, strength=0.8)
+    for days in (0, 1, 7, 14, 30.5):
+        assert effective_strength(fresh, T0 + timedelta(days=days), RULES) == pytest.approx(
+            0.8 * math.exp(-rate * days), rel=1e-12
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    strength=st.floats(0, 1),
+    first=st.floats(0, 60),
+    second=st.floats(0, 60),
+    domain=st.sampled_from(list(Domain)),
+)
+def test_persisting_decay_then_decaying_again_equals_decaying_once(
+    strength: float, first: float, second: float, domain: Domain
+) -> None:
+    """Exponential decay composes, so a job writing it down never changes what recall computes."""
+    original = memory(domain, strength=strength)
+    midway = T0 + timedelta(days=first)
+    end = midway + timedelta(days=second)
+    persisted = persist_decay(original, midway, RULES) or original
+    assert effective_strength(persisted, end, RULES) == pytest.approx(
+        effective_strength(original, end, RULES), rel=1e-9, abs=RULES.decay_min_change
+    )
+    # and a second run at the same moment writes nothing
+    assert persist_decay(persisted, midway, RULES) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(strength=st.floats(0, 1), days=st.floats(0, 400), boost=st.floats(0, 1))
+def test_reinforcement_adds_to_todays_strength_and_never_passes_one(strength: float, days: float, boost: float) -> None:
+    now = T0 + timedelta(days=days)
+    before = effective_strength(memory(strength=strength), now, RULES)
+    after = reinforce(memory(strength=strength), now, boost, RULES)
+    assert after.strength == pytest.approx(min(1.0, before + boost))
+    assert 0.0 <= after.strength <= 1.0
+    assert after.last_reinforced_at == now and effective_strength(after, now, RULES) == after.strength
+
+
+def test_reinforcing_a_decayed_memory_restarts_its_decay_from_now() -> None:
+    faded = memory(strength=1.0)
+    later = T0 + 10 * DAY
+    boosted = reinforce(faded, later, 0.1, RULES)
+    assert boosted.strength == pytest.approx(math.exp(-1.0) + 0.1)
+    assert effective_strength(boosted, later + DAY, RULES) == pytest.approx((math.exp(-1.0) + 0.1) * math.exp(-0.1))
+
+
+# compression thresholds: strictly older than the age, strictly weaker than the strength
+
+
+@pytest.mark.parametrize(("domain", "age_days", "below"), [(Domain.USER, 7, 0.3), (Domain.RELATIONAL, 14, 0.2)])
+def test_compression_fires_just_past_both_thresholds_and_not_at_them(
+    domain: Domain, age_days: float, below: float
+) -> None:
+    now = T0 + timedelta(days=age_days)
+
+    def candidate(age: timedelta, strength: float) -> Memory:
+        # reinforced now, so the effective strength is exactly the stored one
+        return memory(domain, strength=strength, created=now - age, reinforced=now)
+
+    exactly_old = timedelta(days=age_days)
+    assert is_compressible(candidate(exactly_old + SECOND, below - 1e-9), now, RULES)
+    assert not is_compressible(candidate(exactly_old, below - 1e-9), now, RULES)  # not older than the age yet
+    assert not is_compressible(candidate(exactly_old + SECOND, below), now, RULES)  # not below the strength
+    assert not is_compressible(candidate(exactly_old - SECOND, 0.0), now, RULES)
+
+
+def test_only_active_original_memories_are_compressed() -> None:
+    now = T0 + 30 * DAY
+    weak = {"strength": 0.01, "created": T0}
+    assert is_compressible(memory(**weak), now, RULES)
+    assert not is_compressible(memory(status=MemoryStatus.ARCHIVED, **weak), now, RULES)
+    assert not is_compressible(memory(status=MemoryStatus.COMPRESSED, **weak), now, RULES)
+    derived = memory(metadata={GOVERNANCE_KEY: {"operation": "consolidation"}}, **weak)
+    assert not is_compressible(derived, now, RULES)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    types=st.lists(st.sampled_from(["fact", "preference", "goal"]), min_size=1, max_size=60),
+    max_group=st.integers(1, 25),
+)
+def test_groups_hold_one_type_each_cover_every_memory_once_and_respect_the_size(
+    types: list[str], max_group: int
+) -> None:
+    memories = [memory(n=i, memory_type=t, created=T0 + i * SECOND) for i, t in enumerate(types)]
+    groups = compression_groups(memories, max_group)
+    assert sorted(m.id for g in groups for m in g) == sorted(m.id for m in memories)
+    assert all(len({m.type for m in g}) == 1 and 1 <= len(g) <= max_group for g in groups)
+    assert compression_groups(list(reversed(memories)), max_group) == groups  # the input order does not matter
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    contents=st.lists(st.text(min_size=1, max_size=300), min_size=1, max_size=30),
+    max_chars=st.integers(100, 2000),
+)
+def test_an_extractive_summary_fits_and_counts_what_it_left_out(contents: list[str], max_chars: int) -> None:
+    memories = [memory(n=i, content=c) for i, c in enumerate(contents)]
+    summary = extractive_summary(memories, max_chars)
+    assert 0 < len(summary) <= max_chars
+    assert summary.startswith("Compressed ")
+
+
+def test_an_extractive_summary_keeps_each_distinct_sentence_most_important_first() -> None:
+    memories = [
+        memory(n=1, content="Likes tea.", importance=0.2),
+        memory(n=2, content="Works at Acme", importance=0.9),
+        memory(n=3, content="likes tea", importance=0.1),
+    ]
+    assert extractive_summary(memories, 500) == "Compressed 3 fact memories: Works at Acme; Likes tea."
+
+
+# consolidation clustering
+
+
+def unit(angle_degrees: float) -> list[float]:
+    radians = math.radians(angle_degrees)
+    return [math.cos(radians), math.sin(radians)]
+
+
+def test_cosine_threshold_is_inclusive_and_exact() -> None:
+    threshold = RULES.consolidation_min_similarity
+    angle = math.degrees(math.acos(threshold))
+    just_in = cluster([("a", unit(0)), ("b", unit(angle - 0.01))], threshold, max_cluster=20)
+    just_out = cluster([("a", unit(0)), ("b", unit(angle + 0.01))], threshold, max_cluster=20)
+    assert just_in == [["a", "b"]] and just_out == []
+
+
+def test_clusters_are_complete_linkage_not_chains() -> None:
+    # a~b and b~c, but a and c are too far apart to share a cluster
+    vectors = [("a", unit(0)), ("b", unit(25)), ("c", unit(50))]
+    assert cluster(vectors, math.cos(math.radians(30)), max_cluster=20) == [["a", "b"]]
+
+
+def test_pairs_kept_apart_never_share_a_cluster() -> None:
+    vectors = [("a", unit(0)), ("b", unit(1)), ("c", unit(2))]
+    clusters = cluster(vectors, 0.9, max_cluster=20, apart=frozenset({frozenset(("a", "b"))}))
+    assert clusters == [["a", "c"]]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    angles=st.lists(st.floats(0, 180), min_size=0, max_size=30),
+    threshold=st.floats(0.5, 0.99),
+    max_cluster=st.integers(2, 6),
+)
+def test_every_pair_in_a_cluster_is_similar_and_no_memory_is_in_two(
+    angles: list[float], threshold: float, max_cluster: int
+) -> None:
+    vectors = [(f"m{i}", unit(a)) for i, a in enumerate(angles)]
+    by_id = dict(vectors)
+    clusters = cluster(vectors, threshold, max_cluster=max_cluster)
+    members = [m for c in clusters for m in c]
+    assert len(members) == len(set(members))
+    for c in clusters:
+        assert 2 <= len(c) <= max_cluster
+        assert all(cosine(by_id[a], by_id[b]) >= threshold for a in c for b in c)
+    assert cluster(vectors, threshold, max_cluster=max_cluster) == clusters  # deterministic
+
+
+def test_only_facts_and_patterns_with_embeddings_are_consolidated() -> None:
+    assert is_consolidatable(memory(embedding=[1.0, 0.0]), RULES)
+    assert not is_consolidatable(memory(embedding=None), RULES)
+    assert not is_consolidatable(memory(memory_type="episode", embedding=[1.0]), RULES)
+    assert not is_consolidatable(memory(Domain.RELATIONAL, memory_type="shared_context", embedding=[1.0]), RULES)
+    assert is_consolidatable(memory(Domain.RELATIONAL, memory_type="working_style", embedding=[1.0]), RULES)
+
+
+# retention caps
+
+
+@pytest.mark.parametrize(
+    ("plan", "cap"), [(PlanTier.COMMUNITY, 500), (PlanTier.CLINIC, 5_000), (PlanTier.ENTERPRISE, None)]
+)
+def test_the_brief_caps_per_plan(plan: PlanTier, cap: int | None) -> None:
+    assert RULES.max_messages(plan) == cap
+
+
+def test_the_more_generous_of_tenant_and_profile_plan_wins() -> None:
+    community, clinic, enterprise = PlanTier.COMMUNITY, PlanTier.CLINIC, PlanTier.ENTERPRISE
+    assert effective_plan(None, None, community) is community
+    assert effective_plan(clinic, community, community) is clinic  # a profile's default does not undo the tenant's
+    assert effective_plan(community, enterprise, community) is enterprise
+    assert parse_plan("Clinic") is clinic and parse_plan("gold") is None and parse_plan(None) is None
+
+
+def test_the_cap_holds_at_exactly_the_cap() -> None:
+    assert messages_over_cap(500, 500) == 0
+    assert messages_over_cap(501, 500) == 1
+    assert messages_over_cap(10**9, None) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(sizes=st.lists(st.integers(1, 20), max_size=80), cap=st.integers(1, 300))
+def test_trimming_removes_the_fewest_oldest_interactions_that_bring_history_under_the_cap(
+    sizes: list[int], cap: int
+) -> None:
+    history = [(f"i{n:03d}", size) for n, size in enumerate(sizes)]
+    total = sum(sizes)
+    doomed = oldest_to_trim(history, messages_over_cap(total, cap))
+    assert doomed == [i for i, _ in history[: len(doomed)]]  # a prefix: the oldest
+    removed = sum(size for _, size in history[: len(doomed)])
+    assert total - removed <= cap
+    if doomed:  # one interaction fewer would not have been enough
+        assert total - (removed - history[len(doomed) - 1][1]) > cap
+
+
+# tiers
+
+
+def episode(n: int, *, session: str = "s1", created: datetime = T0, **fields: object) -> Memory:
+    return memory(
+        n=n,
+        memory_type="episode",
+        created=created,
+        tier=Tier.SHORT_TERM,
+        source=Provenance(kind=SourceKind.INTERACTION, interaction_id=f"i{n:04d}", message_index=0, session_id=session),
+        **fields,
+    )
+
+
+def test_messages_leave_short_term_just_after_seven_days() -> None:
+    now = T0 + 7 * DAY
+    inside = episode(1, created=now - 7 * DAY)
+    outside = episode(2, created=now - 7 * DAY - SECOND)
+    assert [m.id for m in leaving_short_term([inside, outside], now, RULES)] == [outside.id]
+
+
+def test_only_the_newest_hundred_messages_of_a_conversation_stay_short_term() -> None:
+    conversation = [episode(n, created=T0 + n * SECOND) for n in range(101)]
+    other = [episode(500 + n, session="s2", created=T0) for n in range(100)]
+    leaving = leaving_short_term([*conversation, *other], T0 + DAY, RULES)
+    assert [m.id for m in leaving] == [conversation[0].id]  # the oldest of the 101; s2 holds exactly 100
+
+
+def test_working_tier_memories_retire_when_their_session_is_over() -> None:
+    working = memory(tier=Tier.WORKING, created=T0)
+    just_after = T0 + timedelta(minutes=30) + SECOND
+    assert working_memory_over(working, session_live=False, now=just_after, settings=RULES)
+    assert not working_memory_over(working, session_live=True, now=just_after, settings=RULES)
+    assert not working_memory_over(working, session_live=False, now=T0 + timedelta(minutes=30), settings=RULES)
+    assert not working_memory_over(memory(tier=Tier.SHORT_TERM), session_live=False, now=just_after, settings=RULES)

@@ -1,0 +1,171 @@
+"""The rule-based extractors: user facts and preferences, and the six relational types from cues in the exchange."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from rapport.adapters.llm.rules.model import RulesLanguageModel
+from rapport.domain.models import Interaction, Message, MessageRole
+from rapport.errors import InvalidModelOutputError
+from rapport.prompts import extract_relational, extract_user, payload
+from rapport.prompts.conversation import ConversationInput
+
+NOW = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+def conversation(*turns: tuple[str, str]) -> ConversationInput:
+    interaction = Interaction(
+        id="01KE6P4YM0NAQ24FSQ8YPPMFZB",
+        tenant_id="t",
+        user_id="u",
+        messages=[Message(role=MessageRole(role), content=content) for role, content in turns],
+        occurred_at=NOW,
+        created_at=NOW,
+    )
+    return ConversationInput.of(interaction, 24_000)
+
+
+def user_memories(*turns: tuple[str, str]) -> list[extract_user.ExtractedUserMemory]:
+    answer = RulesLanguageModel().structured(
+        system=extract_user.SYSTEM,
+        user=payload.render(extract_user.TASK, conversation(*turns)),
+        response_model=extract_user.UserExtraction,
+    )
+    return answer.memories
+
+
+def relational_memories(*turns: tuple[str, str]) -> list[extract_relational.ExtractedRelationalMemory]:
+    answer = RulesLanguageModel().structured(
+        system=extract_relational.SYSTEM,
+        user=payload.render(extract_relational.TASK, conversation(*turns)),
+        response_model=extract_relational.RelationalExtraction,
+    )
+    return answer.memories
+
+
+@pytest.mark.parametrize(
+    ("said", "expected", "kind", "slot"),
+    [
+        ("I work at Acme Corp and I love it", "User works at Acme Corp", "fact", "employer"),
+        ("I just joined Initech as a designer", "User works at Initech", "fact", "employer"),
+        ("Hey, my dog Max keeps barking at night", "User has a dog named Max", "fact", None),
+        ("My cat's name is Luna.", "User has a cat named Luna", "fact", None),
+        ("I prefer morning meetings because I focus better", "User prefers morning meetings", "preference", None),
+        ("I live in Lisbon these days", "User lives in Lisbon", "fact", "home_location"),
+        ("I'm a data engineer", "User is a data engineer", "fact", "occupation"),
+        ("My name is Priya", "User's name is Priya", "fact", "name"),
+        ("I'm learning Rust on weekends", "User is learning Rust on weekends", "goal", None),
+        ("I'm planning a trip to Rome", "User is planning a trip to Rome", "event", None),
+        ("I want to finish my thesis by June", "User wants to finish their thesis by June", "goal", None),
+        ("I hate long meetings", "User dislikes long meetings", "preference", None),
+    ],
+)
+def test_user_facts_and_preferences_come_from_what_the_user_says(
+    said: str, expected: str, kind: str, slot: str | None
+) -> None:
+    found = {m.content: m for m in user_memories(("user", said))}
+    assert expected in found, sorted(found)
+    assert found[expected].type.value == kind
+    assert found[expected].slot == slot
+    assert found[expected].evidence == [0]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I don't work at Acme anymore",
+        "I like it",
+        "I'd prefer if you kept going",
+        "Do you think my dog is sick?",
+        "thanks!",
+    ],
+)
+def test_no_memory_is_invented_from_negations_pronouns_or_small_talk(said: str) -> None:
+    assert [m.content for m in user_memories(("user", said))] == []
+
+
+def test_only_the_users_own_words_count_as_facts_about_them() -> None:
+    assert user_memories(("assistant", "I work at OpenAI and I prefer tea")) == []
+
+
+def test_a_correction_is_marked_and_keeps_its_slot() -> None:
+    (memory,) = user_memories(("user", "Actually, I work at Globex now, not Acme."))
+    assert (memory.content, memory.slot, memory.correction) == ("User works at Globex", "employer", True)
+
+
+def test_the_situation_is_read_from_the_whole_conversation() -> None:
+    memories = user_memories(
+        ("user", "The /orders endpoint throws an exception for every request"),
+        ("assistant", "Can you share the stack trace?"),
+        ("user", "Sure, our team saw it in production this morning"),
+    )
+    assert "User is debugging an API at work" in [m.content for m in memories]
+
+
+DEBUGGING = (
+    ("user", "I'm getting a 500 on /users again"),
+    ("assistant", "Let's add step-by-step logging around the request handlers."),
+    ("user", "It was the auth middleware, thanks — the step-by-step logging really helped"),
+)
+
+
+@pytest.mark.parametrize(
+    ("turns", "kind", "expected"),
+    [
+        (
+            DEBUGGING,
+            "collaboration_outcome",
+            "We debugged a 500 on /users together — the auth middleware was the root cause",
+        ),
+        (DEBUGGING, "approach_effectiveness", "Step-by-step logging worked well with this user"),
+        (
+            (
+                ("user", "The deploy is failing"),
+                ("assistant", "Try clearing the build cache."),
+                ("user", "That worked!"),
+            ),
+            "approach_effectiveness",
+            "Clearing the build cache worked for this user",
+        ),
+        (
+            (("user", "Can you summarise the RFC?"), ("user", "Bullet points are easier for me to read")),
+            "communication_preference",
+            "Bullet points work better with this user",
+        ),
+        (DEBUGGING, "interaction_pattern", "User shows appreciation when we solve something together"),
+        (
+            (("user", "Let's keep going on the repo called Atlas"),),
+            "shared_context",
+            "We are working together on Atlas",
+        ),
+        (
+            (("user", "Just give me the code, I'll read it"),),
+            "working_style",
+            "User wants the direct answer first, details after",
+        ),
+    ],
+)
+def test_the_six_relational_types_come_from_cues_in_the_exchange(
+    turns: tuple[tuple[str, str], ...], kind: str, expected: str
+) -> None:
+    found = {(m.type.value, m.content) for m in relational_memories(*turns)}
+    assert (kind, expected) in found, sorted(found)
+
+
+def test_a_user_snapping_is_reported_raw_for_the_filter_to_judge() -> None:
+    memories = relational_memories(
+        ("user", "Why does the deploy fail?"),
+        ("assistant", "It could be several things; can you share the log?"),
+        ("user", "This is useless!! You're not listening"),
+    )
+    assert [(m.type.value, m.content) for m in memories] == [("interaction_pattern", "User was frustrated with me")]
+
+
+def test_a_prompt_the_rules_cannot_answer_is_an_invalid_output_not_a_crash() -> None:
+    with pytest.raises(InvalidModelOutputError, match="no rules"):
+        RulesLanguageModel().structured(system="", user="", response_model=ConversationInput)
+    with pytest.raises(InvalidModelOutputError, match="could not read"):
+        RulesLanguageModel().structured(system="", user="no input here", response_model=extract_user.UserExtraction)
+    assert RulesLanguageModel().reply(system="", messages=[]) is None

@@ -1,0 +1,176 @@
+"""Signal rules (emotions, shouting, crisis language, intent, mood) and the two detectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rapport.adapters.signals.language_model import LanguageModelSignalDetector, SignalReading
+from rapport.adapters.signals.vader import RuleSignalDetector, VaderSentimentScorer
+from rapport.domain.models import Message
+from rapport.domain.signals import (
+    Emotion,
+    Intent,
+    Signals,
+    classify_intent,
+    combine,
+    find_emotions,
+    from_metadata,
+    has_crisis_language,
+    is_shouting,
+    mood_delta,
+    to_metadata,
+)
+from rapport.errors import InvalidModelOutputError, UpstreamError
+
+
+@pytest.mark.parametrize(
+    ("text", "emotions"),
+    [
+        ("I'm so frustrated with this build", {Emotion.FRUSTRATION}),
+        ("It keeps crashing whenever I open it", {Emotion.FRUSTRATION}),
+        ("This is ridiculous, I'm furious", {Emotion.ANGER}),
+        ("I'm worried about the interview tomorrow", {Emotion.ANXIETY}),
+        ("I've been feeling down since she left", {Emotion.SADNESS}),
+        ("We're thrilled, the launch went great", {Emotion.JOY}),
+        ("Thank you, I appreciate it", {Emotion.GRATITUDE}),
+        ("I'm not happy with the result", set()),
+        ("I'm not angry, just curious", set()),
+        ("I hate to bother you, but where is the report?", set()),
+        ("The meeting is at noon.", set()),
+    ],
+)
+def test_emotions(text: str, emotions: set[Emotion]) -> None:
+    assert set(find_emotions(text)) == emotions
+
+
+@pytest.mark.parametrize(
+    ("text", "shouting"),
+    [
+        ("WHY IS THIS NOT WORKING", True),
+        ("why is this not working!!", True),
+        ("why is this not working ! !", True),
+        ("Why is this not working?", False),
+        ("I use AWS and the NASA API daily", False),
+        ("OK", False),  # too short to mean anything
+        ("Great!", False),
+    ],
+)
+def test_shouting(text: str, shouting: bool) -> None:
+    assert is_shouting(text) is shouting
+
+
+@pytest.mark.parametrize(
+    ("text", "crisis"),
+    [
+        ("Sometimes I think about killing myself", True),
+        ("Sometimes I want to kill myself", True),
+        ("I've been having suicidal thoughts", True),
+        ("I just want to end my life", True),
+        ("Honestly everyone would be better off without me", True),
+        ("I don’t want to live anymore", True),  # curly apostrophe
+        ("I started self-harming again", True),
+        ("This bug is killing me", False),
+        ("I'd die for a good pizza", False),
+        ("The process was killed by the OOM killer", False),
+    ],
+)
+def test_crisis_language(text: str, crisis: bool) -> None:
+    assert has_crisis_language(text) is crisis
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("Can you help me fix this CORS error?", Intent.REQUEST),
+        ("Please summarize the meeting notes", Intent.REQUEST),
+        ("Write a haiku about autumn", Intent.REQUEST),
+        ("How do I configure nginx?", Intent.QUESTION),
+        ("what's the difference between TCP and UDP", Intent.QUESTION),
+        ("hi!", Intent.SMALL_TALK),
+        ("How are you?", Intent.SMALL_TALK),
+        ("thanks!", Intent.SMALL_TALK),
+        ("That worked, thanks", Intent.FEEDBACK),
+        ("That didn't help at all", Intent.FEEDBACK),
+        ("I'm so anxious about tomorrow, I can't sleep", Intent.EMOTIONAL_SUPPORT),
+        ("I need to vent about my week", Intent.EMOTIONAL_SUPPORT),
+        ("The deploy finished at noon.", Intent.STATEMENT),
+    ],
+)
+def test_intent(text: str, intent: Intent) -> None:
+    assert classify_intent(text, find_emotions(text), has_crisis_language(text)) is intent
+
+
+def test_crisis_always_means_emotional_support() -> None:
+    assert classify_intent("Can you tell me how to end my life?", (), crisis=True) is Intent.EMOTIONAL_SUPPORT
+
+
+def test_mood_uses_the_lexicon_and_falls_back_on_emotion_valence() -> None:
+    assert mood_delta(-0.8, (Emotion.JOY,)) == -0.8
+    assert mood_delta(0.0, (Emotion.FRUSTRATION,)) == pytest.approx(-0.3)
+    assert mood_delta(0.01, (Emotion.ANGER, Emotion.GRATITUDE)) == pytest.approx(-0.1)
+    assert mood_delta(0.0, ()) == 0.0
+
+
+def test_vader_detector_reads_a_message() -> None:
+    signals = RuleSignalDetector().detect("WHY IS THIS STILL BROKEN? THIS IS RIDICULOUS!!")
+    assert signals.emotions == (Emotion.ANGER,) and signals.shouting and not signals.crisis
+    assert signals.mood_delta < -0.5 and signals.detector == "vader+rules"
+    assert VaderSentimentScorer().polarity("   ") == 0.0
+
+
+def test_combine_takes_flags_of_any_message_mean_mood_and_the_last_intent() -> None:
+    first = Signals(emotions=(Emotion.ANGER,), shouting=True, mood_delta=-0.6, intent=Intent.QUESTION)
+    second = Signals(emotions=(Emotion.GRATITUDE,), crisis=True, mood_delta=0.2, intent=Intent.FEEDBACK)
+    combined = combine([first, second])
+    assert combined.emotions == (Emotion.ANGER, Emotion.GRATITUDE)
+    assert combined.shouting and combined.crisis and combined.intent is Intent.FEEDBACK
+    assert combined.mood_delta == pytest.approx(-0.2)
+    assert combine([]) == Signals()
+
+
+def test_metadata_round_trip_and_malformed_metadata() -> None:
+    signals = Signals(emotions=(Emotion.JOY,), shouting=True, intent=Intent.REQUEST, mood_delta=0.5)
+    metadata = to_metadata(signals)
+    assert metadata["detected_emotions"] == ["joy"] and metadata["intent"] == "request"
+    assert from_metadata(metadata) == signals
+    assert from_metadata({}) is None
+    assert from_metadata({"signals": {"mood_delta": "high"}}) is None
+    assert from_metadata({"signals": {}, "detected_emotions": ["boredom"]}) is None
+
+
+class _FakeModel:
+    def __init__(self, answer: SignalReading | Exception) -> None:
+        self.answer = answer
+        self.calls: list[dict[str, Any]] = []
+
+    @property
+    def name(self) -> str:
+        return "fake"
+
+    def structured(self, *, system: str, user: str, response_model: type) -> Any:
+        self.calls.append({"system": system, "user": user, "response_model": response_model})
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+    def reply(self, *, system: str, messages: list[Message]) -> str | None:
+        return None
+
+
+def test_llm_detector_uses_the_model_and_keeps_typography_and_crisis_rules() -> None:
+    model = _FakeModel(SignalReading(emotions=[Emotion.SADNESS], intent=Intent.QUESTION, mood_delta=-0.4, crisis=False))
+    detector = LanguageModelSignalDetector(model)
+    signals = detector.detect("WHY DOES NOBODY CARE, I WANT TO DIE")
+    assert model.calls[0]["user"] == "WHY DOES NOBODY CARE, I WANT TO DIE"
+    assert signals.emotions == (Emotion.SADNESS,) and signals.mood_delta == -0.4
+    # The model missed the crisis; the rules did not, and either one is enough.
+    assert signals.crisis and signals.intent is Intent.EMOTIONAL_SUPPORT and signals.shouting
+    assert signals.detector == "llm:fake"
+
+
+@pytest.mark.parametrize("failure", [UpstreamError("down"), InvalidModelOutputError("garbled")])
+def test_llm_detector_falls_back_to_rules(failure: Exception) -> None:
+    signals = LanguageModelSignalDetector(_FakeModel(failure)).detect("I'm so frustrated")
+    assert signals.emotions == (Emotion.FRUSTRATION,) and signals.detector == "vader+rules"
