@@ -11,7 +11,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install dev serve test lint format unit integration infrastructure e2e synth bench eval eval-ablation clean
+.PHONY: install dev serve test lint format unit integration infrastructure e2e synth bench eval eval-ablation eval-expansion clean
 
 install: $(STAMP)
 
@@ -64,6 +64,12 @@ eval: install
 eval-ablation: install
 	mkdir -p $(BENCH_RESULTS)
 	$(PY) -m bench.locomo_ablation --data $(LOCOMO) --out $(BENCH_RESULTS)/locomo-ablation.json
+
+# With and without graph expansion (issue 7), same code, no baselines: two runs of ~10 minutes.
+eval-expansion: install
+	mkdir -p $(BENCH_RESULTS)
+	$(VENV)/bin/rapport eval locomo --data $(LOCOMO) --no-baselines --quiet --out $(BENCH_RESULTS)/locomo-expansion-off.json
+	$(VENV)/bin/rapport eval locomo --data $(LOCOMO) --no-baselines --quiet --expand-relations --out $(BENCH_RESULTS)/locomo-expansion-on.json
 
 bench: install
 	$(PY) -m bench.run --out docs/BENCHMARKS.md

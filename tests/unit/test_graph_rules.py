@@ -118,8 +118,10 @@ def test_the_parts_weigh_as_the_brief_says() -> None:
     assert rule.score([], [edge()]) == pytest.approx(0.3 * 0.2 + 0.2 * 0.25)
 
 
-def test_time_adjacency_does_not_count() -> None:
-    assert rule.score([edge(EnrichmentType.PRECEDED_BY)], [edge(EnrichmentType.PRECEDED_BY)]) == 0.0
+def test_enrichments_automatic_links_do_not_count() -> None:
+    automatic = [edge(EnrichmentType.PRECEDED_BY), edge(EnrichmentType.SIMILAR_TO)]
+    assert rule.score(automatic, automatic) == 0.0
+    assert RelationScoreRule.of(GraphSettings()).ignored == {"PRECEDED_BY", "SIMILAR_TO"}
 
 
 @given(

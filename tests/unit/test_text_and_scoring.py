@@ -96,3 +96,8 @@ def test_reasons_name_the_terms_and_signals() -> None:
     assert "shares terms: dog, max" in reasons
     assert "recent" in reasons
     assert "important (0.90)" in reasons
+
+
+def test_over_long_tokens_are_kept_whole_not_a_crash() -> None:
+    # A pasted run of one letter must not break indexing (it once hit the recursion limit in the stemmer).
+    assert tokenize("y" * 5000) == ["y" * 5000]

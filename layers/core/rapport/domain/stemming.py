@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 _VOWELS = frozenset("aeiou")
+_MAX_STEMMED = 40
 
 
 def _is_consonant(word: str, i: int) -> bool:
@@ -171,8 +172,9 @@ def _step5(word: str) -> str:
 
 @functools.lru_cache(maxsize=65_536)
 def porter_stem(word: str) -> str:
-    """The stem of one lower-case word; words of one or two letters, and numbers, stay as they are."""
-    if len(word) <= 2 or not word.isalpha():
+    """The stem of one lower-case word; words of one or two letters, numbers and over-long tokens stay as they are."""
+    # No English word is longer than _MAX_STEMMED; a run like "yyyy…" would otherwise recurse past Python's limit.
+    if len(word) <= 2 or len(word) > _MAX_STEMMED or not word.isalpha():
         return word
     word = _step1(word)
     word = _first_rule(word, _STEP2, 0)

@@ -32,6 +32,12 @@ def add_eval_commands(commands: argparse._SubParsersAction, settings: SettingsFa
     )
     locomo.add_argument("--no-baselines", action="store_true", help="skip the BM25 / dense / hybrid baselines")
     locomo.add_argument("--quiet", action="store_true", help="no progress bar")
+    locomo.add_argument(
+        "--expand-relations",
+        action="store_true",
+        help="recall with graph expansion: the top 10 are --expansion-seeds hits plus what the graph reached",
+    )
+    locomo.add_argument("--expansion-seeds", type=int, default=5, help="hits found by the query (default 5 of 10)")
     locomo.set_defaults(func=lambda args: _cmd_locomo(args, settings(args)))
 
 
@@ -54,10 +60,17 @@ def _cmd_locomo(args: argparse.Namespace, settings: Settings) -> int:
         conversations = conversations[: max(args.limit_conversations, 0)]
     embedder: Embedder = MiniLmEmbedder() if args.embedder == "minilm" else HashingEmbedder(settings.hashing_dimensions)
     run = run_locomo(
-        conversations, embedder, settings=settings, baselines=not args.no_baselines, progress=not args.quiet
+        conversations,
+        embedder,
+        settings=settings,
+        baselines=not args.no_baselines,
+        progress=not args.quiet,
+        expansion_seeds=args.expansion_seeds if args.expand_relations else None,
     )
     result = run.report(defects)
     result["embedder"] = embedder.name
+    if args.expand_relations:
+        result["expand_relations"] = {"seeds": args.expansion_seeds}
     table = markdown_table(result)
     print(table)
     if args.out is not None:

@@ -174,14 +174,21 @@ def ask(
     conversation: Conversation,
     turn_map: TurnMap,
     on_question: Callable[[], None] | None = None,
+    expansion_seeds: int | None = None,
 ) -> list[QuestionScore]:
+    """`expansion_seeds` (issue 7, `--expand-relations`): the top DEPTH become that many hits the query found, then
+    what graph expansion reached from them (docs/graph.md)."""
     scores = []
     for question in conversation.questions:
         if on_question is not None:
             on_question()
         if not question.evidence:
             continue
-        hits = services.memories.recall(TENANT, user_id, RecallQuery(query=question.text, limit=DEPTH))
+        if expansion_seeds is None:
+            recall_query = RecallQuery(query=question.text, limit=DEPTH)
+        else:
+            recall_query = RecallQuery(query=question.text, limit=expansion_seeds, expand_relations=True)
+        hits = services.memories.recall(TENANT, user_id, recall_query)[:DEPTH]
         ranked = [turn_map.turns_behind(hit.memory) for hit in hits]
         scores.append(score_question(question.category, question.evidence, ranked))
     return scores
@@ -218,6 +225,7 @@ def run_locomo(
     baselines: bool = True,
     progress: bool = True,
     on_conversation: Callable[[Conversation], None] | None = None,
+    expansion_seeds: int | None = None,
 ) -> LocomoRun:
     run = LocomoRun(baselines={name: [] for name in BASELINE_NAMES} if baselines else {})
     run.seconds = {"ingest": 0.0, "recall": 0.0, "baselines": 0.0}
@@ -234,7 +242,16 @@ def run_locomo(
             run.seconds["ingest"] += time.perf_counter() - started
             clock.set(conversation.sessions[-1].occurred_at + ASKED_AFTER)
             started = time.perf_counter()
-            run.product.extend(ask(services, user_id, conversation, turn_map, on_question=lambda: bar.update(1)))
+            run.product.extend(
+                ask(
+                    services,
+                    user_id,
+                    conversation,
+                    turn_map,
+                    on_question=lambda: bar.update(1),
+                    expansion_seeds=expansion_seeds,
+                )
+            )
             run.seconds["recall"] += time.perf_counter() - started
             if baselines:
                 started = time.perf_counter()

@@ -20,7 +20,7 @@ class RelationScoreRule:
     # relation limit, so a memory cannot outscore another just by piling up weak links beyond that.
     saturation: float = 5.0
     type_saturation: int = 4  # distinct edge types at which diversity is 1
-    ignored: frozenset[str] = frozenset({"PRECEDED_BY"})
+    ignored: frozenset[str] = frozenset({"PRECEDED_BY", "SIMILAR_TO"})  # enrichment's automatic links
 
     @classmethod
     def of(cls, settings: GraphSettings) -> RelationScoreRule:
