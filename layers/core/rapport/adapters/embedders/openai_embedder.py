@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import math
-import random
 import time
-from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from collections.abc import Callable
 
 import openai
 from openai.types import CreateEmbeddingResponse
 
+from rapport.adapters.openai_retry import RetryPolicy, call_with_retries
 from rapport.errors import UpstreamError
 
 # Native sizes, needed only when `dimensions` is None (the model's full width, e.g. for ada-002 which cannot shorten).
@@ -49,9 +47,7 @@ class OpenAiEmbedder:
         self._requested_dimensions = dimensions
         self._dimensions = dimensions if dimensions is not None else _NATIVE_DIMENSIONS[model]
         self._batch_size = batch_size
-        self._max_retries = max_retries
-        self._base_delay = base_delay
-        self._max_delay = max_delay
+        self._policy = RetryPolicy(max_retries=max_retries, base_delay=base_delay, max_delay=max_delay)
         self._sleep = sleep
 
     @property
@@ -87,74 +83,16 @@ class OpenAiEmbedder:
         return vectors
 
     def _create_with_retries(self, batch: list[str]) -> CreateEmbeddingResponse:
-        for attempt in range(self._max_retries + 1):
-            try:
-                if self._requested_dimensions is None:
-                    return self._client.embeddings.create(model=self._model, input=batch)
-                return self._client.embeddings.create(
-                    model=self._model, input=batch, dimensions=self._requested_dimensions
-                )
-            except (openai.APIConnectionError, openai.APIStatusError) as exc:
-                # APITimeoutError is an APIConnectionError: timeouts and dropped connections are both transient.
-                transient = isinstance(exc, openai.APIConnectionError) or _is_transient_status(exc.status_code)
-                if not transient:
-                    raise UpstreamError(f"OpenAI embeddings request refused: {_describe(exc)}") from exc
-                if attempt == self._max_retries:
-                    raise UpstreamError(
-                        f"OpenAI embeddings failed after {attempt + 1} attempts: {_describe(exc)}"
-                    ) from exc
-                self._sleep(self._delay(attempt, exc))
-            except openai.OpenAIError as exc:
-                # A response the SDK could not parse, or similar: retrying the same request would not change it.
-                raise UpstreamError(f"OpenAI embeddings request failed: {type(exc).__name__}") from exc
-        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+        def create() -> CreateEmbeddingResponse:
+            if self._requested_dimensions is None:
+                return self._client.embeddings.create(model=self._model, input=batch)
+            return self._client.embeddings.create(model=self._model, input=batch, dimensions=self._requested_dimensions)
 
-    def _delay(self, attempt: int, exc: openai.APIError) -> float:
-        if isinstance(exc, openai.APIStatusError):
-            retry_after = _retry_after_seconds(exc.response.headers)
-            if retry_after is not None:
-                # The server knows when capacity returns; the cap keeps a request inside its caller's deadline.
-                return min(retry_after, self._max_delay)
-        # Exponential backoff with "equal jitter": half fixed, half random. The fixed half keeps successive delays
-        # growing; the random half spreads out concurrent callers that failed together.
-        ceiling = min(self._base_delay * 2**attempt, self._max_delay)
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
-
-
-def _is_transient_status(status: int) -> bool:
-    return status == 429 or status >= 500
-
-
-def _retry_after_seconds(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from `retry-after-ms` (OpenAI's) or `Retry-After` (seconds or an HTTP date); None if absent."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
         try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
-
-
-def _describe(exc: openai.APIError) -> str:
-    # Status or error kind only: the API shows this message to callers, and OpenAI's own text can name the
-    # (masked) key or account. The full error stays on `__cause__` for the logs.
-    if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}"
-    return type(exc).__name__
+            return call_with_retries(create, what="embeddings", policy=self._policy, sleep=self._sleep)
+        except openai.OpenAIError as exc:
+            # A response the SDK could not parse, or similar: retrying the same request would not change it.
+            raise UpstreamError(f"OpenAI embeddings request failed: {type(exc).__name__}") from exc
 
 
 def _normalised(vector: list[float]) -> list[float]:
