@@ -11,6 +11,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from infra.constructs.function import RapportFunction
+from infra.constructs.queues import dead_letter_queue
 from infra.constructs.schedules import ScheduledJob
 
 WORKER_TIMEOUT = cdk.Duration.minutes(5)
@@ -42,18 +43,7 @@ class GovernanceJobs(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, make_function: FunctionFactory) -> None:
         super().__init__(scope, construct_id)
         # Messages name a tenant and an end user but hold no content: SQS-managed encryption suffices.
-        self.dead_letter_queue = sqs.Queue(
-            self,
-            "DeadLetterQueue",
-            encryption=sqs.QueueEncryption.SQS_MANAGED,
-            enforce_ssl=True,
-            retention_period=cdk.Duration.days(14),
-        )
-        cdk.Validations.of(self.dead_letter_queue).acknowledge(
-            cdk.Acknowledgment(
-                id="AwsSolutions-SQS3", reason="This queue is itself the dead-letter queue of the governance work."
-            )
-        )
+        self.dead_letter_queue = dead_letter_queue(self, "DeadLetterQueue", receives="the governance work")
         self.queue = sqs.Queue(
             self,
             "WorkQueue",

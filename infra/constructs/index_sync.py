@@ -6,10 +6,10 @@ import aws_cdk as cdk
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as sources
-from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from infra.constructs.function import RapportFunction
+from infra.constructs.queues import dead_letter_queue
 
 # Memory items only: edges, interactions, state and claims never reach the function (nor cost an invocation).
 MEMORY_SORT_KEY_PREFIX = "MEM#"
@@ -27,17 +27,8 @@ class IndexSync(Construct):
     ) -> None:
         super().__init__(scope, construct_id)
         # The on-failure destination receives the batch's metadata (shard, sequence numbers), never the items.
-        self.failure_queue = sqs.Queue(
-            self,
-            "FailureQueue",
-            encryption=sqs.QueueEncryption.SQS_MANAGED,
-            enforce_ssl=True,
-            retention_period=cdk.Duration.days(14),
-        )
-        cdk.Validations.of(self.failure_queue).acknowledge(
-            cdk.Acknowledgment(
-                id="AwsSolutions-SQS3", reason="This queue is itself the on-failure destination of the index sync."
-            )
+        self.failure_queue = dead_letter_queue(
+            self, "FailureQueue", receives="the index sync (its on-failure destination)"
         )
         function.function.add_event_source(
             sources.DynamoEventSource(

@@ -11,8 +11,9 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_scheduler as scheduler
 from aws_cdk import aws_scheduler_targets as scheduler_targets
-from aws_cdk import aws_sqs as sqs
 from constructs import Construct
+
+from infra.constructs.queues import dead_letter_queue
 
 # A job that has not started within this long is stale: the next run does its work instead.
 MAX_EVENT_AGE = cdk.Duration.hours(1)
@@ -39,19 +40,7 @@ class Schedules(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, jobs: Sequence[ScheduledJob] = ()) -> None:
         super().__init__(scope, construct_id)
         self.group = scheduler.ScheduleGroup(self, "Group")
-        self.dead_letter_queue = sqs.Queue(
-            self,
-            "DeadLetterQueue",
-            # Job payloads name no end user and hold no content: SQS-managed encryption suffices.
-            encryption=sqs.QueueEncryption.SQS_MANAGED,
-            enforce_ssl=True,
-            retention_period=cdk.Duration.days(14),
-        )
-        cdk.Validations.of(self.dead_letter_queue).acknowledge(
-            cdk.Acknowledgment(
-                id="AwsSolutions-SQS3", reason="This queue is itself the dead-letter destination of the schedules."
-            )
-        )
+        self.dead_letter_queue = dead_letter_queue(self, "DeadLetterQueue", receives="the schedules")
         # One role for every schedule (rather than CDK's implicit one per target), so the acknowledgement below
         # sits on a construct of this concern.
         self.role = iam.Role(
