@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pydantic import BaseModel
 
 from rapport.domain.models import TYPES_BY_DOMAIN, Domain
@@ -15,17 +18,8 @@ from rapport.prompts.conversation import ConversationInput
 
 
 def extract_user(ctx: PipelineContext, state: PipelineState) -> ExtractionResult:
-    if state.already_done:
-        return ExtractionResult(domain=Domain.USER, extractor="none", skipped=True)
-    answer = ask(
-        ctx.model,
-        ctx.fallback,
-        system=user_prompt.SYSTEM,
-        user=payload.render(user_prompt.TASK, _conversation(ctx, state)),
-        response_model=user_prompt.UserExtraction,
-    )
-    candidates = [
-        Candidate(
+    def candidate(m: Any) -> Candidate:
+        return Candidate(
             domain=Domain.USER,
             type=m.type.value,
             content=m.content,
@@ -35,28 +29,15 @@ def extract_user(ctx: PipelineContext, state: PipelineState) -> ExtractionResult
             correction=m.correction,
             evidence=m.evidence,
         )
-        for m in answer.value.memories
-    ]
-    return ExtractionResult(
-        domain=Domain.USER,
-        candidates=_clean(ctx, candidates),
-        extractor=answer.model,
-        fallback_reason=answer.fallback_reason,
+
+    return _extract(
+        ctx, state, Domain.USER, user_prompt.SYSTEM, user_prompt.TASK, user_prompt.UserExtraction, candidate
     )
 
 
 def extract_relational(ctx: PipelineContext, state: PipelineState) -> ExtractionResult:
-    if state.already_done:
-        return ExtractionResult(domain=Domain.RELATIONAL, extractor="none", skipped=True)
-    answer = ask(
-        ctx.model,
-        ctx.fallback,
-        system=relational_prompt.SYSTEM,
-        user=payload.render(relational_prompt.TASK, _conversation(ctx, state)),
-        response_model=relational_prompt.RelationalExtraction,
-    )
-    candidates = [
-        Candidate(
+    def candidate(m: Any) -> Candidate:
+        return Candidate(
             domain=Domain.RELATIONAL,
             type=m.type.value,
             content=m.content,
@@ -64,11 +45,40 @@ def extract_relational(ctx: PipelineContext, state: PipelineState) -> Extraction
             confidence=m.confidence,
             evidence=m.evidence,
         )
-        for m in answer.value.memories
-    ]
+
+    return _extract(
+        ctx,
+        state,
+        Domain.RELATIONAL,
+        relational_prompt.SYSTEM,
+        relational_prompt.TASK,
+        relational_prompt.RelationalExtraction,
+        candidate,
+    )
+
+
+def _extract(
+    ctx: PipelineContext,
+    state: PipelineState,
+    domain: Domain,
+    system: str,
+    task: str,
+    response_model: type[Any],
+    to_candidate: Callable[[Any], Candidate],
+) -> ExtractionResult:
+    """One extraction: ask the model (rules when it fails), turn its memories into candidates, clean them."""
+    if state.already_done:
+        return ExtractionResult(domain=domain, extractor="none", skipped=True)
+    answer = ask(
+        ctx.model,
+        ctx.fallback,
+        system=system,
+        user=payload.render(task, _conversation(ctx, state)),
+        response_model=response_model,
+    )
     return ExtractionResult(
-        domain=Domain.RELATIONAL,
-        candidates=_clean(ctx, candidates),
+        domain=domain,
+        candidates=_clean(ctx, [to_candidate(m) for m in answer.value.memories]),
         extractor=answer.model,
         fallback_reason=answer.fallback_reason,
     )
