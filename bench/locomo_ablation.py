@@ -23,8 +23,11 @@ from rapport.evaluation.metrics import summarise_by_category
 from rapport.services import memories
 from rapport.settings import PipelineMode, RecallContextWeights, RecallWeights, Settings
 
-_OFF = {"answer": 0.0, "conversation": 0.0, "speaker": 0.0}
+_OFF = {"answer": 0.0, "conversation": 0.0, "speaker": 0.0, "adjacent": 0.0}
+_SOLO = {"adjacent": 0.0}  # messages take nothing from the ones beside them
 _PRIORS = ("relation", "recency", "strength")
+# The later issue-6 changes, off: keyword scores cut at the pool, episodes embedded alone.
+_LATER_OFF = {"recall_keyword_depth": 1, "episode_reply_weight": 0.0}
 
 
 def _light_stem(token: str) -> str:
@@ -43,6 +46,7 @@ class Step:
     third_person: bool
     context: dict[str, float]
     weights: dict[str, float] = field(default_factory=dict)
+    settings: dict[str, float] = field(default_factory=lambda: dict(_LATER_OFF))
 
 
 STEPS = (
@@ -50,10 +54,13 @@ STEPS = (
     Step("+ Porter stemming (keyword search)", True, False, _OFF),
     Step('+ messages embedded as `Speaker said, "…"` in the third person', True, True, _OFF),
     Step("+ an answer inherits its question's match (0.2)", True, True, {**_OFF, "answer": 0.2}),
-    Step("+ the conversation's best match lifts its messages (0.4)", True, True, {"speaker": 0.0}),
-    Step("+ the speaker the question names (0.12) = issue 6 defaults", True, True, {}),
-    Step("defaults, graph relation weight 0 (instead of 0.25)", True, True, {}, {"relation": 0.0}),
-    Step("defaults, relation, recency and strength weights 0", True, True, {}, dict.fromkeys(_PRIORS, 0.0)),
+    Step("+ the conversation's best match lifts its messages (0.4)", True, True, {**_SOLO, "speaker": 0.0}),
+    Step("+ the speaker the question names (0.12)", True, True, _SOLO),
+    Step("+ keyword scores read past the pool (depth 200)", True, True, _SOLO, settings={"episode_reply_weight": 0.0}),
+    Step("+ replies embedded after the message they follow (0.7)", True, True, _SOLO, settings={}),
+    Step("+ the messages beside a match (0.05) = issue 6 defaults", True, True, {}, settings={}),
+    Step("defaults, graph relation weight 0 (instead of 0.25)", True, True, {}, {"relation": 0.0}, {}),
+    Step("defaults, relation, recency and strength weights 0", True, True, {}, dict.fromkeys(_PRIORS, 0.0), {}),
 )  # fmt: skip
 
 
@@ -103,7 +110,7 @@ def run(data: Path, log: Callable[[str], None] = print) -> dict[str, Any]:
             pipeline=PipelineMode.OFF,
             recall_context=RecallContextWeights().model_copy(update=step.context),
             weights=RecallWeights().model_copy(update=step.weights),
-        )
+        ).model_copy(update=step.settings)
         with _mechanisms(step):
             result = run_locomo(conversations, embedder, settings=settings, baselines=False, progress=False)
         overall, by_category = summarise_by_category(result.product)

@@ -1,16 +1,20 @@
-"""The conversation rules of recall (issue 6): stemming, third-person rendering, answers, sittings, speakers."""
+"""The conversation rules of recall (issue 6): stemming, third-person rendering, answers, sittings, speakers,
+neighbours, and replies embedded after the message they follow."""
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rapport.domain.models import Domain, Memory, Provenance, SourceKind
-from rapport.domain.rendering import embedding_text, in_third_person, search_text
+from rapport.domain.models import Domain, Memory, PrecedingMessage, Provenance, SourceKind
+from rapport.domain.rendering import embedding_text, in_third_person, reply_embedding_text, search_text
 from rapport.domain.scoring import ContextBoost, TurnPlace, context_boosts, context_reasons, named_speakers
 from rapport.domain.stemming import porter_stem
+from rapport.domain.vectors import blend, cosine
 from rapport.settings import RecallContextWeights
 
 WEIGHTS = RecallContextWeights(answer=0.2, conversation=0.4, speaker=0.12)
@@ -122,5 +126,37 @@ def test_boosts_are_never_negative_and_zero_weights_turn_them_off(matches: list[
     scores = dict(zip(ids, matches, strict=True))
     for boost in context_boosts(scores, places, frozenset({"A"}), WEIGHTS).values():
         assert boost.total >= 0
-    off = RecallContextWeights(answer=0, conversation=0, speaker=0)
+    off = RecallContextWeights(answer=0, conversation=0, speaker=0, adjacent=0)
     assert all(b == ContextBoost() for b in context_boosts(scores, places, frozenset({"A"}), off).values())
+
+
+def test_a_message_passes_a_little_of_its_match_to_the_messages_beside_it() -> None:
+    places = {"before": place(0, "A"), "topic": place(1, "B"), "after": place(2, "A"), "far": place(4, "B")}
+    boosts = context_boosts({"before": 0.1, "topic": 0.8, "after": 0.2, "far": 0.1}, places, frozenset(), WEIGHTS)
+    assert boosts["before"].adjacent == boosts["after"].adjacent == 0.05 * 0.8  # the better neighbour counts
+    assert boosts["topic"].adjacent == 0.05 * 0.2
+    assert boosts["far"].adjacent == 0.0  # message 3 is not a candidate: nothing beside it matched
+
+
+def test_a_reply_is_embedded_after_the_message_it_follows() -> None:
+    reply = memory(
+        "It was Matt Patterson, I loved his voice",
+        Provenance(kind=SourceKind.INTERACTION, interaction_id="i", message_index=1, speaker="Caroline"),
+    ).model_copy(update={"in_reply_to": PrecedingMessage(speaker="Melanie", content="Who sang at my concert?")})
+    assert reply_embedding_text(reply) == (
+        'Melanie said, "Who sang at Melanie\'s concert?" '
+        'Caroline said, "It was Matt Patterson, Caroline loved his voice"'
+    )
+    assert reply_embedding_text(reply.model_copy(update={"in_reply_to": None})) is None
+
+
+def test_a_blend_is_a_unit_vector_between_its_two_parts() -> None:
+    own, reply = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]
+    mixed = blend(own, reply, 0.7)
+    assert math.isclose(math.hypot(*mixed), 1.0)
+    assert mixed[1] > mixed[0] > 0  # more of the reply than of the message alone
+    assert blend(own, reply, 0.0) == own
+    assert cosine(mixed, own) == pytest.approx(0.3 / math.hypot(0.3, 0.7))
+    assert cosine(own, None) == cosine(own, [1.0]) == 0.0
+    with pytest.raises(ValueError):
+        blend(own, [1.0], 0.5)

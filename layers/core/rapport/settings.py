@@ -72,6 +72,7 @@ class RecallContextWeights(BaseSettings):
     answer: float = Field(0.2, ge=0, le=1)  # × the match of the question the message answers
     conversation: float = Field(0.4, ge=0, le=1)  # × the best match in the same conversation
     speaker: float = Field(0.12, ge=0, le=1)  # added when the query names the speaker (score units)
+    adjacent: float = Field(0.05, ge=0, le=1)  # x the better match of the messages right before and after it
 
 
 # --- Relational state, signals, /v1/process and the people a user mentions (DESIGN §8, issue 4) -------------------
@@ -356,9 +357,18 @@ class Settings(BaseSettings):
     max_interaction_chars: int = Field(90_000, ge=1)  # x4 bytes of UTF-8 stays under 400 KB
     max_page_size: int = Field(100, ge=1, le=1000)
 
+    # Episodes read in reply (issue 6, docs/recall.md): an episode's vector blends its own text with the text of the
+    # message before it followed by its own, this much of the latter (0: own text only, one embedding per episode).
+    # Write-time: a change applies to episodes recorded after it.
+    episode_reply_weight: float = Field(0.7, ge=0, le=1)
+    episode_reply_chars: int = Field(500, ge=0, le=8_000)  # the preceding message's last characters that are kept
+
     # Recall (brief: domain retrieval limit 5; /process top-K 3 above similarity 0.3)
     recall_default_limit: int = Field(5, ge=1)
     recall_candidate_pool: int = Field(50, ge=1)
+    # How deep keyword (BM25) scores are read: a candidate found by meaning keeps its keyword score when it ranks
+    # past the pool by keywords alone (issue 6: docs/recall.md). Only the pool's best by keywords become candidates.
+    recall_keyword_depth: int = Field(200, ge=1)
     recall_recency_half_life_days: float = Field(30.0, gt=0)
     recall_context: RecallContextWeights = Field(default_factory=RecallContextWeights)
     weights: RecallWeights = Field(default_factory=RecallWeights)

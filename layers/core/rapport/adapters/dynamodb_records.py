@@ -22,6 +22,7 @@ from rapport.domain.models import (
     MemoryStatus,
     Message,
     MessageRole,
+    PrecedingMessage,
     Provenance,
     SourceKind,
     Tier,
@@ -150,6 +151,8 @@ def memory_to_item(memory: Memory) -> Item:
         item["occurred_at"] = keys.format_time(memory.occurred_at)
     if memory.decayed_at is not None:
         item["decayed_at"] = keys.format_time(memory.decayed_at)
+    if memory.in_reply_to is not None:
+        item["in_reply_to"] = {"speaker": memory.in_reply_to.speaker, "content": memory.in_reply_to.content}
     if memory.embedding is not None:
         item["embedding"] = pack_embedding(memory.embedding)
     return item
@@ -159,6 +162,7 @@ def memory_from_item(item: Mapping[str, Any]) -> Memory:
     occurred_at = item.get("occurred_at")
     decayed_at = item.get("decayed_at")
     embedding = item.get("embedding")
+    in_reply_to = item.get("in_reply_to")
     return Memory(
         id=item["id"],
         tenant_id=item["tenant_id"],
@@ -173,6 +177,7 @@ def memory_from_item(item: Mapping[str, Any]) -> Memory:
         status=MemoryStatus(item["status"]),
         associations=list(item.get("associations", [])),
         source=_provenance_from_map(item.get("source", {})),
+        in_reply_to=PrecedingMessage(**in_reply_to) if in_reply_to else None,
         metadata=load_json(item.get("metadata")),
         created_at=keys.parse_time(item["created_at"]),
         updated_at=keys.parse_time(item["updated_at"]),

@@ -15,6 +15,7 @@ from rapport.domain.models import (
     MemoryStatus,
     Message,
     MessageRole,
+    PrecedingMessage,
     Provenance,
     Tier,
 )
@@ -76,6 +77,8 @@ class MemoryOut(BaseModel):
     status: MemoryStatus
     associations: list[str]
     source: Provenance
+    # An episode's preceding message in its conversation, which it was embedded with; null for other memories.
+    in_reply_to: PrecedingMessage | None = None
     metadata: dict[str, Any]
     created_at: datetime
     updated_at: datetime

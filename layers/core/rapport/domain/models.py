@@ -86,6 +86,16 @@ class Provenance(BaseModel):
     speaker: str | None = None
 
 
+class PrecedingMessage(BaseModel):
+    """The message said just before an episode's in its conversation (its last characters when long): a reply
+    ("It was Matt Patterson") means little without it, so it is embedded with the reply (docs/recall.md)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str
+    content: str
+
+
 class Memory(BaseModel):
     """One memory of one end user of one tenant."""
 
@@ -102,6 +112,8 @@ class Memory(BaseModel):
     status: MemoryStatus = MemoryStatus.ACTIVE
     associations: list[str] = Field(default_factory=list)
     source: Provenance = Field(default_factory=Provenance)
+    # An episode's preceding message in its conversation (issue 6); None for the first message and for other memories.
+    in_reply_to: PrecedingMessage | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     updated_at: datetime

@@ -37,11 +37,26 @@ def in_third_person(text: str, speaker: str) -> str:
     return _FIRST_PERSON.sub(replace, text)
 
 
+def said(speaker: str, text: str) -> str:
+    """A message as a note about its speaker: `Caroline said, "Caroline got Caroline's dog"`."""
+    return f'{speaker} said, "{in_third_person(text, speaker)}"'
+
+
 def embedding_text(memory: Memory) -> str:
     """The text a memory is embedded from. A message becomes `Speaker said, "…"` in the third person: a later
     question asks about a person by name ("what did Caroline buy?"), not about "I". No date: a date in the text pulls
     the vector towards every message of that day, which costs more than it brings (docs/BENCHMARKS.md)."""
     speaker = memory.source.speaker
     if memory.source.kind is SourceKind.INTERACTION and speaker:
-        return f'{speaker} said, "{in_third_person(memory.content, speaker)}"'
+        return said(speaker, memory.content)
     return search_text(memory)
+
+
+def reply_embedding_text(memory: Memory) -> str | None:
+    """An episode read after the message it follows (None without one): `Melanie said, "…concert…" Caroline said,
+    "It was Matt Patterson"`. Blended into the episode's vector, it lets a question about the concert find the reply
+    that names the singer, which shares no word with it (docs/recall.md)."""
+    before = memory.in_reply_to
+    if before is None:
+        return None
+    return f"{said(before.speaker, before.content)} {embedding_text(memory)}"

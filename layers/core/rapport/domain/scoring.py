@@ -117,10 +117,11 @@ class ContextBoost:
     answer: float = 0.0  # it answers a question that matches the query
     conversation: float = 0.0  # its conversation holds the best match for the query
     speaker: float = 0.0  # the query names the person who said it
+    adjacent: float = 0.0  # a message right before or after it matches the query
 
     @property
     def total(self) -> float:
-        return self.answer + self.conversation + self.speaker
+        return self.answer + self.conversation + self.speaker + self.adjacent
 
 
 def asks_question(text: str) -> bool:
@@ -156,7 +157,9 @@ def context_boosts(
     - conversation: `conversation` × the best match in its conversation (its own included, so a memory outside any
       conversation gets the same lift from itself and stays comparable): evidence clusters in one sitting;
     - speaker: `speaker` when the query names who said it, and the candidates hold someone else's words too
-      (naming the only speaker there is tells nothing).
+      (naming the only speaker there is tells nothing);
+    - adjacent: `adjacent` x the better match of the messages right before and after it: a topic runs over a few
+      turns, and the detail asked for is often in the turn next to the one that names the topic.
     """
     by_message = {
         (place.interaction_id, place.message_index): memory_id
@@ -171,14 +174,17 @@ def context_boosts(
     informative = bool(named) and not speakers_present <= named
     boosts: dict[str, ContextBoost] = {}
     for memory_id, place in places.items():
-        answer = 0.0
+        answer = adjacent = 0.0
         if place.interaction_id is not None and place.message_index is not None:
             previous = by_message.get((place.interaction_id, place.message_index - 1))
+            following = by_message.get((place.interaction_id, place.message_index + 1))
             if previous is not None and places[previous].asks:
                 answer = weights.answer * matches.get(previous, 0.0)
+            neighbours = [matches.get(n, 0.0) for n in (previous, following) if n is not None]
+            adjacent = weights.adjacent * max(neighbours, default=0.0)
         conversation = weights.conversation * best_in[place.conversation or memory_id]
         speaker = weights.speaker if informative and place.speaker in named else 0.0
-        boosts[memory_id] = ContextBoost(answer=answer, conversation=conversation, speaker=speaker)
+        boosts[memory_id] = ContextBoost(answer=answer, conversation=conversation, speaker=speaker, adjacent=adjacent)
     return boosts
 
 

@@ -7,13 +7,13 @@ from collections.abc import Iterable
 from rapport.domain.filtering import FilterDecision, Verdict
 from rapport.domain.models import Domain, Interaction, Memory
 from rapport.domain.relations import RelationType
-from rapport.domain.rendering import embedding_text
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.pipeline.context import PipelineContext
 from rapport.pipeline.models import Judged, PipelineState, StoreOutcome
 from rapport.pipeline.placement import Placement, Placer, build_memory
 from rapport.pipeline.runs import RunStatus
 from rapport.services.edges import edge_at
+from rapport.services.embedding import embed_memories
 
 _ASSOCIATIONS_KEPT = 50  # a memory reinforced by many conversations would otherwise list every one of them
 
@@ -29,7 +29,7 @@ def store(ctx: PipelineContext, state: PipelineState) -> StoreOutcome:
 
     built = [build_memory(ctx, interaction, j) for j in kept]
     # One embedding call for the whole batch, before any write: if the model is down, nothing has been written.
-    vectors = ctx.embedder.embed([embedding_text(m) for m in built]) if built else []
+    vectors = embed_memories(ctx.embedder, built, reply_weight=0.0)  # extracted memories are not replies
     ctx.store.register_user(interaction.tenant_id, interaction.user_id)
     placer = Placer(ctx, interaction)
     placements = [

@@ -16,6 +16,7 @@ from rapport.domain.models import (
     Message,
     MessageRole,
     Page,
+    PrecedingMessage,
     Provenance,
     SourceKind,
     Tier,
@@ -132,9 +133,10 @@ class InteractionService:
         else:
             for enricher in self._enrichers:
                 interaction.metadata = {**interaction.metadata, **enricher(interaction)}
+        before = self._last_said_in_session(tenant_id, user_id, interaction.session_id)
         episodes = [
             self._memories.build(tenant_id, user_id, episode)
-            for episode in _episodes_of(interaction, self._settings.max_content_chars)
+            for episode in _episodes_of(interaction, self._settings, before)
         ]
         # Episodes first (they undo themselves on failure), then the history item that lists them.
         stored = self._memories.remember_many(tenant_id, user_id, episodes)
@@ -165,6 +167,17 @@ class InteractionService:
             # The history is written and stays: a pipeline that could not start is reported, not a failed request.
             return PipelineRun(interaction_id=interaction.id, status=PipelineStatus.FAILED, error=str(exc))
 
+    def _last_said_in_session(self, tenant_id: str, user_id: str, session_id: str | None) -> PrecedingMessage | None:
+        """The last message of the session's previous interaction, when the latest recorded interaction is of this
+        session: a chat often records one exchange at a time, and its first message answers the one before."""
+        if session_id is None or self._settings.episode_reply_chars == 0:
+            return None
+        latest = self._store.list_interactions(tenant_id, user_id, limit=1).items
+        if not latest or latest[0].session_id != session_id:
+            return None
+        said = [m for m in latest[0].messages if m.role is not MessageRole.SYSTEM and m.content.strip()]
+        return _preceding(said[-1], self._settings.episode_reply_chars) if said else None
+
     def history(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[Interaction]:
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
@@ -174,14 +187,28 @@ class InteractionService:
         return self._store.get_interaction(tenant_id, user_id, interaction_id)
 
 
-def _episodes_of(interaction: Interaction, max_chars: int) -> list[NewMemory]:
+def _preceding(message: Message, chars: int) -> PrecedingMessage | None:
+    """What an episode keeps of the message before it: who said it and its last `chars` characters (a long message
+    ends with what the next one answers)."""
+    if chars == 0:
+        return None
+    return PrecedingMessage(speaker=_speaker_of(message), content=message.content[-chars:])
+
+
+def _speaker_of(message: Message) -> str:
+    return message.name or message.role.value
+
+
+def _episodes_of(interaction: Interaction, settings: Settings, before: PrecedingMessage | None) -> list[NewMemory]:
+    """One episode per user or assistant message; a user's keeps the message said before it (`before` for the first)."""
     episodes: list[NewMemory] = []
+    previous = before
     for position, message in enumerate(interaction.messages):
         if message.role is MessageRole.SYSTEM or not message.content.strip():
             continue
         episodes.append(
             NewMemory(
-                content=message.content[:max_chars],
+                content=message.content[: settings.max_content_chars],
                 domain=Domain.USER,
                 type=UserMemoryType.EPISODE.value,
                 importance=_EPISODE_IMPORTANCE[message.role],
@@ -193,8 +220,12 @@ def _episodes_of(interaction: Interaction, max_chars: int) -> list[NewMemory]:
                     message_index=position,
                     session_id=interaction.session_id,
                     channel=interaction.channel,
-                    speaker=message.name or message.role.value,
+                    speaker=_speaker_of(message),
                 ),
+                # A person's message is read after what it answers ("Rex." to "what's your dog called?"); the
+                # assistant's own replies are not, or they would resurface whenever the person repeats themselves.
+                in_reply_to=previous if message.role is MessageRole.USER else None,
             )
         )
+        previous = _preceding(message, settings.episode_reply_chars)
     return episodes

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import operator
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -19,12 +18,13 @@ from rapport.domain.models import (
     MemoryPatch,
     MemoryStatus,
     Page,
+    PrecedingMessage,
     Provenance,
     SourceKind,
     Tier,
 )
 from rapport.domain.relations import PathStep
-from rapport.domain.rendering import embedding_text, search_text
+from rapport.domain.rendering import search_text
 from rapport.domain.scoring import (
     ContextBoost,
     MatchStrength,
@@ -42,6 +42,7 @@ from rapport.domain.scoring import (
     relevance,
 )
 from rapport.domain.text import tokenize
+from rapport.domain.vectors import cosine
 from rapport.errors import InvalidInputError, RapportError
 from rapport.governance.decay import effective_strength, reinforce
 from rapport.governance.derived import without_archived
@@ -49,6 +50,7 @@ from rapport.ids import new_id
 from rapport.ports.embedder import Embedder
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import IndexQuery, VectorIndex
+from rapport.services.embedding import embed_memories
 from rapport.settings import Settings
 
 
@@ -62,6 +64,7 @@ class NewMemory(BaseModel):
     metadata: dict[str, Any] | None = None
     occurred_at: datetime | None = None
     source: Provenance = Field(default_factory=Provenance)
+    in_reply_to: PrecedingMessage | None = None  # an episode's preceding message (InteractionService)
 
 
 class RecallQuery(BaseModel):
@@ -176,6 +179,7 @@ class MemoryService:
             tier=new.tier or _tier_for(importance),
             metadata=self._check_metadata(new.metadata),
             source=new.source,
+            in_reply_to=new.in_reply_to,
             created_at=now,
             updated_at=now,
             occurred_at=new.occurred_at,
@@ -189,7 +193,7 @@ class MemoryService:
         """Embed (one call), store, index. Embedding first: if the model fails, nothing has been written."""
         if not memories:
             return []
-        vectors = self._embedder.embed([embedding_text(m) for m in memories])
+        vectors = embed_memories(self._embedder, memories, self._settings.episode_reply_weight)
         embedded = [m.model_copy(update={"embedding": v}) for m, v in zip(memories, vectors, strict=True)]
         self._store.register_user(tenant_id, user_id)
         written: list[Memory] = []
@@ -232,7 +236,7 @@ class MemoryService:
                 changes[name] = value
         updated = memory.model_copy(update=changes)
         if "content" in changes and changes["content"] != memory.content:
-            updated.embedding = self._embedder.embed([embedding_text(updated)])[0]
+            updated.embedding = embed_memories(self._embedder, [updated], self._settings.episode_reply_weight)[0]
         self._store.put_memory(updated)
         self._index.upsert(updated)
         return updated
@@ -308,8 +312,13 @@ class MemoryService:
         )
         vector = self._embedder.embed([text])[0]
         vector_hits = {h.memory_id: h.score for h in self._index.knn_search(index_query, vector)}
-        keyword_hits = {h.memory_id: h.score for h in self._index.keyword_search(index_query, text)}
-        candidates = self._store.get_memories(tenant_id, user_id, {*vector_hits, *keyword_hits})
+        # Keyword scores are read deeper than the pool (docs/recall.md): a memory found by meaning keeps its BM25
+        # score when it ranks past the pool by keywords alone; only the pool's best by keywords become candidates.
+        deeper = index_query.model_copy(update={"k": max(pool, self._settings.recall_keyword_depth)})
+        keyword_ranked = self._index.keyword_search(deeper, text)
+        keyword_hits = {h.memory_id: h.score for h in keyword_ranked}
+        found = {*vector_hits, *(h.memory_id for h in keyword_ranked[:pool])}
+        candidates = self._store.get_memories(tenant_id, user_id, found)
         best_keyword = max(keyword_hits.values(), default=0.0)
         now = self._clock.now()
         query_terms = len(dict.fromkeys(tokenize(text)))
@@ -323,7 +332,7 @@ class MemoryService:
                 continue  # governance: the store decides, since a lagging index (a stream, another process) may not
             similarity = vector_hits.get(memory.id)
             if similarity is None:
-                similarity = _cosine(vector, memory.embedding)
+                similarity = cosine(vector, memory.embedding)
             if similarity < query.min_similarity:
                 continue
             terms = matched_terms(text, search_text(memory))
@@ -389,10 +398,3 @@ def _place_of(memory: Memory) -> TurnPlace:
 def _tier_for(importance: float) -> Tier:
     """The brief's formation rule: importance above 0.8 goes to long-term memory."""
     return Tier.LONG_TERM if importance > 0.8 else Tier.SHORT_TERM
-
-
-def _cosine(vector: list[float], other: list[float] | None) -> float:
-    if not other or len(other) != len(vector):
-        return 0.0
-    # map(operator.mul) runs the products in C, a few times faster than a generator (no numpy in the Lambda layer).
-    return float(sum(map(operator.mul, vector, other)))
