@@ -89,21 +89,23 @@ def _locomo_section() -> list[str]:
     ]
     ablation = RESULTS / "locomo-ablation.json"
     if ablation.exists():
+        rows = json.loads(ablation.read_text())
         out += [
             "### What each recall change bought",
             "",
             "`make eval-ablation`: the same questions with the changes added one at a time, episodes only (no "
             "extraction pipeline, so each row runs in a minute or two); categories as R@5 / R@10.",
             "",
-            ablation_markdown(json.loads(ablation.read_text())),
+            ablation_markdown(rows),
             "",
             "Reading it: each issue-6 rule adds on its own (stemming, third-person rendering, answers, sittings, "
-            "speakers); none is fitted to a question, and the weights are round numbers chosen on this split. The "
-            "last two rows are not changes of this issue: they show what other score components cost on this data. "
-            "With enrichment's automatic links ignored by the relation score (issue 7), the relation weight no longer "
-            "matters here; recency and strength favour the latest sessions, which a question about the whole history "
-            "does not, for 0.016 R@5. Both are settings (`RAPPORT_WEIGHT_RECENCY`, `RAPPORT_WEIGHT_STRENGTH`), left at "
-            "the brief's defaults: for an assistant, recent is usually right.",
+            "speakers, keyword scores read past the pool, replies read after what they answer, neighbours); none is "
+            "fitted to a question, and the weights are round numbers chosen on this split. The last two rows are not "
+            "changes of this issue: they show what other score components cost on this data. With enrichment's "
+            "automatic links ignored by the relation score (issue 7), the relation weight no longer matters here; "
+            f"recency and strength favour the latest sessions, which a question about the whole history does not, "
+            f"for {_priors_cost(rows)}. Both are settings (`RAPPORT_WEIGHT_RECENCY`, `RAPPORT_WEIGHT_STRENGTH`), left "
+            "at the brief's defaults: for an assistant, recent is usually right.",
             "",
         ]
     # issue 7: the same evaluation with and without graph expansion (bench/locomo_expansion.py)
@@ -112,6 +114,17 @@ def _locomo_section() -> list[str]:
         stamp = datetime.fromtimestamp(expansion[1].stat().st_mtime, UTC).strftime("%Y-%m-%d")
         out += [*expansion_section(*(json.loads(path.read_text()) for path in expansion), stamp=stamp), ""]
     return out
+
+
+def _priors_cost(ablation: dict[str, Any]) -> str:
+    """What the recency and strength priors cost on LoCoMo: the defaults row against the row without them."""
+    rows = ablation["rows"]
+    defaults = next(r for r in rows if r["label"].endswith("issue 6 defaults"))["overall"]
+    without = rows[-1]["overall"]
+    return (
+        f"{without['recall@5'] - defaults['recall@5']:.3f} R@5 and "
+        f"{without['recall@10'] - defaults['recall@10']:.3f} R@10"
+    )
 
 
 def main() -> None:

@@ -15,7 +15,14 @@ API_VERSION = "v1"
 # Authenticated by the request's signature (Slack's signing secret, the tenant's webhook secret), not an API key.
 INGEST_ROUTES = ("slack", "webhook")
 AUTHORIZER_CACHE_TTL = cdk.Duration.minutes(5)
-CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "x-api-key", "X-Amz-Date", "X-Amz-Security-Token"]
+CORS_ALLOWED_HEADERS = [
+    "Authorization",
+    "Content-Type",
+    "x-api-key",
+    "Idempotency-Key",
+    "X-Amz-Date",
+    "X-Amz-Security-Token",
+]
 
 
 def _access_log_format() -> apigw.AccessLogFormat:

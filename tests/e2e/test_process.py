@@ -60,8 +60,16 @@ def test_process_without_a_language_model(hashing_server: RunningServer) -> None
         # Grudge decays continuously on the real clock, so a later read may be a hair lower.
         assert state["grudge"] == pytest.approx(angry["user"]["grudge"], abs=1e-3)
         assert state["profile"]["interaction_count"] == 4
-        event = http.post("/v1/users/dana/events", headers=A, json={"type": "broken_promise", "note": "late"})
+        keyed = {**A, "Idempotency-Key": "evt-0001"}
+        event = http.post("/v1/users/dana/events", headers=keyed, json={"type": "broken_promise", "note": "late"})
         assert event.status_code == 201 and event.json()["state"]["trust"] == round(0.54 - 0.05, 6)
+        # A retry with the same key (the client timed out) counts once; the key for another event is a conflict
+        retry = http.post("/v1/users/dana/events", headers=keyed, json={"type": "broken_promise", "note": "late"})
+        assert retry.status_code == 200 and retry.json()["replayed"] is True
+        assert retry.json()["event"]["id"] == event.json()["event"]["id"]
+        assert retry.json()["state"]["trust"] == event.json()["state"]["trust"]
+        clash = http.post("/v1/users/dana/events", headers=keyed, json={"type": "promise_kept"})
+        assert clash.status_code == 409 and "Idempotency-Key" in clash.json()["message"]
         unknown = http.post("/v1/users/dana/events", headers=A, json={"type": "apology"})
         assert unknown.status_code == 400 and "promise_kept" in unknown.json()["message"]
 

@@ -4,6 +4,7 @@ idempotency, the fallback, and the filter-decision routes."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from rapport.domain.filtering import Verdict
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Message
 from rapport.domain.relations import RelationType
 from rapport.errors import InvalidModelOutputError, UpstreamError
+from rapport.governance.decay import effective_strength
 from rapport.pipeline.models import PipelineRequest
 from rapport.services.interactions import NewInteraction, RecordedInteraction
 from rapport.wiring import Services, build_services
@@ -432,3 +434,19 @@ def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services
     recorded = record(services, DEBUGGING)
     assert recorded.pipeline is not None and recorded.pipeline.outcome is not None
     assert heard == [recorded.pipeline.outcome.stored]
+
+
+def test_reinforcement_adds_to_the_strength_left_today(services: Services) -> None:
+    first = contents(record(services, [("user", "I prefer morning meetings")]))["User prefers morning meetings"]
+    # Given: sixty days pass without the memory being used, so its strength has decayed since it was stored
+    services.clock.set(services.clock.now() + timedelta(days=60))
+    stored = services.store.get_memory(T, U, first.id)
+    left = effective_strength(stored, services.clock.now(), services.settings.governance)
+    assert left < stored.strength - 0.2
+
+    record(services, [("user", "As I said, I prefer morning meetings.")])
+
+    # Then: the step is added to what is left, not to the stale stored value, and the decay restarts from now
+    memory = services.memories.get(T, U, first.id)
+    assert memory.strength == pytest.approx(left + services.settings.pipeline_reinforcement_step)
+    assert memory.last_reinforced_at == services.clock.now() and memory.decayed_at is None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
+from unittest.mock import patch
 
 import pytest
 
@@ -11,6 +13,7 @@ from rapport.clock import FixedClock
 from rapport.domain.models import Interaction, Message, MessageRole
 from rapport.domain.relational_state import RelationalEvent
 from rapport.domain.signals import to_metadata
+from rapport.errors import ConflictError, InvalidInputError, StorageError
 from rapport.ids import new_id
 from rapport.ports.items import ItemStore
 from rapport.services.people import PeopleService
@@ -55,8 +58,48 @@ def test_relational_items_on_each_store(any_store: ItemStore, settings: Settings
     assert profile is not None and profile.interaction_count == 2
     assert [p.slug for p in people.list_people("tenant-a", "dana", limit=10, cursor=None).items] == ["mother", "sarah"]
 
-    record, after = state.report_event("tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, "late")
-    assert after.trust == pytest.approx(0.47) and record.note == "late"
+    record, after, replayed = state.report_event(
+        "tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, "late", idempotency_key="retry-me"
+    )
+    assert after.trust == pytest.approx(0.47) and record.note == "late" and not replayed
+    # The client retries after a timeout with the same key: the first record comes back, trust falls once
+    again, after_again, replayed = state.report_event(
+        "tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, "late", idempotency_key="retry-me"
+    )
+    assert replayed and again == record and after_again.trust == pytest.approx(0.47)
     assert [e.id for e in state.events("tenant-a", "dana", limit=5, cursor=None).items] == [record.id]
+    with pytest.raises(ConflictError):  # the same key for another event is a client bug, not a retry
+        state.report_event("tenant-a", "dana", RelationalEvent.PROMISE_KEPT, idempotency_key="retry-me")
     # Another tenant sees nothing.
     assert state.read("tenant-b", "dana").trust == 0.5 and profiles.get("tenant-b", "dana") is None
+
+
+def test_a_retry_after_a_failed_record_write_does_not_apply_the_event_twice(
+    any_store: ItemStore, settings: Settings, clock: FixedClock
+) -> None:
+    state = RelationalStateService(any_store, settings, clock)
+    real_put = any_store.put_item
+    calls = {"events": 0}
+
+    def put_failing_once(scope: Any, kind: str, key: str, body: Any, **options: Any) -> Any:
+        if kind == "STATE_EVENT":
+            calls["events"] += 1
+            if calls["events"] == 1:
+                raise StorageError("the table throttled the event record")
+        return real_put(scope, kind, key, body, **options)
+
+    # Given: the state was written but the event's record was not (the request failed, the client will retry)
+    with patch.object(any_store, "put_item", put_failing_once), pytest.raises(StorageError):
+        state.report_event("tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, idempotency_key="k-1")
+    assert state.read("tenant-a", "dana").trust == pytest.approx(0.45)  # applied once, from 0.5
+
+    # When: the client retries with the same key
+    record, after, replayed = state.report_event(
+        "tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, idempotency_key="k-1"
+    )
+
+    # Then: the record is written now, and trust fell once, not twice
+    assert not replayed and after.trust == pytest.approx(0.45)
+    assert [e.id for e in state.events("tenant-a", "dana", limit=5, cursor=None).items] == [record.id]
+    with pytest.raises(InvalidInputError):
+        state.report_event("tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, idempotency_key=" ")

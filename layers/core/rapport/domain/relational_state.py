@@ -43,6 +43,8 @@ class RelationalState(BaseModel):
     # A crisis flag stays open until the tenant reports `crisis_resolved`: a safety signal should not fade by itself.
     crisis_open: bool = False
     crisis_flagged_at: datetime | None = None
+    # Digests of the idempotency keys of the latest reported events, so a retried report changes the state once.
+    applied_event_keys: tuple[str, ...] = ()
 
 
 class StateReading(BaseModel):

@@ -17,6 +17,7 @@ from rapport.domain.models import (
 )
 from rapport.domain.relations import RelationType
 from rapport.errors import NotFoundError
+from rapport.governance.decay import reinforce
 from rapport.pipeline.context import PipelineContext
 from rapport.pipeline.ids import derived_id
 from rapport.pipeline.models import Judged
@@ -205,9 +206,10 @@ class Placer:
             now = self._ctx.clock.now()
             importance = max(existing.importance, judged.candidate.importance)
             observations = int(existing.metadata.get("observations", 1)) + 1
+            # governance: the step adds to today's decayed strength, and the decay restarts from now
+            existing = reinforce(existing, now, settings.pipeline_reinforcement_step, settings.governance)
             existing = existing.model_copy(
                 update={
-                    "strength": min(1.0, existing.strength + settings.pipeline_reinforcement_step),
                     "importance": importance,
                     "tier": higher_tier(
                         existing.tier,
@@ -218,7 +220,6 @@ class Placer:
                             short_term_above=settings.pipeline_short_term_importance,
                         ),
                     ),
-                    "last_reinforced_at": now,
                     "updated_at": now,
                     "metadata": {
                         **existing.metadata,

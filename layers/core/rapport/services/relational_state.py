@@ -5,6 +5,7 @@ Stored as one versioned item, so concurrent interactions never lose an update.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -23,7 +24,7 @@ from rapport.domain.relational_state import (
     read_state,
 )
 from rapport.domain.signals import Signals, from_metadata
-from rapport.errors import InvalidInputError
+from rapport.errors import ConflictError, InvalidInputError
 from rapport.ids import new_id
 from rapport.ports.items import ItemQuery, ItemScope, ItemStore
 from rapport.services.versioned_items import modify_item
@@ -31,6 +32,9 @@ from rapport.settings import Settings
 
 STATE_KIND = "STATE"
 EVENT_KIND = "STATE_EVENT"
+EVENT_KEY_KIND = "STATE_EVENT_KEY"  # an idempotency key's digest -> the event it reported
+APPLIED_KEYS_KEPT = 50  # how many recent keys the state itself remembers (a retry comes within minutes)
+MAX_IDEMPOTENCY_KEY_CHARS = 255
 # The state the assistant as a whole holds with the person; a key per agent would give each agent its own.
 DEFAULT_AGENT = ""
 MAX_NOTE_CHARS = 1_000
@@ -45,6 +49,13 @@ class StateEventRecord(BaseModel):
     at: datetime
     before: dict[str, float] = Field(default_factory=dict)
     after: dict[str, float] = Field(default_factory=dict)
+
+
+def _key_digest(key: str) -> str:
+    """What is stored of a client's idempotency key: its SHA-256 (the key may hold anything the client chose)."""
+    if not key.strip() or len(key) > MAX_IDEMPOTENCY_KEY_CHARS:
+        raise InvalidInputError(f"Idempotency-Key must hold 1 to {MAX_IDEMPOTENCY_KEY_CHARS} characters")
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def parse_event(value: str) -> RelationalEvent:
@@ -130,21 +141,57 @@ class RelationalStateService:
         )
 
     def report_event(
-        self, tenant_id: str, user_id: str, event: RelationalEvent, note: str | None = None
-    ) -> tuple[StateEventRecord, StateReading]:
+        self,
+        tenant_id: str,
+        user_id: str,
+        event: RelationalEvent,
+        note: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> tuple[StateEventRecord, StateReading, bool]:
+        """Applies the event and keeps its record; returns (record, state after, replayed). With an idempotency key,
+        a report already made with that key is not applied again: its first record comes back with `replayed` true
+        (and a 409 if the key was used for another event type). docs/relational-state.md."""
         if note is not None and len(note) > MAX_NOTE_CHARS:
             raise InvalidInputError(f"note has {len(note)} characters; the limit is {MAX_NOTE_CHARS}")
+        scope = self._scope(tenant_id, user_id)
+        digest = _key_digest(idempotency_key) if idempotency_key is not None else None
+        if digest is not None:
+            earlier = self._reported_with(scope, digest, event)
+            if earlier is not None:
+                return earlier, self.read(tenant_id, user_id), True
         now = self._clock.now()
         before = self.read(tenant_id, user_id, now)
-        state = self._update(tenant_id, user_id, lambda current: apply_event(current, event, now, self._policy))
+
+        def change(current: RelationalState) -> RelationalState:
+            if digest is None:
+                return apply_event(current, event, now, self._policy)
+            if digest in current.applied_event_keys:
+                return current  # a retry after a crash between the state write and the record below
+            applied = apply_event(current, event, now, self._policy)
+            keys = (*current.applied_event_keys, digest)[-APPLIED_KEYS_KEPT:]
+            return applied.model_copy(update={"applied_event_keys": keys})
+
+        state = self._update(tenant_id, user_id, change)
         after = read_state(state, now, self._policy)
         record = StateEventRecord(
             id=new_id(now), type=event, note=note, at=now, before=_numbers(before), after=_numbers(after)
         )
-        self._items.put_item(
-            self._scope(tenant_id, user_id), EVENT_KIND, record.id, record.model_dump(mode="json"), now=now
-        )
-        return record, after
+        self._items.put_item(scope, EVENT_KIND, record.id, record.model_dump(mode="json"), now=now)
+        if digest is not None:
+            marker = {"event_id": record.id, "type": event.value}
+            self._items.put_item(scope, EVENT_KEY_KIND, digest, marker, now=now)
+        return record, after, False
+
+    def _reported_with(self, scope: ItemScope, digest: str, event: RelationalEvent) -> StateEventRecord | None:
+        marker = self._items.get_item(scope, EVENT_KEY_KIND, digest)
+        if marker is None:
+            return None
+        if marker.body.get("type") != event.value:
+            raise ConflictError(
+                f"this Idempotency-Key was used for a {marker.body.get('type')} event; use a new key for a new event"
+            )
+        item = self._items.get_item(scope, EVENT_KIND, str(marker.body["event_id"]))
+        return StateEventRecord.model_validate(item.body) if item is not None else None
 
     def events(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[StateEventRecord]:
         """Reported events, newest first."""

@@ -20,6 +20,8 @@ from rapport.domain.identifiers import check_user_id
 from rapport.services.relational_state import parse_event
 from rapport.wiring import Services
 
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+
 
 def build_relational_router(services: Services, caller_of: CallerOf) -> Router:
     router = Router()
@@ -55,12 +57,17 @@ def build_relational_router(services: Services, caller_of: CallerOf) -> Router:
         user_id: str, body: StateEventRequest
     ):  # a Response: powertools cannot build a schema for its annotation
         tenant_id, user_id = tenant(), check_user_id(user_id)
-        record, reading = state.report_event(tenant_id, user_id, parse_event(body.type), body.note)
+        # A client retrying after a timeout sends the same Idempotency-Key: the event then counts once (200, replayed)
+        key = router.current_event.get_header_value(IDEMPOTENCY_HEADER, case_sensitive=False)
+        record, reading, replayed = state.report_event(
+            tenant_id, user_id, parse_event(body.type), body.note, idempotency_key=key
+        )
         return Response(
-            status_code=201,
+            status_code=200 if replayed else 201,
             content_type=content_types.APPLICATION_JSON,
             body={
                 "event": StateEventOut.of(record).model_dump(mode="json"),
+                "replayed": replayed,
                 "state": StateOut.of(
                     user_id, reading, state.stored(tenant_id, user_id), services.profiles.get(tenant_id, user_id)
                 ).model_dump(mode="json"),
