@@ -20,7 +20,7 @@ from rapport.domain import rendering, text
 from rapport.evaluation.locomo import load_locomo
 from rapport.evaluation.locomo_run import run_locomo
 from rapport.evaluation.metrics import summarise_by_category
-from rapport.services import memories
+from rapport.services import embedding
 from rapport.settings import PipelineMode, RecallContextWeights, RecallWeights, Settings
 
 _OFF = {"answer": 0.0, "conversation": 0.0, "speaker": 0.0, "adjacent": 0.0}
@@ -89,15 +89,15 @@ class CachingEmbedder:
 @contextmanager
 def _mechanisms(step: Step) -> Iterator[None]:
     """Swap the stemmer and the embedding rendering back to the foundation's for the rows that lack them."""
-    saved_stem, saved_render = text._stem, memories.embedding_text
+    saved_stem, saved_render = text._stem, embedding.embedding_text
     try:
         if not step.porter:
             text._stem = lambda token: token if "'" in token else _light_stem(token)
         if not step.third_person:
-            memories.embedding_text = rendering.search_text
+            embedding.embedding_text = rendering.search_text
         yield
     finally:
-        text._stem, memories.embedding_text = saved_stem, saved_render
+        text._stem, embedding.embedding_text = saved_stem, saved_render
 
 
 def run(data: Path, log: Callable[[str], None] = print) -> dict[str, Any]:

@@ -174,6 +174,8 @@ class RapportStack(cdk.Stack):
             functions=[c for c in self.node.find_all() if isinstance(c, RapportFunction)],
             # Dead-letter queues only: a queue that has one of its own is a work queue, busy by design (issue 8).
             queues=[c for c in self.node.find_all() if isinstance(c, sqs.Queue) and c.dead_letter_queue is None],
+            # ...and a work queue alarms on the age of its oldest message instead.
+            work_queues=[c for c in self.node.find_all() if isinstance(c, sqs.Queue) and c.dead_letter_queue],
             state_machines=[c for c in self.node.find_all() if isinstance(c, sfn.StateMachine)],
             api=self.api.rest_api,
             table=self.memory_table.table,

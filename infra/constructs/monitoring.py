@@ -27,6 +27,9 @@ PERIOD = cdk.Duration.minutes(5)
 API_5XX_THRESHOLD = 5
 OPENSEARCH_FREE_STORAGE_MB = 4096
 OPENSEARCH_JVM_PRESSURE_PERCENT = 90
+# A work queue is busy by design, so its depth says nothing; its oldest message does: the nightly governance fan-out
+# drains in minutes, so a message two hours old means the workers are stuck or failing before they delete it.
+WORK_QUEUE_MAX_AGE = cdk.Duration.hours(2)
 
 
 def _id_of(path: str) -> str:
@@ -45,6 +48,7 @@ class Monitoring(Construct):
         *,
         functions: Sequence[RapportFunction],
         queues: Sequence[sqs.IQueue],
+        work_queues: Sequence[sqs.IQueue] = (),
         state_machines: Sequence[sfn.IStateMachine],
         api: apigw.RestApi,
         table: dynamodb.ITable,
@@ -72,6 +76,8 @@ class Monitoring(Construct):
             self._function(function)
         for queue in queues:
             self._queue(queue)
+        for queue in work_queues:
+            self._work_queue(queue)
         for machine in state_machines:
             self._state_machine(machine)
         self._table(table)
@@ -154,6 +160,23 @@ class Monitoring(Construct):
         )
         self.dashboard.add_widgets(
             cloudwatch.GraphWidget(title=f"Dead letters: {queue.node.path}", left=[depth], width=8)
+        )
+
+    def _work_queue(self, queue: sqs.IQueue) -> None:
+        age = queue.metric_approximate_age_of_oldest_message(period=PERIOD, statistic="Maximum")
+        self._alarm(
+            f"{_id_of(queue.node.path)}Age",
+            age,
+            WORK_QUEUE_MAX_AGE.to_seconds(),
+            f"Work has waited over {WORK_QUEUE_MAX_AGE.to_hours()} h in {queue.node.path}: are its workers failing?",
+        )
+        self.dashboard.add_widgets(
+            cloudwatch.GraphWidget(
+                title=f"Work queue: {queue.node.path}",
+                left=[queue.metric_approximate_number_of_messages_visible(period=PERIOD, statistic="Maximum")],
+                right=[age],
+                width=8,
+            )
         )
 
     def _state_machine(self, machine: sfn.IStateMachine) -> None:

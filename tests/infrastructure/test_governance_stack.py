@@ -73,13 +73,19 @@ def test_the_producer_only_enqueues_and_the_worker_reads_and_writes_the_table(te
     assert {"sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage"} <= actions_of(worker_statements, "sqs:")
 
 
-def test_only_dead_letter_queues_alarm_on_depth_not_the_busy_work_queue(default: Synthesized) -> None:
-    alarmed = {
-        d["Value"]["Fn::GetAtt"][0]
-        for alarm in resources(default.template, "AWS::CloudWatch::Alarm").values()
-        for d in alarm["Properties"].get("Dimensions", [])
-        if d["Name"] == "QueueName"
-    }
+def test_dead_letter_queues_alarm_on_depth_and_the_busy_work_queue_on_its_oldest_message(
+    default: Synthesized,
+) -> None:
+    def alarmed(metric: str) -> dict[str, dict]:
+        return {
+            d["Value"]["Fn::GetAtt"][0]: alarm["Properties"]
+            for alarm in resources(default.template, "AWS::CloudWatch::Alarm").values()
+            for d in alarm["Properties"].get("Dimensions", [])
+            if d["Name"] == "QueueName" and alarm["Properties"]["MetricName"] == metric
+        }
+
     work_id, _ = queue(default.template, "GovernanceWorkQueue")
     dead_id, _ = queue(default.template, "GovernanceDeadLetterQueue")
-    assert dead_id in alarmed and work_id not in alarmed
+    by_depth, by_age = alarmed("ApproximateNumberOfMessagesVisible"), alarmed("ApproximateAgeOfOldestMessage")
+    assert dead_id in by_depth and work_id not in by_depth
+    assert set(by_age) == {work_id} and by_age[work_id]["Threshold"] == 2 * 3600
