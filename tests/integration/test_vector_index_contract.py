@@ -312,3 +312,23 @@ def test_a_new_instance_on_the_same_path_sees_the_same_entries(subject: Subject,
     assert [h.score for h in hits] == pytest.approx([0.9, -0.2], abs=TOLERANCE)
     assert [h.memory_id for h in reopened.keyword_search(query(tenant), "dog")] == ["near"]
     assert reopened.count(tenant, "user-1") == 2
+
+
+def test_an_open_instance_sees_what_another_process_wrote_since(subject: Subject, tenant: str) -> None:
+    # `rapport serve` holds one instance for hours; `rapport jobs run` (another process) opens its own and writes
+    if subject.reopen is None:
+        pytest.skip("a cluster is one index for every client")
+    serving = subject.index
+    serving.upsert(memory(tenant, "kept", at_cosine(0.5, 2), "Prefers tea"))
+    assert serving.count(tenant, "user-1") == 1
+    other = subject.reopen()
+
+    other.upsert(memory(tenant, "new", at_cosine(0.9, 1), "Has a dog named Max"))
+    other.delete(tenant, "user-1", "kept")
+
+    assert [h.memory_id for h in serving.knn_search(query(tenant), QUERY_VECTOR)] == ["new"]
+    assert [h.memory_id for h in serving.keyword_search(query(tenant), "dog")] == ["new"]
+    assert serving.count(tenant, "user-1") == 1
+    # ...and its own writes after the reload stay visible to both
+    serving.upsert(memory(tenant, "mine", at_cosine(0.5, 2), "Likes dogs"))
+    assert {h.memory_id for h in other.keyword_search(query(tenant), "dog")} == {"new", "mine"}

@@ -141,6 +141,7 @@ class EmbeddedVectorIndex:
         self._conn.executescript(_SCHEMA)
         self._check_dimensions()
         self._load()
+        self._data_version = self._committed_elsewhere()
 
     @property
     def dimensions(self) -> int:
@@ -167,6 +168,21 @@ class EmbeddedVectorIndex:
         for tenant_id, user_id, memory_id, domain, status, content, blob in rows:
             vector = np.frombuffer(blob, dtype=np.float32)
             self._segment(tenant_id, user_id).upsert(memory_id, domain, status, content, vector)
+
+    def _committed_elsewhere(self) -> int:
+        """SQLite's data_version: it changes when another connection (another process: `rapport jobs run` beside
+        `rapport serve`) commits to the file, and not for this connection's own writes."""
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _refreshed_segment(self, tenant_id: str, user_id: str) -> _Segment | None:
+        """The user's segment, reloaded first when another process has written the file since it was read. Call
+        with the lock held. One integer read per search; a reload only after someone else wrote."""
+        version = self._committed_elsewhere()
+        if version != self._data_version:
+            self._segments.clear()
+            self._load()
+            self._data_version = version
+        return self._segments.get((tenant_id, user_id))
 
     def _segment(self, tenant_id: str, user_id: str) -> _Segment:
         key = (tenant_id, user_id)
@@ -229,13 +245,13 @@ class EmbeddedVectorIndex:
 
     def count(self, tenant_id: str, user_id: str) -> int:
         with self._lock:
-            segment = self._segments.get((tenant_id, user_id))
+            segment = self._refreshed_segment(tenant_id, user_id)
             return len(segment) if segment else 0
 
     def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
         query_vector = self._vector(vector)
         with self._lock:
-            segment = self._segments.get((query.tenant_id, query.user_id))
+            segment = self._refreshed_segment(query.tenant_id, query.user_id)
             if not segment:
                 return []
             size = len(segment)
@@ -254,7 +270,7 @@ class EmbeddedVectorIndex:
         if not terms:
             return []
         with self._lock:
-            segment = self._segments.get((query.tenant_id, query.user_id))
+            segment = self._refreshed_segment(query.tenant_id, query.user_id)
             if not segment:
                 return []
             allowed = segment.allowed_mask(query)
