@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from pydantic import BaseModel
@@ -450,3 +451,37 @@ def test_reinforcement_adds_to_the_strength_left_today(services: Services) -> No
     memory = services.memories.get(T, U, first.id)
     assert memory.strength == pytest.approx(left + services.settings.pipeline_reinforcement_step)
     assert memory.last_reinforced_at == services.clock.now() and memory.decayed_at is None
+
+
+def test_two_pipelines_reinforcing_one_memory_at_once_both_count(services: Services) -> None:
+    first = contents(record(services, [("user", "I prefer morning meetings")]))["User prefers morning meetings"]
+    before = services.store.get_memory(T, U, first.id)
+    real_get = services.store.get_memories
+    raced = {"done": False}
+
+    def get_then_race(tenant_id: str, user_id: str, memory_ids: Any) -> Any:
+        # Another pipeline reinforces the memory between this one's read (de-duplication) and its write (once)
+        found = real_get(tenant_id, user_id, memory_ids)
+        if any(m.id == first.id for m in found) and not raced["done"]:
+            raced["done"] = True
+            memory = next(m for m in found if m.id == first.id)
+            other = memory.model_copy(
+                update={
+                    "strength": 0.5,
+                    "last_reinforced_at": services.clock.now() - timedelta(seconds=1),
+                    "metadata": {**memory.metadata, "observations": 2, "reinforced_by": ["other-interaction"]},
+                }
+            )
+            services.store.put_memory(other)
+        return found
+
+    with patch.object(services.store, "get_memories", get_then_race):
+        again = record(services, [("user", "As I said, I prefer morning meetings.")])
+
+    # Then: this pipeline's write met the other one's, read it again and counted on top of it
+    assert again.pipeline is not None and again.pipeline.outcome is not None
+    assert again.pipeline.outcome.reinforced == [first.id]
+    memory = services.memories.get(T, U, first.id)
+    assert memory.metadata["observations"] == 3 and memory.metadata["reinforced_by"][0] == "other-interaction"
+    assert memory.strength == pytest.approx(0.5 + services.settings.pipeline_reinforcement_step)
+    assert before.metadata["observations"] == 1

@@ -242,6 +242,29 @@ def test_putting_a_memory_again_replaces_it(store: MemoryStore) -> None:
     assert ids_of(store.list_memories("tenant-a", "user-1", domains=RELATIONAL_ONLY, limit=10).items) == [original.id]
 
 
+def test_a_conditional_put_replaces_only_what_was_read(store: MemoryStore) -> None:
+    # Given a memory, read by two writers that each reinforce it
+    original = make_memory(embedding=random_embedding(16))
+    store.put_memory(original)
+    first = original.model_copy(update={"strength": 0.9, "last_reinforced_at": at(10)})
+    second = original.model_copy(update={"strength": 0.8, "last_reinforced_at": at(11)})
+
+    # When both write over the value they read: the first wins, the second is told and nothing of it is written
+    store.put_memory(first, if_reinforced_at=original.last_reinforced_at)
+    with pytest.raises(ConflictError):
+        store.put_memory(second, if_reinforced_at=original.last_reinforced_at)
+    assert store.get_memory("tenant-a", "user-1", original.id).strength == pytest.approx(0.9)
+
+    # Then a writer that reads again succeeds, and a memory deleted meanwhile is not found (not recreated)
+    store.put_memory(second, if_reinforced_at=first.last_reinforced_at)
+    assert store.get_memory("tenant-a", "user-1", original.id).last_reinforced_at == at(11)
+    store.delete_memory("tenant-a", "user-1", original.id)
+    with pytest.raises(NotFoundError):
+        store.put_memory(second, if_reinforced_at=at(11))
+    with pytest.raises(NotFoundError):
+        store.get_memory("tenant-a", "user-1", original.id)
+
+
 def test_getting_a_missing_memory_is_not_found(store: MemoryStore) -> None:
     with pytest.raises(NotFoundError):
         store.get_memory("tenant-a", "user-1", new_id())

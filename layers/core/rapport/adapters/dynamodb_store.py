@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import boto3
 from boto3.dynamodb.conditions import Attr, ConditionBase, Key
 from botocore.config import Config
+from botocore.exceptions import ClientError
 
 from rapport.adapters import dynamodb_keys as keys
 from rapport.adapters import dynamodb_records as records
@@ -62,11 +64,22 @@ class DynamoDbMemoryStore(DynamoDbItems):
 
     # memories
 
-    def put_memory(self, memory: Memory) -> None:
+    def put_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
         item = records.memory_to_item(memory)
         records.check_item_size(item, f"memory {memory.id}")
+        if if_reinforced_at is None:
+            with translated("put memory"):
+                self._table.put_item(Item=item)
+            return
+        expected = keys.format_time(if_reinforced_at)
         with translated("put memory"):
-            self._table.put_item(Item=item)
+            try:
+                self._table.put_item(Item=item, ConditionExpression=Attr("last_reinforced_at").eq(expected))
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                    raise
+                self.get_memory(memory.tenant_id, memory.user_id, memory.id)  # NotFoundError when it is gone
+                raise ConflictError(f"memory {memory.id} was reinforced concurrently") from exc
 
     def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
         key = {

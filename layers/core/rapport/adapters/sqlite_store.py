@@ -151,9 +151,18 @@ class SqliteMemoryStore:
         memory.embedding = _blob_to_embedding(blob)
         return memory
 
-    def put_memory(self, memory: Memory) -> None:
+    def put_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
         body = memory.model_dump_json(exclude={"embedding"})
         with self._transaction() as conn:
+            if if_reinforced_at is not None:
+                row = conn.execute(
+                    "SELECT body FROM memories WHERE tenant_id=? AND user_id=? AND id=?",
+                    (memory.tenant_id, memory.user_id, memory.id),
+                ).fetchone()
+                if row is None:
+                    raise NotFoundError(f"memory {memory.id} not found")
+                if Memory.model_validate_json(row[0]).last_reinforced_at != if_reinforced_at:
+                    raise ConflictError(f"memory {memory.id} was reinforced concurrently")
             conn.execute(
                 "INSERT OR REPLACE INTO memories (tenant_id, user_id, id, domain, type, body, embedding)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",

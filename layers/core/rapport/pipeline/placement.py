@@ -26,6 +26,7 @@ from rapport.ports.items import ItemScope
 from rapport.ports.vector_index import IndexQuery
 from rapport.services.edges import edge_at
 from rapport.services.memories import NewMemory
+from rapport.services.reinforcement import rewrite_reinforced
 
 SLOT_KIND = "SLOT"  # slot name -> the memory currently holding that single-valued fact
 _NEIGHBOURS = 10
@@ -199,20 +200,24 @@ class Placer:
         return max(eligible, key=lambda m: scores[m.id], default=None)
 
     def _reinforce(self, existing: Memory, judged: Judged) -> Memory:
-        """Strength up (bounded at 1.0), one more observation, a REINFORCES edge; counted once per interaction."""
-        seen_by = [str(i) for i in existing.metadata.get("reinforced_by", [])]
-        if self._interaction.id not in seen_by:
-            settings = self._ctx.settings
-            now = self._ctx.clock.now()
-            importance = max(existing.importance, judged.candidate.importance)
-            observations = int(existing.metadata.get("observations", 1)) + 1
+        """Strength up (bounded at 1.0), one more observation, a REINFORCES edge; counted once per interaction, and
+        not lost to another pipeline reinforcing the same memory at the same moment (written only over the value it
+        was computed from)."""
+        settings = self._ctx.settings
+        now = self._ctx.clock.now()
+
+        def observed(current: Memory) -> Memory | None:
+            seen_by = [str(i) for i in current.metadata.get("reinforced_by", [])]
+            if self._interaction.id in seen_by:
+                return None  # a rerun of this interaction: counted already
+            importance = max(current.importance, judged.candidate.importance)
             # governance: the step adds to today's decayed strength, and the decay restarts from now
-            existing = reinforce(existing, now, settings.pipeline_reinforcement_step, settings.governance)
-            existing = existing.model_copy(
+            stronger = reinforce(current, now, settings.pipeline_reinforcement_step, settings.governance)
+            return stronger.model_copy(
                 update={
                     "importance": importance,
                     "tier": higher_tier(
-                        existing.tier,
+                        current.tier,
                         tier_for(
                             importance,
                             in_session=self._interaction.session_id is not None,
@@ -222,15 +227,18 @@ class Placer:
                     ),
                     "updated_at": now,
                     "metadata": {
-                        **existing.metadata,
-                        "observations": observations,
+                        **current.metadata,
+                        "observations": int(current.metadata.get("observations", 1)) + 1,
                         "reinforced_by": [*seen_by, self._interaction.id][-_REINFORCED_BY_KEPT:],
                     },
                 }
             )
-            # One write carries the new strength and the marker, so a rerun cannot count this interaction twice.
-            self._ctx.store.put_memory(existing)
-            self._ctx.index.upsert(existing)
+
+        # One write carries the new strength and the marker, so a rerun cannot count this interaction twice.
+        written = rewrite_reinforced(self._ctx.store, existing, observed)
+        if written is not existing:
+            self._ctx.index.upsert(written)
+        existing = written
         self._ctx.edges.put(
             self._tenant,
             self._user,

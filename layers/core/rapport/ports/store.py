@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Protocol
 
 from rapport.domain.models import (
@@ -20,8 +21,10 @@ class MemoryStore(Protocol):
     """Every call carries the tenant; an id of another tenant or end user behaves as if it did not exist."""
 
     # memories
-    def put_memory(self, memory: Memory) -> None:
-        """Insert or replace one memory (embedding included)."""
+    def put_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
+        """Insert or replace one memory (embedding included). With `if_reinforced_at`, replace it only while its
+        stored `last_reinforced_at` is still that instant (ConflictError otherwise, and NotFoundError if it is
+        gone): a reinforcement computed from a read does not overwrite one made since."""
 
     def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
         """The memory, or NotFoundError."""

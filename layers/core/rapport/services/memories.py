@@ -43,7 +43,7 @@ from rapport.domain.scoring import (
 )
 from rapport.domain.text import tokenize
 from rapport.domain.vectors import cosine
-from rapport.errors import InvalidInputError, RapportError
+from rapport.errors import InvalidInputError, NotFoundError, RapportError
 from rapport.governance.decay import effective_strength, reinforce
 from rapport.governance.derived import without_archived
 from rapport.ids import new_id
@@ -51,6 +51,7 @@ from rapport.ports.embedder import Embedder
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import IndexQuery, VectorIndex
 from rapport.services.embedding import embed_memories
+from rapport.services.reinforcement import rewrite_reinforced
 from rapport.settings import Settings
 
 
@@ -278,9 +279,14 @@ class MemoryService:
         now = self._clock.now()
         reinforced: list[Memory] = []
         for memory in self._store.get_memories(tenant_id, user_id, dict.fromkeys(memory_ids)):
-            # governance (issue 8): the boost adds to today's decayed strength, not to a stale stored one
-            updated = reinforce(memory, now, boost, self._settings.governance)
-            self._store.put_memory(updated)
+            # governance (issue 8): the boost adds to today's decayed strength, not to a stale stored one; written
+            # over the value it was computed from, so a concurrent reinforcement is not lost
+            try:
+                updated = rewrite_reinforced(
+                    self._store, memory, lambda current: reinforce(current, now, boost, self._settings.governance)
+                )
+            except NotFoundError:
+                continue  # deleted since it was read: nothing to reinforce
             reinforced.append(updated.without_embedding())
         return reinforced
 
