@@ -58,7 +58,7 @@ BENCH_RESULTS := bench/results
 
 eval: install
 	mkdir -p $(BENCH_RESULTS)
-	$(VENV)/bin/rapport eval locomo --data $(LOCOMO) --out $(BENCH_RESULTS)/locomo.json
+	$(VENV)/bin/rapport eval locomo --data $(LOCOMO) --out $(BENCH_RESULTS)/locomo.json --markdown $(BENCH_RESULTS)/locomo.md
 
 # The ablation (what each recall change bought) re-runs the evaluation once per change: ~10 minutes.
 eval-ablation: install
