@@ -69,3 +69,22 @@ def test_the_command_writes_json_and_prints_the_table(tmp_path: Path, capsys: py
 def test_a_missing_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "locomo", "--data", str(tmp_path / "nope.json"), "--embedder", "hashing"]) == 2
     assert "no LoCoMo file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ('{"not": ', "is not JSON"),
+        ('{"sample_id": "x"}', "LoCoMo is a list of samples"),
+        ('[{"sample_id": "conv-9", "qa": []}]', "sample conv-9"),  # no conversation
+        ('[{"sample_id": "conv-9", "conversation": {"speaker_a": "A", "speaker_b": "B"}, "qa": [{}]}]', "conv-9"),
+    ],
+)
+def test_a_file_that_is_not_locomo_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, says: str
+) -> None:
+    data = tmp_path / "odd.json"
+    data.write_text(content)
+    assert main(["eval", "locomo", "--data", str(data), "--embedder", "hashing", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read the LoCoMo file" in err and says in err

@@ -44,7 +44,7 @@ def add_eval_commands(commands: argparse._SubParsersAction, settings: SettingsFa
 def _cmd_locomo(args: argparse.Namespace, settings: Settings) -> int:
     from rapport.adapters.embedders.hashing import HashingEmbedder
     from rapport.adapters.embedders.minilm import MiniLmEmbedder
-    from rapport.evaluation.locomo import load_locomo
+    from rapport.evaluation.locomo import LocomoFormatError, load_locomo
     from rapport.evaluation.locomo_run import run_locomo
     from rapport.evaluation.report import markdown_table
     from rapport.ports.embedder import Embedder
@@ -55,7 +55,11 @@ def _cmd_locomo(args: argparse.Namespace, settings: Settings) -> int:
     if not args.data.is_file():
         print(f"no LoCoMo file at {args.data}: pass --data PATH (e.g. .../locomo/locomo-dev.json)", file=sys.stderr)
         return 2
-    conversations, defects = load_locomo(args.data)
+    try:
+        conversations, defects = load_locomo(args.data)
+    except LocomoFormatError as exc:
+        print(f"cannot read the LoCoMo file: {exc}", file=sys.stderr)
+        return 2
     if args.limit_conversations is not None:
         conversations = conversations[: max(args.limit_conversations, 0)]
     embedder: Embedder = MiniLmEmbedder() if args.embedder == "minilm" else HashingEmbedder(settings.hashing_dimensions)

@@ -126,29 +126,45 @@ def _sessions(conversation: dict[str, Any]) -> tuple[Session, ...]:
     return tuple(sorted(sessions, key=lambda s: s.number))
 
 
+class LocomoFormatError(ValueError):
+    """The file is not LoCoMo as released: what is wrong and where, for a person to fix (not a traceback)."""
+
+
 def load_locomo(path: Path) -> tuple[list[Conversation], EvidenceDefects]:
     """Every conversation of the file, and the evidence repairs made while reading it."""
-    samples = json.loads(path.read_text())
+    try:
+        samples = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise LocomoFormatError(f"{path} is not JSON: {exc}") from exc
+    if not isinstance(samples, list):
+        raise LocomoFormatError(f"{path} holds a {type(samples).__name__}; LoCoMo is a list of samples")
     defects = EvidenceDefects()
     conversations: list[Conversation] = []
-    for sample in samples:
-        raw = sample["conversation"]
-        sessions = _sessions(raw)
-        known = {turn.dia_id for session in sessions for turn in session.turns}
-        questions = []
-        for qa in sample["qa"]:
-            category = int(qa["category"])
-            evidence = normalise_evidence(list(qa.get("evidence") or []), known, defects)
-            if not evidence:
-                defects.without_evidence[category] += 1
-            answer = qa.get("answer", qa.get("adversarial_answer", ""))
-            questions.append(Question(str(qa["question"]), category, evidence, str(answer)))
-        conversations.append(
-            Conversation(
-                sample_id=str(sample["sample_id"]),
-                speakers=(str(raw["speaker_a"]), str(raw["speaker_b"])),
-                sessions=sessions,
-                questions=tuple(questions),
-            )
-        )
+    for position, sample in enumerate(samples):
+        try:
+            conversations.append(_conversation(sample, defects))
+        except (KeyError, TypeError, ValueError) as exc:
+            name = sample.get("sample_id", f"#{position}") if isinstance(sample, dict) else f"#{position}"
+            raise LocomoFormatError(f"sample {name} of {path}: {type(exc).__name__} {exc}") from exc
     return conversations, defects
+
+
+def _conversation(sample: dict[str, Any], defects: EvidenceDefects) -> Conversation:
+    """One sample: its sessions and its questions, evidence repaired (the repairs are counted in `defects`)."""
+    raw = sample["conversation"]
+    sessions = _sessions(raw)
+    known = {turn.dia_id for session in sessions for turn in session.turns}
+    questions = []
+    for qa in sample["qa"]:
+        category = int(qa["category"])
+        evidence = normalise_evidence(list(qa.get("evidence") or []), known, defects)
+        if not evidence:
+            defects.without_evidence[category] += 1
+        answer = qa.get("answer", qa.get("adversarial_answer", ""))
+        questions.append(Question(str(qa["question"]), category, evidence, str(answer)))
+    return Conversation(
+        sample_id=str(sample["sample_id"]),
+        speakers=(str(raw["speaker_a"]), str(raw["speaker_b"])),
+        sessions=sessions,
+        questions=tuple(questions),
+    )
