@@ -105,7 +105,8 @@ def _locomo_section() -> list[str]:
             "automatic links ignored by the relation score (issue 7), the relation weight no longer matters here; "
             f"recency and strength favour the latest sessions, which a question about the whole history does not, "
             f"for {_priors_cost(rows)}. Both are settings (`RAPPORT_WEIGHT_RECENCY`, `RAPPORT_WEIGHT_STRENGTH`), left "
-            "at the brief's defaults: for an assistant, recent is usually right.",
+            "at the foundation's defaults (the brief names the components, not their weights): for an assistant, "
+            "recent is usually right.",
             "",
         ]
     # issue 7: the same evaluation with and without graph expansion (bench/locomo_expansion.py)
