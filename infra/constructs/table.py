@@ -12,6 +12,32 @@ SORT_KEY = "sk"
 TTL_ATTRIBUTE = "expires_at"
 # Overloaded indexes: the DynamoDB adapter decides what each one carries (docs/data-model.md).
 GLOBAL_SECONDARY_INDEXES = ("gsi1", "gsi2", "gsi3")
+# The memory indexes leave the embedding out (rapport.adapters.dynamodb_keys.MEMORY_INDEX_ATTRIBUTES, which a test
+# holds this list to): it is most of a memory item, and no listing returns it.
+MEMORY_INDEXES = ("gsi1", "gsi2")
+MEMORY_INDEX_ATTRIBUTES = (
+    "entity",
+    "id",
+    "tenant_id",
+    "user_id",
+    "domain",
+    "type",
+    "content",
+    "strength",
+    "importance",
+    "confidence",
+    "tier",
+    "status",
+    "associations",
+    "source",
+    "in_reply_to",
+    "metadata",
+    "created_at",
+    "updated_at",
+    "occurred_at",
+    "last_reinforced_at",
+    "decayed_at",
+)
 
 
 def _string_attribute(name: str) -> dynamodb.Attribute:
@@ -55,5 +81,8 @@ class MemoryTable(Construct):
                 index_name=index_name,
                 partition_key=_string_attribute(f"{index_name}pk"),
                 sort_key=_string_attribute(f"{index_name}sk"),
-                projection_type=dynamodb.ProjectionType.ALL,
+                projection_type=(
+                    dynamodb.ProjectionType.INCLUDE if index_name in MEMORY_INDEXES else dynamodb.ProjectionType.ALL
+                ),
+                non_key_attributes=list(MEMORY_INDEX_ATTRIBUTES) if index_name in MEMORY_INDEXES else None,
             )

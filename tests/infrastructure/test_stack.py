@@ -13,6 +13,7 @@ import pytest
 from aws_cdk.assertions import Match, Template
 
 from infra.constructs.core_layer import PACKAGE_DIR, PYPROJECT, PipLayerBundling, core_dependencies
+from rapport.adapters import dynamodb_keys as keys
 from tests.infrastructure.conftest import (
     Synthesized,
     as_list,
@@ -70,7 +71,14 @@ def test_table_has_exactly_the_three_overloaded_gsis(template: Template) -> None
             {"AttributeName": f"{name}pk", "KeyType": "HASH"},
             {"AttributeName": f"{name}sk", "KeyType": "RANGE"},
         ]
-        assert index["Projection"] == {"ProjectionType": "ALL"}
+    # The memory indexes carry every attribute a listed memory needs, the adapter's list exactly, but not the
+    # embedding (most of the item: it would triple a memory write); the API-key index carries its small items whole.
+    for name in ("gsi1", "gsi2"):
+        projection = indexes[name]["Projection"]
+        assert projection["ProjectionType"] == "INCLUDE"
+        assert projection["NonKeyAttributes"] == list(keys.MEMORY_INDEX_ATTRIBUTES)
+        assert "embedding" not in projection["NonKeyAttributes"]
+    assert indexes["gsi3"]["Projection"] == {"ProjectionType": "ALL"}
 
 
 def test_table_is_recoverable_encrypted_with_a_rotating_cmk_and_streams_both_images(template: Template) -> None:

@@ -360,6 +360,30 @@ def test_type_filter_with_and_without_a_domain(store: MemoryStore) -> None:
     assert listed(BOTH, "goal") == []
 
 
+def test_a_listed_memory_is_the_memory_read_by_key_every_field_but_the_embedding(store: MemoryStore) -> None:
+    # Listing by domain or type reads an index that leaves the embedding out (DynamoDB); nothing else may be missing
+    memory = make_memory(
+        memory_type="preference",
+        embedding=random_embedding(16),
+        strength=0.4,
+        tier=Tier.LONG_TERM,
+        associations=[new_id(at(-1))],
+        source=Provenance(kind=SourceKind.INTERACTION, interaction_id=new_id(at(-2)), message_index=1, speaker="Ana"),
+        in_reply_to=PrecedingMessage(speaker="assistant", content="Tea or coffee?"),
+        metadata={"slot": "drink"},
+        occurred_at=at(-3),
+        decayed_at=at(-1),
+    )
+    store.put_memory(memory)
+    by_key = store.get_memory("tenant-a", "user-1", memory.id).without_embedding()
+    for listed in (
+        store.list_memories("tenant-a", "user-1", domains=(Domain.USER,), limit=5),
+        store.list_memories("tenant-a", "user-1", domains=(Domain.USER,), memory_type="preference", limit=5),
+        store.list_memories("tenant-a", "user-1", domains=(Domain.USER, Domain.RELATIONAL), limit=5),
+    ):
+        assert [m.without_embedding() for m in listed.items] == [by_key]
+
+
 def test_type_and_domain_filter_pages_through_sparse_matches(store: MemoryStore) -> None:
     # Given a type used in both domains: 3 old relational "note"s under 60 newer user "note"s, so the few matches
     # hide far behind what a single read of the type returns
@@ -636,8 +660,8 @@ def test_create_table_builds_the_schema_the_stack_declares(dynamodb: Any) -> Non
         for index in description["GlobalSecondaryIndexes"]
     }
     assert indexes == {
-        "gsi1": ({"gsi1pk": "HASH", "gsi1sk": "RANGE"}, "ALL"),
-        "gsi2": ({"gsi2pk": "HASH", "gsi2sk": "RANGE"}, "ALL"),
+        "gsi1": ({"gsi1pk": "HASH", "gsi1sk": "RANGE"}, "INCLUDE"),  # every memory attribute but the embedding
+        "gsi2": ({"gsi2pk": "HASH", "gsi2sk": "RANGE"}, "INCLUDE"),
         "gsi3": ({"gsi3pk": "HASH", "gsi3sk": "RANGE"}, "ALL"),
     }
     ttl = dynamodb.meta.client.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"]

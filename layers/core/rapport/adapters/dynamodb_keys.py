@@ -26,6 +26,34 @@ GSI_KEYS: dict[str, tuple[str, str]] = {
     GSI_BY_API_KEY: ("gsi3pk", "gsi3sk"),
 }
 
+# What the memory indexes (gsi1, gsi2) carry besides the keys: everything a listed memory needs except its
+# embedding, which would triple a memory write's units (table + two indexes) for a vector no listing returns.
+# memory_from_item reads exactly these; a test checks a listed memory against the same memory read by key.
+MEMORY_INDEX_ATTRIBUTES: tuple[str, ...] = (
+    "entity",
+    "id",
+    "tenant_id",
+    "user_id",
+    "domain",
+    "type",
+    "content",
+    "strength",
+    "importance",
+    "confidence",
+    "tier",
+    "status",
+    "associations",
+    "source",
+    "in_reply_to",
+    "metadata",
+    "created_at",
+    "updated_at",
+    "occurred_at",
+    "last_reinforced_at",
+    "decayed_at",
+)
+PROJECTED_INDEXES = (GSI_BY_DOMAIN, GSI_BY_TYPE)  # gsi3 (API keys) projects ALL: small items, read whole
+
 MEMORY_PREFIX = "MEM#"
 INTERACTION_PREFIX = "INT#"
 USER_PREFIX = "USER#"

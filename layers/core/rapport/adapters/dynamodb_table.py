@@ -16,6 +16,7 @@ from rapport.errors import InvalidInputError, StorageError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
+    from mypy_boto3_dynamodb.type_defs import ProjectionTypeDef
 
 Item = dict[str, Any]
 
@@ -27,6 +28,12 @@ _BACKOFF_CAP_SECONDS = 2.0
 # A filtered query's Limit counts the items it reads, not the ones it returns; reading a handful at a time would cost
 # a round trip per discarded item, so a filtered page reads at least this many.
 FILTERED_READ_BATCH = 50
+
+
+def _projection(index_name: str) -> ProjectionTypeDef:
+    if index_name in keys.PROJECTED_INDEXES:
+        return {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(keys.MEMORY_INDEX_ATTRIBUTES)}
+    return {"ProjectionType": "ALL"}
 
 
 def create_table(dynamodb_resource: DynamoDBServiceResource, table_name: str) -> Table:
@@ -46,7 +53,7 @@ def create_table(dynamodb_resource: DynamoDBServiceResource, table_name: str) ->
                     {"AttributeName": partition, "KeyType": "HASH"},
                     {"AttributeName": sort, "KeyType": "RANGE"},
                 ],
-                "Projection": {"ProjectionType": "ALL"},
+                "Projection": _projection(index_name),
             }
             for index_name, (partition, sort) in keys.GSI_KEYS.items()
         ],
