@@ -155,3 +155,11 @@ def test_shared_knowledge_over_http(hashing_server: RunningServer) -> None:
         assert http.get("/v1/knowledge/query", headers=B, params={"query": "postgresql"}).json()["nodes"] == []
         assert http.get("/v1/knowledge/nodes/entity:postgresql", headers=A).json()["category"] == "database"
         assert http.get("/v1/knowledge/nodes/entity:postgresql", headers=B).status_code == 404
+        # Another tenant cannot delete it; its own tenant removes it with its edges, and it is gone from queries
+        assert http.delete("/v1/knowledge/nodes/entity:postgresql", headers=B).status_code == 404
+        deleted = http.delete("/v1/knowledge/nodes/entity:postgresql", headers=A)
+        assert deleted.status_code == 200 and deleted.json() == {"deleted": "entity:postgresql", "edges_removed": 1}
+        assert http.get("/v1/knowledge/nodes/entity:postgresql", headers=A).status_code == 404
+        after = http.get("/v1/knowledge/query", headers=A, params={"query": "acid compliance"}).json()
+        assert [n["id"] for n in after["nodes"]] == ["concept:acid-compliance"] and after["edges"] == []
+        assert http.delete("/v1/knowledge/nodes/entity:postgresql", headers=A).status_code == 404

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rapport.domain.models import Domain
-from rapport.errors import InvalidInputError
+from rapport.errors import InvalidInputError, NotFoundError
 from rapport.graph.knowledge import KnowledgeGraph
 from rapport.graph.knowledge_models import EntityMention, NewKnowledgeEdge, NewNode, NodeKind
 from rapport.ports.items import ItemQuery, ItemScope
@@ -127,3 +127,25 @@ def test_erasure_removes_every_edge_of_the_end_user(services: Services) -> None:
     scope = ItemScope(tenant_id=T, user_id="dana")
     for kind in ("EDGE", "EDGE_IN", "PATTERN"):
         assert services.items.list_items(scope, ItemQuery(kind=kind, limit=10)).items == []
+
+
+def test_deleting_a_node_removes_its_edges_both_ways_and_its_search_terms(services: Services) -> None:
+    knowledge = services.graph.knowledge
+    knowledge.write(
+        T,
+        [NewNode(name="Rome", aliases=["Roma"]), NewNode(name="Italy"), NewNode(name="Lazio")],
+        [
+            NewKnowledgeEdge(source="Rome", target="Italy", relation="LOCATED_IN"),
+            NewKnowledgeEdge(source="Lazio", target="Rome", relation="CONTAINS"),
+            NewKnowledgeEdge(source="Lazio", target="Italy", relation="PART_OF"),
+        ],
+    )
+    assert knowledge.delete_node(T, "entity:rome") == 2
+    # Nothing of Rome is left among the tenant's items; the edge that did not touch it stays
+    assert not [item for item in tenant_items(services) if "entity:rome" in item or '"roma#' in item]
+    assert [(e.source_id, e.target_id) for e in knowledge.query(T, "lazio", depth=1).edges] == [
+        ("entity:lazio", "entity:italy")
+    ]
+    assert knowledge.query(T, "roma").nodes == []
+    with pytest.raises(NotFoundError):
+        knowledge.delete_node(T, "entity:rome")

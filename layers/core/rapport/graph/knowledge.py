@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from rapport.clock import Clock
 from rapport.domain.text import tokenize
-from rapport.errors import InvalidInputError
+from rapport.errors import InvalidInputError, NotFoundError
 from rapport.graph.knowledge_models import (
     KNOWLEDGE_RELATION,
     EntityMention,
@@ -138,6 +138,26 @@ class KnowledgeGraph:
         raise InvalidInputError(
             f"edge end {reference!r} is no node: send it in `nodes`, or name a stored node by id or name"
         )
+
+    def delete_node(self, tenant_id: str, identifier: str) -> int:
+        """Removes a node, every edge to or from it (both the edge and its mirror) and its name's search terms;
+        returns how many edges went. NotFoundError for no such node. The node goes last, so a retry after a
+        failure half way finds it and finishes the job."""
+        scope = ItemScope(tenant_id=tenant_id)
+        node = self.get_node(tenant_id, identifier)
+        if node is None:
+            raise NotFoundError(f"no knowledge node {identifier!r}")
+        removed = 0
+        while edges := self._edges_of(scope, identifier):
+            for edge in edges:
+                forward = _edge_key(edge.source_id, edge.relation, edge.target_id)
+                mirror = _edge_key(edge.target_id, edge.relation, edge.source_id)
+                removed += self._items.delete_item(scope, EDGE_KIND, forward)
+                self._items.delete_item(scope, INCOMING_KIND, mirror)
+        for term in dict.fromkeys(t for text in (node.name, *node.aliases) for t in tokenize(text)):
+            self._items.delete_item(scope, TERM_KIND, f"{term}#{identifier}")
+        self._items.delete_item(scope, NODE_KIND, identifier)
+        return removed
 
     # reads
 

@@ -53,4 +53,9 @@ def build_knowledge_router(services: Services, caller_of: CallerOf) -> Router:
             raise NotFoundError(f"no knowledge node {node_id!r}")
         return NodeOut.of(node).model_dump(mode="json")
 
+    @router.delete("/v1/knowledge/nodes/<node_id>", tags=["knowledge"], summary="Remove a node and its edges")
+    def delete_node(node_id: str) -> dict:
+        edges_removed = knowledge.delete_node(tenant(), node_id)
+        return {"deleted": node_id, "edges_removed": edges_removed}
+
     return router
