@@ -160,3 +160,20 @@ def test_a_failing_enrichment_never_loses_the_memory(services: Services, monkeyp
     monkeypatch.setattr(Enricher, "enrich_memories", broken)
     memory_id = remember(services, "Has a dog named Max")
     assert services.memories.get(T, U, memory_id).content == "Has a dog named Max"
+
+
+def test_deleting_a_memory_counts_its_patterns_again_without_it(services: Services) -> None:
+    kept = [
+        remember(services, "Runs the staging cluster on Kubernetes"),
+        remember(services, "Asked how Kubernetes ingress works"),
+    ]
+    gone = remember(services, "Wants Kubernetes autoscaling for the API")
+    repository = PatternRepository(services.items)
+    assert repository.get(T, U, TERM).occurrences == 3  # type: ignore[union-attr]
+
+    services.memories.delete(T, U, gone)
+
+    # Two memories show the term now: under the minimum of three, so no confidence; the pattern's history stays
+    pattern = repository.get(T, U, TERM)
+    assert pattern is not None and pattern.occurrences == 2 and pattern.confidence == 0.0
+    assert all(pattern.id in targets(services, memory, RelationType.EXEMPLIFIES) for memory in kept)

@@ -12,6 +12,7 @@ from rapport.domain.models import Domain, Memory, MemoryStatus, UserMemoryType
 from rapport.domain.relations import Edge, EdgeType, EnrichmentType, RelationType
 from rapport.domain.text import tokenize
 from rapport.graph.patterns import (
+    PATTERN_PREFIX,
     PATTERN_TYPE,
     Pattern,
     PatternRepository,
@@ -83,6 +84,26 @@ class Enricher:
         self._patterns = patterns
         self._settings = settings
         self._clock = clock
+
+    def recount_pattern(self, tenant_id: str, user_id: str, node_id: str) -> Pattern | None:
+        """A pattern's occurrences and confidence from the memories that still exemplify it (after one is deleted).
+        Below the minimum its confidence is 0: kept, so a later memory with the term revives it with its history."""
+        term = node_id.removeprefix(PATTERN_PREFIX)
+        existing = self._patterns.get(tenant_id, user_id, term)
+        if existing is None:
+            return None
+        occurrences = len(self._edges.incoming(tenant_id, user_id, node_id, RelationType.EXEMPLIFIES))
+        settings = self._settings
+        recounted = existing.model_copy(
+            update={
+                "occurrences": occurrences,
+                "confidence": pattern_confidence(
+                    occurrences, settings.pattern_min_occurrences, settings.pattern_full_confidence
+                ),
+                "updated_at": self._clock.now(),
+            }
+        )
+        return self._patterns.put(tenant_id, user_id, term, recounted)
 
     def enrich(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> EnrichmentOutcome:
         """The asynchronous entry point (the enrichment function in AWS): re-reads the memories, in the given order."""

@@ -6,9 +6,11 @@ import logging
 from datetime import datetime
 
 from rapport.domain.models import Memory
+from rapport.domain.relations import RelationType
 from rapport.errors import RapportError
 from rapport.graph.enrichment import Enricher
 from rapport.graph.expansion import RecallGraph
+from rapport.graph.patterns import is_pattern_id
 from rapport.services.edges import EdgeRepository
 from rapport.services.memories import RecallHit, RecallQuery
 from rapport.settings import EnrichmentMode, GraphSettings
@@ -42,7 +44,15 @@ class GraphHooks:
             logger.warning("enrichment failed; the memories are stored without links", exc_info=True)
 
     def memory_deleted(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        """Its edges go, both ways; the patterns it exemplified are counted again without it."""
+        exemplified = [
+            edge.target_id
+            for edge in self._edges.outgoing(tenant_id, user_id, memory_id, RelationType.EXEMPLIFIES)
+            if is_pattern_id(edge.target_id)
+        ]
         self._edges.delete_all(tenant_id, user_id, memory_id)
+        for pattern in exemplified:
+            self._enricher.recount_pattern(tenant_id, user_id, pattern)
 
     def finish_recall(
         self,
