@@ -7,37 +7,18 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
-PARTITION_KEY = "pk"
-SORT_KEY = "sk"
-TTL_ATTRIBUTE = "expires_at"
-# Overloaded indexes: the DynamoDB adapter decides what each one carries (docs/data-model.md).
-GLOBAL_SECONDARY_INDEXES = ("gsi1", "gsi2", "gsi3")
-# The memory indexes leave the embedding out (rapport.adapters.dynamodb_keys.MEMORY_INDEX_ATTRIBUTES, which a test
-# holds this list to): it is most of a memory item, and no listing returns it.
-MEMORY_INDEXES = ("gsi1", "gsi2")
-MEMORY_INDEX_ATTRIBUTES = (
-    "entity",
-    "id",
-    "tenant_id",
-    "user_id",
-    "domain",
-    "type",
-    "content",
-    "strength",
-    "importance",
-    "confidence",
-    "tier",
-    "status",
-    "associations",
-    "source",
-    "in_reply_to",
-    "metadata",
-    "created_at",
-    "updated_at",
-    "occurred_at",
-    "last_reinforced_at",
-    "decayed_at",
+from rapport.adapters.dynamodb_keys import (
+    GSI_KEYS,
+    MEMORY_INDEX_ATTRIBUTES,
+    PARTITION_KEY,
+    PROJECTED_INDEXES,
+    SORT_KEY,
+    TTL_ATTRIBUTE,
 )
+
+# One spelling of the table's keys and of what the memory indexes carry: the DynamoDB adapter's (the CDK app runs
+# in the project's environment). The memory indexes (gsi1, gsi2) leave the embedding out: it is most of a memory
+# item, and no listing returns it; gsi3 (API keys) projects ALL.
 
 
 def _string_attribute(name: str) -> dynamodb.Attribute:
@@ -76,13 +57,12 @@ class MemoryTable(Construct):
             deletion_protection=retain_data,
             removal_policy=removal_policy,
         )
-        for index_name in GLOBAL_SECONDARY_INDEXES:
+        for index_name, (partition, sort) in GSI_KEYS.items():
+            projected = index_name in PROJECTED_INDEXES
             self.table.add_global_secondary_index(
                 index_name=index_name,
-                partition_key=_string_attribute(f"{index_name}pk"),
-                sort_key=_string_attribute(f"{index_name}sk"),
-                projection_type=(
-                    dynamodb.ProjectionType.INCLUDE if index_name in MEMORY_INDEXES else dynamodb.ProjectionType.ALL
-                ),
-                non_key_attributes=list(MEMORY_INDEX_ATTRIBUTES) if index_name in MEMORY_INDEXES else None,
+                partition_key=_string_attribute(partition),
+                sort_key=_string_attribute(sort),
+                projection_type=dynamodb.ProjectionType.INCLUDE if projected else dynamodb.ProjectionType.ALL,
+                non_key_attributes=list(MEMORY_INDEX_ATTRIBUTES) if projected else None,
             )

@@ -28,7 +28,8 @@ GSI_KEYS: dict[str, tuple[str, str]] = {
 
 # What the memory indexes (gsi1, gsi2) carry besides the keys: everything a listed memory needs except its
 # embedding, which would triple a memory write's units (table + two indexes) for a vector no listing returns.
-# memory_from_item reads exactly these; a test checks a listed memory against the same memory read by key.
+# memory_from_item reads exactly these; a test checks a listed memory against the same memory read by key. The CDK
+# table (infra/constructs/table.py) imports this module, so the stack declares the same keys and projection.
 MEMORY_INDEX_ATTRIBUTES: tuple[str, ...] = (
     "entity",
     "id",
