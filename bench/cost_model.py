@@ -47,6 +47,11 @@ class Assumptions:
     memory_item_kb: float = 7.0  # 1536 float32 dimensions (6 KB) + content and attributes
     small_item_kb: float = 1.0  # edges, state, profile, runs
     output_tokens_per_llm_call: int = 200
+    # With a real model, signal detection (emotions, intent, mood) is one more call per interaction; the count runs
+    # with the rule-based stand-in, whose signals come from VADER, so this call is assumed, not measured.
+    signal_calls_per_interaction: int = 1
+    signal_prompt_tokens: int = 500
+    signal_output_tokens: int = 50
     chars_per_token: float = 4.0
     opensearch_instances: int = 2
     opensearch_gb: int = 2 * 20
@@ -130,6 +135,15 @@ def lines(counts: OperationCounts, a: Assumptions = Assumptions()) -> list[Line]
             ),
             0.0,
             f"{llm_calls} calls, ~{input_tokens:.0f} prompt tokens, {a.output_tokens_per_llm_call} out each",
+        ),
+        Line(
+            "OpenAI signal detection (gpt-4o-mini)",
+            m
+            * a.signal_calls_per_interaction
+            * (a.signal_prompt_tokens * p["openai_input_token"] + a.signal_output_tokens * p["openai_output_token"]),
+            0.0,
+            f"{a.signal_calls_per_interaction} call per interaction, ~{a.signal_prompt_tokens} prompt tokens, "
+            f"{a.signal_output_tokens} out (assumed: the count runs with VADER in its place)",
         ),
         Line(
             "OpenSearch (2 × r6g.large, fixed per month)",

@@ -36,3 +36,5 @@ def test_each_call_makes_the_requests_the_cost_model_prices(tmp_path: Path) -> N
     assert all(line.interactions >= 0 and line.recalls >= 0 for line in priced)
     llm = next(line for line in priced if line.item.startswith("OpenAI extraction"))
     assert llm.interactions > 0 and llm.recalls == 0
+    signals = next(line for line in priced if line.item.startswith("OpenAI signal detection"))
+    assert signals.interactions == pytest.approx(1e6 * (500 * 0.15e-6 + 50 * 0.60e-6)) and signals.recalls == 0
