@@ -485,3 +485,26 @@ def test_two_pipelines_reinforcing_one_memory_at_once_both_count(services: Servi
     assert memory.metadata["observations"] == 3 and memory.metadata["reinforced_by"][0] == "other-interaction"
     assert memory.strength == pytest.approx(0.5 + services.settings.pipeline_reinforcement_step)
     assert before.metadata["observations"] == 1
+
+
+def test_a_run_in_flight_does_not_bring_back_a_user_erased_meanwhile(services: Services) -> None:
+    # Given: the user is erased while the pipeline's store step waits on the embedding call (the second embed call;
+    # the first embeds the episodes when the interaction is recorded)
+    real_embed = services.embedder.embed
+    calls = {"n": 0}
+
+    def embed_while_erasing(texts: list[str]) -> list[list[float]]:
+        calls["n"] += 1
+        vectors = real_embed(texts)
+        if calls["n"] == 2:
+            services.privacy.erase_user(T, U, actor="test")
+        return vectors
+
+    with patch.object(services.embedder, "embed", embed_while_erasing):
+        recorded = record(services, [("user", "I prefer morning meetings")])
+
+    # Then: the run fails for good (the interaction is gone) and writes nothing back
+    assert calls["n"] == 2 and recorded.pipeline is not None
+    assert recorded.pipeline.status.value == "failed" and "not found" in (recorded.pipeline.error or "")
+    assert services.memories.count(T, U) == 0
+    assert U not in services.store.list_users(T, limit=10).items

@@ -30,6 +30,10 @@ def store(ctx: PipelineContext, state: PipelineState) -> StoreOutcome:
     built = [build_memory(ctx, interaction, j) for j in kept]
     # One embedding call for the whole batch, before any write: if the model is down, nothing has been written.
     vectors = embed_memories(ctx.embedder, built, reply_weight=0.0)  # extracted memories are not replies
+    # The embedding call can take seconds (retries), and an erasure of this user may have run meanwhile: look again
+    # right before the first write, so a run in flight does not bring back what the erasure removed (NotFoundError,
+    # a permanent failure: the interaction is gone).
+    ctx.store.get_interaction(state.tenant_id, state.user_id, state.interaction_id)
     ctx.store.register_user(interaction.tenant_id, interaction.user_id)
     placer = Placer(ctx, interaction)
     placements = [
