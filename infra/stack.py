@@ -33,6 +33,7 @@ AUTHORIZER_TIMEOUT = cdk.Duration.seconds(10)
 INGEST_CONCURRENCY = 10
 WEBHOOKS_CONCURRENCY = 20
 INDEXER_CONCURRENCY = 5
+ENRICHMENT_CONCURRENCY = 5  # links are an extra: a burst waits in EventBridge's retries rather than crowd the table
 
 
 class RapportStack(cdk.Stack):
@@ -59,12 +60,15 @@ class RapportStack(cdk.Stack):
         )
         # What a function that embeds and searches needs: the index, the OpenAI embedder, the key's ARN (never the
         # key: the function reads it from Secrets Manager at cold start).
+        self.ingestion = Ingestion(self, "Ingestion", retain_data=settings.retain_data)
         self.service_environment = {
             **self.vector_index.environment(),
             "RAPPORT_EMBEDDER": "openai",
             "RAPPORT_OPENAI_API_KEY_SECRET_ARN": self.openai_key.secret_arn,
+            # Writers of memories announce them on the bus; the enrichment function links them (docs/graph.md).
+            "RAPPORT_GRAPH_ENRICHMENT": "event",
+            "RAPPORT_EVENT_BUS_NAME": self.ingestion.bus.event_bus_name,
         }
-        self.ingestion = Ingestion(self, "Ingestion", retain_data=settings.retain_data)
 
         # --- functions ---------------------------------------------------------------------------------------------
         self.api_function = self._function(
@@ -120,6 +124,21 @@ class RapportStack(cdk.Stack):
             timeout=cdk.Duration.minutes(1),
             reserved_concurrency=INDEXER_CONCURRENCY,
         )
+        self.enrichment_function = self._function(
+            "EnrichmentFunction",
+            entry="enrichment",
+            service_name="rapport-enrichment",
+            description="Rapport graph enrichment: links memories just stored (PRECEDED_BY, SIMILAR_TO, patterns)",
+            memory_size=1024,
+            timeout=cdk.Duration.minutes(1),
+            table_access="write",
+            searches=True,
+            reserved_concurrency=ENRICHMENT_CONCURRENCY,
+            # EventBridge invokes it asynchronously: what still fails after Lambda's retries is kept, not dropped
+            on_failure=destinations.SqsDestination(self.ingestion.dead_letter_queue),
+            retry_attempts=2,
+        )
+        self.ingestion.enrich_with(self.enrichment_function.function)
         # The indexer needs the index but not the model: it writes the embedding stored with each item.
         self.vector_index.grant_access(self.indexer_function)
         self.indexer_function.add_environment({"RAPPORT_EMBEDDER": "openai"})
@@ -215,6 +234,7 @@ class RapportStack(cdk.Stack):
             self.vector_index.grant_access(function)
             function.add_environment(self.service_environment)
             self.openai_key.grant_read(function.function)
+            self.ingestion.grant_put(function.function)  # Memories Stored events (graph enrichment)
         return function
 
     def _openai_key(self, settings: DeploymentSettings) -> secretsmanager.ISecret:
@@ -287,6 +307,7 @@ class RapportStack(cdk.Stack):
         store_step: RapportFunction | None = getattr(self.pipeline, "functions", {}).get("store")
         if store_step is not None:
             self.vector_index.grant_access(store_step)
+            self.ingestion.grant_put(store_step.function)  # it announces the memories it stores
 
     def _outputs(self) -> None:
         cdk.CfnOutput(self, "ApiUrl", value=self.api.rest_api.url_for_path(self.api.v1.path))

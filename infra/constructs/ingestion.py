@@ -11,9 +11,13 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from rapport.graph.enrichment import ENRICHMENT_SOURCE, MEMORIES_STORED
+
 # Mirrors rapport.ingestion.events (the infra does not import the core): every ingestion source starts with this.
 SOURCE_PREFIX = "rapport.ingest"
 INTERACTION_RECEIVED = "Interaction Received"
+# Graph enrichment (issue 7): a writer announces stored memories (ids only), the enrichment function links them;
+# the event's names are the core's (rapport.graph.enrichment), so the rule matches what the hooks publish.
 # How long EventBridge (and Lambda's async queue) keep retrying a delivery before it goes to the DLQ.
 MAX_EVENT_AGE = cdk.Duration.hours(6)
 DLQ_RETENTION = cdk.Duration.days(14)
@@ -79,6 +83,22 @@ class Ingestion(Construct):
             targets.LambdaFunction(
                 consumer, dead_letter_queue=self.dead_letter_queue, retry_attempts=8, max_event_age=MAX_EVENT_AGE
             )
+        )
+
+    def enrich_with(self, enricher: lambda_.IFunction) -> None:
+        """Memories Stored events go to the enrichment function; failures end in the same dead-letter queue (a
+        redrive sends the event's detail to the function again: enrichment is idempotent)."""
+        events.Rule(
+            self,
+            "MemoriesStored",
+            event_bus=self.bus,
+            description="Memories Stored events from every writer of memories: link them (graph enrichment)",
+            event_pattern=events.EventPattern(source=[ENRICHMENT_SOURCE], detail_type=[MEMORIES_STORED]),
+            targets=[
+                targets.LambdaFunction(
+                    enricher, dead_letter_queue=self.dead_letter_queue, retry_attempts=8, max_event_age=MAX_EVENT_AGE
+                )
+            ],
         )
 
     def grant_put(self, grantee: iam.IGrantable) -> None:

@@ -31,6 +31,16 @@ def rule_with_pattern(template: Template, detail_type: Any) -> dict[str, Any]:
     raise AssertionError(f"no rule for detail-type {detail_type}")
 
 
+def invoke_failures_of(template: Template, function_id: str) -> Any:
+    """Where an asynchronous invocation of the function goes once Lambda's retries are spent."""
+    (config,) = [
+        c["Properties"]
+        for c in resources(template, "AWS::Lambda::EventInvokeConfig").values()
+        if c["Properties"]["FunctionName"] == {"Ref": function_id}
+    ]
+    return config["DestinationConfig"]["OnFailure"]["Destination"]
+
+
 def queue_id(template: Template, prefix: str) -> str:
     (found,) = [logical_id for logical_id in resources(template, "AWS::SQS::Queue") if logical_id.startswith(prefix)]
     return found
@@ -51,11 +61,27 @@ def test_interaction_events_go_to_the_consumer_and_what_it_cannot_take_to_the_dl
     # A delivery EventBridge cannot make is kept in the DLQ...
     assert target["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": [dlq_id, "Arn"]}}
     # ...and so is an event the consumer fails on (a malformed detail) after Lambda's own retries
-    _, invoke_config = only(template, "AWS::Lambda::EventInvokeConfig")
-    assert invoke_config["Properties"]["FunctionName"] == {"Ref": consumer_id}
-    assert invoke_config["Properties"]["DestinationConfig"]["OnFailure"]["Destination"] == {
-        "Fn::GetAtt": [dlq_id, "Arn"]
-    }
+    assert invoke_failures_of(template, consumer_id) == {"Fn::GetAtt": [dlq_id, "Arn"]}
+
+
+def test_memories_stored_events_go_to_the_enrichment_function_and_failures_to_the_dlq(template: Template) -> None:
+    bus_id, _ = only(template, "AWS::Events::EventBus")
+    dlq_id = queue_id(template, "IngestionDeadLetterQueue")
+    enricher_id, enricher = function_by_service(template, "rapport-enrichment")
+    rule = rule_with_pattern(template, ["Memories Stored"])
+    assert rule["EventBusName"] == {"Ref": bus_id} and rule["EventPattern"]["source"] == ["rapport.graph"]
+    (target,) = rule["Targets"]
+    assert target["Arn"] == {"Fn::GetAtt": [enricher_id, "Arn"]}
+    assert target["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": [dlq_id, "Arn"]}}
+    assert invoke_failures_of(template, enricher_id) == {"Fn::GetAtt": [dlq_id, "Arn"]}
+    assert enricher["Properties"]["ReservedConcurrentExecutions"] > 0
+    # Every writer of memories announces them rather than enriching inline, and may put events on the bus
+    for service in ("rapport-api", "rapport-ingest", "rapport-jobs-worker", "rapport-pipeline-store"):
+        _, writer = function_by_service(template, service)
+        variables = writer["Properties"]["Environment"]["Variables"]
+        assert variables["RAPPORT_GRAPH_ENRICHMENT"] == "event"
+        assert variables["RAPPORT_EVENT_BUS_NAME"] == {"Ref": bus_id}
+        assert "events:PutEvents" in actions_of(policy_statements_of(template, writer), "events:")
 
 
 def test_an_event_of_an_unknown_detail_type_is_kept_not_dropped(template: Template) -> None:

@@ -6,13 +6,15 @@ from datetime import timedelta
 
 import pytest
 
+from rapport.adapters.in_process_bus import InProcessBus
 from rapport.clock import FixedClock
 from rapport.domain.models import Domain, Provenance, SourceKind, UserMemoryType
 from rapport.domain.relations import Direction, EnrichmentType, RelationType
 from rapport.domain.text import tokenize
-from rapport.errors import StorageError
-from rapport.graph.enrichment import Enricher
+from rapport.errors import StorageError, UpstreamError
+from rapport.graph.enrichment import Enricher, EnrichmentRequest
 from rapport.graph.patterns import PatternRepository
+from rapport.ports.event_bus import BusEvent
 from rapport.services.edges import EdgeRepository
 from rapport.services.memories import NewMemory, RecallQuery
 from rapport.settings import EnrichmentMode
@@ -177,3 +179,71 @@ def test_deleting_a_memory_counts_its_patterns_again_without_it(services: Servic
     pattern = repository.get(T, U, TERM)
     assert pattern is not None and pattern.occurrences == 2 and pattern.confidence == 0.0
     assert all(pattern.id in targets(services, memory, RelationType.EXEMPLIFIES) for memory in kept)
+
+
+# --- event mode: writers announce, the enrichment function links (AWS) ------------------------------------------------
+
+
+class RecordingBus:
+    def __init__(self, failing: bool = False) -> None:
+        self.events: list[BusEvent] = []
+        self.failing = failing
+
+    def publish(self, event: BusEvent) -> None:
+        if self.failing:
+            raise UpstreamError("EventBridge PutEvents failed (ThrottlingException)")
+        self.events.append(event)
+
+
+def in_event_mode(services: Services, bus: object) -> Services:
+    graph = services.settings.graph.model_copy(update={"enrichment": EnrichmentMode.EVENT})
+    return build_services(
+        services.settings.model_copy(update={"graph": graph}),
+        clock=services.clock,
+        store=services.store,
+        index=services.index,
+        embedder=services.embedder,
+        items=services.items,
+        bus=bus,  # type: ignore[arg-type]
+    )
+
+
+def test_in_event_mode_writers_announce_memories_and_the_enrichment_function_links_them(
+    services: Services, clock: FixedClock
+) -> None:
+    bus = RecordingBus()
+    built = in_event_mode(services, bus)
+    first = remember(built, "Started the migration plan")
+    clock.advance(timedelta(hours=1))
+    second = remember(built, "Wrote the rollback script")
+
+    # Then: nothing was linked on the write path; each write announced its memories, by id only
+    assert targets(built, second, EnrichmentType.PRECEDED_BY) == {}
+    assert [(e.source, e.detail_type, e.detail) for e in bus.events] == [
+        ("rapport.graph", "Memories Stored", {"tenant_id": T, "user_id": U, "memory_ids": [first]}),
+        ("rapport.graph", "Memories Stored", {"tenant_id": T, "user_id": U, "memory_ids": [second]}),
+    ]
+
+    # When: the enrichment function handles the events (EnrichmentRequest, as in functions/enrichment)
+    for event in bus.events:
+        request = EnrichmentRequest.model_validate(event.detail)
+        built.graph.enricher.enrich(request.tenant_id, request.user_id, request.memory_ids)
+
+    # Then: the same link the inline mode draws
+    assert targets(built, second, EnrichmentType.PRECEDED_BY) == {first: {"time_gap": 3600.0}}
+
+
+def test_locally_event_mode_goes_through_the_in_process_bus_to_the_enricher(
+    services: Services, clock: FixedClock
+) -> None:
+    built = in_event_mode(services, InProcessBus())
+    first = remember(built, "Started the migration plan")
+    clock.advance(timedelta(hours=1))
+    second = remember(built, "Wrote the rollback script")
+    assert targets(built, second, EnrichmentType.PRECEDED_BY) == {first: {"time_gap": 3600.0}}
+
+
+def test_a_bus_that_fails_costs_the_links_not_the_memory(services: Services) -> None:
+    built = in_event_mode(services, RecordingBus(failing=True))
+    stored = remember(built, "Started the migration plan")
+    assert built.memories.get(T, U, stored).content == "Started the migration plan"

@@ -149,7 +149,8 @@ class RelationalSettings(BaseSettings):
 # --- Relationships between memories, enrichment, recall expansion, shared knowledge (DESIGN §9, issue 7) ---------
 class EnrichmentMode(StrEnum):
     INLINE = "inline"  # right after a memory is stored, in the same process (the local server, tests)
-    OFF = "off"  # the caller does not enrich; in AWS the enrichment function does it from an event (docs/graph.md)
+    EVENT = "event"  # the writer publishes a Memories Stored event; the enrichment function links (AWS, docs/graph.md)
+    OFF = "off"  # nobody enriches (a bulk import, say; enrich later with the enrichment function)
 
 
 class GraphSettings(BaseSettings):

@@ -148,7 +148,8 @@ def build_services(
     items = items or cast(ItemStore, store)
     embedder = embedder or build_embedder(settings)
     index = index or build_index(settings, embedder.dimensions)
-    graph_hooks = build_graph_hooks(settings, clock, store, items, index)
+    bus = bus or build_event_bus(settings)
+    graph_hooks = build_graph_hooks(settings, clock, store, items, index, bus)
     memories = MemoryService(store, index, embedder, settings, clock, graph=graph_hooks)
     language_model = language_model or _language_model(settings)
     interactions = InteractionService(store, memories, settings, clock)
@@ -157,7 +158,6 @@ def build_services(
     )
     interactions.set_pipeline(pipeline["pipeline_trigger"])
     relational = _relational_services(settings, clock, items, memories, interactions, language_model)
-    bus = bus or build_event_bus(settings)
     consumer = build_consumer(settings, items=items, clock=clock, interactions=interactions)
     subscribe_in_process(bus, consumer)
     return Services(

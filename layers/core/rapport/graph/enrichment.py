@@ -29,6 +29,11 @@ _ALL_DOMAINS = (Domain.USER, Domain.RELATIONAL)
 _ACTIVE = (MemoryStatus.ACTIVE.value,)
 
 
+# The event a writer publishes in `event` mode, and the enrichment function's rule matches (infra/constructs/graph.py).
+ENRICHMENT_SOURCE = "rapport.graph"
+MEMORIES_STORED = "Memories Stored"
+
+
 class EnrichmentRequest(BaseModel):
     """What the asynchronous enrichment function receives (the `detail` of an EventBridge event, or a direct call)."""
 
