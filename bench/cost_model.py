@@ -44,6 +44,7 @@ class Assumptions:
     pipeline_ms: tuple[float, ...] = (200.0, 2_500.0, 2_500.0, 1_500.0, 800.0)  # record, extract ×2, filter, store
     sfn_seconds: float = 6.0  # the Express execution's wall time (extractions run in parallel)
     events_per_interaction: int = 1  # the pipeline's start event on the bus
+    enrichment_ms: float = 300.0  # one enrichment invocation (a k-NN query, a few keyword queries, edge writes)
     memory_item_kb: float = 7.0  # 1536 float32 dimensions (6 KB) + content and attributes
     small_item_kb: float = 1.0  # edges, state, profile, runs
     output_tokens_per_llm_call: int = 200
@@ -98,14 +99,18 @@ def lines(counts: OperationCounts, a: Assumptions = Assumptions()) -> list[Line]
     index_requests = sum(v for k, v in counts.interaction.items() if k.startswith("index:"))
     recall_index = sum(v for k, v in counts.recall.items() if k.startswith("index:"))
     pipeline_s = sum(a.pipeline_ms) / 1e3
+    # Memories Stored events (measured): each is one EventBridge entry and one enrichment function invocation
+    enrich_events = counts.interaction.get("events:put", 0)
+    enrich_lambda = enrich_events * (p["lambda_request"] + a.enrichment_ms / 1e3 * gb_s)
     steps = "/".join(f"{x:.0f}" for x in a.pipeline_ms)
     return [
         Line("API Gateway (REST)", m * p["apigw_rest_request"], m * p["apigw_rest_request"], "one request each"),
         Line(
-            "Lambda arm64 (API + pipeline steps)",
-            m * ((1 + len(a.pipeline_ms)) * p["lambda_request"] + (a.api_ms / 1e3 + pipeline_s) * gb_s),
+            "Lambda arm64 (API + pipeline steps + enrichment)",
+            m * ((1 + len(a.pipeline_ms)) * p["lambda_request"] + (a.api_ms / 1e3 + pipeline_s) * gb_s + enrich_lambda),
             m * (p["lambda_request"] + a.api_ms / 1e3 * gb_s),
-            f"{a.lambda_memory_gb:g} GB; API {a.api_ms:.0f} ms; pipeline steps {steps} ms",
+            f"{a.lambda_memory_gb:g} GB; API {a.api_ms:.0f} ms; pipeline steps {steps} ms; "
+            f"{enrich_events} enrichment runs of {a.enrichment_ms:.0f} ms",
         ),
         Line(
             "Step Functions Express",
@@ -113,7 +118,12 @@ def lines(counts: OperationCounts, a: Assumptions = Assumptions()) -> list[Line]
             0.0,
             f"one execution per interaction, {a.sfn_seconds:.0f} s at 64 MB",
         ),
-        Line("EventBridge", m * a.events_per_interaction * p["eventbridge_event"], 0.0, "one event per interaction"),
+        Line(
+            "EventBridge",
+            m * (a.events_per_interaction + enrich_events) * p["eventbridge_event"],
+            0.0,
+            f"{a.events_per_interaction} pipeline event + {enrich_events} Memories Stored (measured) per interaction",
+        ),
         Line(
             "DynamoDB on-demand",
             m * (i_wru * p["ddb_write_unit"] + i_rru * p["ddb_read_unit"]),

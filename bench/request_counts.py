@@ -151,6 +151,20 @@ class OperationCounts:
     prompt_chars_per_interaction: int
 
 
+def counting_bus(tally: Tally) -> Any:
+    """The in-process bus (its rules still deliver, so enrichment runs and its requests are counted) that also
+    counts what is published: in AWS each is one EventBridge PutEvents entry and one enrichment invocation."""
+    from rapport.adapters.in_process_bus import InProcessBus
+    from rapport.ports.event_bus import BusEvent
+
+    class CountingBus(InProcessBus):
+        def publish(self, event: BusEvent) -> None:
+            tally.counts["events:put"] += 1
+            super().publish(event)
+
+    return CountingBus()
+
+
 def measure_operation_counts(data_dir: Any) -> OperationCounts:
     """Runs the core over DynamoDB (moto), the embedded index and the rule-based pipeline in process, counting.
     Needs moto (a dev dependency); nothing leaves the process."""
@@ -164,7 +178,15 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
     from rapport.domain.models import Domain, Message, MessageRole
     from rapport.services.interactions import NewInteraction
     from rapport.services.memories import NewMemory, RecallQuery
-    from rapport.settings import EmbedderKind, LlmKind, PipelineMode, Settings, StoreBackend
+    from rapport.settings import (
+        EmbedderKind,
+        EnrichmentMode,
+        GraphSettings,
+        LlmKind,
+        PipelineMode,
+        Settings,
+        StoreBackend,
+    )
     from rapport.wiring import build_services
 
     tally = Tally()
@@ -179,6 +201,7 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
             embedder=EmbedderKind.HASHING,
             llm=LlmKind.RULES,
             pipeline=PipelineMode.LOCAL,
+            graph=GraphSettings(enrichment=EnrichmentMode.EVENT),  # as the stack runs it: writers announce
         )
         embedder = HashingEmbedder(256)
         services = build_services(
@@ -187,6 +210,7 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
             index=CountingIndex(EmbeddedVectorIndex(data_dir / "vectors.sqlite3", 256), tally),
             embedder=CountingEmbedder(embedder, tally),
             language_model=CountingLanguageModel(build_rules_model(settings), tally),
+            bus=counting_bus(tally),
         )
         tenant, user = "tenant-cost", "user-cost"
 

@@ -30,6 +30,10 @@ def test_each_call_makes_the_requests_the_cost_model_prices(tmp_path: Path) -> N
     assert counts.recall["dynamodb:BatchGetItem"] == 1
     assert not any(k in counts.recall for k in ("dynamodb:PutItem", "dynamodb:UpdateItem", "index:upsert"))
     assert counts.prompt_chars_per_interaction > 0
+    # enrichment runs off the write path, as the stack deploys it: one Memories Stored event per batch of memories
+    # stored (the episodes, then what the pipeline kept; one for a remembered memory), none for a recall
+    assert counts.interaction["events:put"] == 2 and counts.remember["events:put"] == 1
+    assert "events:put" not in counts.recall
 
     # The model turns the counts into money: every line is finite and not negative, recalls cost no LLM.
     priced = lines(counts) + agentcore_lines(counts)
