@@ -79,11 +79,7 @@ class Ingestion(Construct):
 
     def deliver_to(self, consumer: lambda_.IFunction) -> None:
         """The consumer records each interaction; delivery and processing failures both end in the DLQ."""
-        self.interaction_rule.add_target(
-            targets.LambdaFunction(
-                consumer, dead_letter_queue=self.dead_letter_queue, retry_attempts=8, max_event_age=MAX_EVENT_AGE
-            )
-        )
+        self.interaction_rule.add_target(self._lambda_target(consumer))
 
     def enrich_with(self, enricher: lambda_.IFunction) -> None:
         """Memories Stored events go to the enrichment function; failures end in the same dead-letter queue (a
@@ -94,11 +90,13 @@ class Ingestion(Construct):
             event_bus=self.bus,
             description="Memories Stored events from every writer of memories: link them (graph enrichment)",
             event_pattern=events.EventPattern(source=[ENRICHMENT_SOURCE], detail_type=[MEMORIES_STORED]),
-            targets=[
-                targets.LambdaFunction(
-                    enricher, dead_letter_queue=self.dead_letter_queue, retry_attempts=8, max_event_age=MAX_EVENT_AGE
-                )
-            ],
+            targets=[self._lambda_target(enricher)],
+        )
+
+    def _lambda_target(self, function: lambda_.IFunction) -> targets.LambdaFunction:
+        """EventBridge retries a delivery for up to MAX_EVENT_AGE, then keeps the event in the dead-letter queue."""
+        return targets.LambdaFunction(
+            function, dead_letter_queue=self.dead_letter_queue, retry_attempts=8, max_event_age=MAX_EVENT_AGE
         )
 
     def grant_put(self, grantee: iam.IGrantable) -> None:

@@ -82,15 +82,7 @@ class DynamoDbMemoryStore(DynamoDbItems):
                 raise ConflictError(f"memory {memory.id} was reinforced concurrently") from exc
 
     def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
-        key = {
-            keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id),
-            keys.SORT_KEY: keys.memory_sort_key(memory_id),
-        }
-        with translated("get memory"):
-            response = self._table.get_item(Key=key, ConsistentRead=True)
-        item = response.get("Item")
-        if item is None:
-            raise NotFoundError(f"memory {memory_id} not found")
+        item = self._get_user_item(tenant_id, user_id, keys.memory_sort_key(memory_id), f"memory {memory_id}")
         return records.memory_from_item(item)
 
     def get_memories(self, tenant_id: str, user_id: str, memory_ids: Iterable[str]) -> list[Memory]:
@@ -101,14 +93,7 @@ class DynamoDbMemoryStore(DynamoDbItems):
         return [records.memory_from_item(item) for item in batch_get(self._dynamodb, self._table_name, wanted)]
 
     def delete_memory(self, tenant_id: str, user_id: str, memory_id: str) -> None:
-        key = {
-            keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id),
-            keys.SORT_KEY: keys.memory_sort_key(memory_id),
-        }
-        with translated("delete memory"):
-            response = self._table.delete_item(Key=key, ReturnValues="ALL_OLD")
-        if "Attributes" not in response:
-            raise NotFoundError(f"memory {memory_id} not found")
+        self._delete_user_item(tenant_id, user_id, keys.memory_sort_key(memory_id), f"memory {memory_id}")
 
     def list_memories(
         self,
@@ -202,15 +187,8 @@ class DynamoDbMemoryStore(DynamoDbItems):
             self._table.put_item(Item=item)
 
     def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
-        key = {
-            keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id),
-            keys.SORT_KEY: keys.interaction_sort_key(interaction_id),
-        }
-        with translated("get interaction"):
-            response = self._table.get_item(Key=key, ConsistentRead=True)
-        item = response.get("Item")
-        if item is None:
-            raise NotFoundError(f"interaction {interaction_id} not found")
+        sort_key = keys.interaction_sort_key(interaction_id)
+        item = self._get_user_item(tenant_id, user_id, sort_key, f"interaction {interaction_id}")
         return records.interaction_from_item(item)
 
     def list_interactions(
@@ -230,14 +208,26 @@ class DynamoDbMemoryStore(DynamoDbItems):
         return Page[Interaction](items=[records.interaction_from_item(item) for item in items], next_cursor=next_cursor)
 
     def delete_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> None:
-        key = {
-            keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id),
-            keys.SORT_KEY: keys.interaction_sort_key(interaction_id),
-        }
-        with translated("delete interaction"):
+        sort_key = keys.interaction_sort_key(interaction_id)
+        self._delete_user_item(tenant_id, user_id, sort_key, f"interaction {interaction_id}")
+
+    # one item of an end user's partition, by sort key; `what` names it in the error and the failure message
+
+    def _get_user_item(self, tenant_id: str, user_id: str, sort_key: str, what: str) -> Mapping[str, Any]:
+        key = {keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id), keys.SORT_KEY: sort_key}
+        with translated(f"get {what.split()[0]}"):
+            response = self._table.get_item(Key=key, ConsistentRead=True)
+        item = response.get("Item")
+        if item is None:
+            raise NotFoundError(f"{what} not found")
+        return item
+
+    def _delete_user_item(self, tenant_id: str, user_id: str, sort_key: str, what: str) -> None:
+        key = {keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id), keys.SORT_KEY: sort_key}
+        with translated(f"delete {what.split()[0]}"):
             response = self._table.delete_item(Key=key, ReturnValues="ALL_OLD")
         if "Attributes" not in response:
-            raise NotFoundError(f"interaction {interaction_id} not found")
+            raise NotFoundError(f"{what} not found")
 
     # tenancy
 
