@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rapport.adapters.embedders.minilm import MiniLmEmbedder
+from rapport.adapters.local.minilm import MiniLmEmbedder
 from rapport.domain import rendering, text
 from rapport.evaluation.locomo import load_locomo
 from rapport.evaluation.locomo_run import run_locomo

@@ -22,15 +22,15 @@ from pathlib import Path
 import numpy as np
 
 from bench.synthetic import SyntheticText
-from rapport.adapters.embedders.hashing import HashingEmbedder
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
 from rapport.clock import FixedClock
+from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Message, MessageRole
 from rapport.domain.rendering import embedding_text
 from rapport.ports.embedder import Embedder
 from rapport.services.interactions import NewInteraction
 from rapport.services.memories import MemoryService, NewMemory, RecallQuery
 from rapport.settings import LlmKind, PipelineMode, Settings, StoreBackend, VectorBackend
-from rapport.wiring import Services, build_services
 
 ROOT = Path(__file__).resolve().parent.parent
 TENANT = "bench"

@@ -154,7 +154,7 @@ class OperationCounts:
 def counting_bus(tally: Tally) -> Any:
     """The in-process bus (its rules still deliver, so enrichment runs and its requests are counted) that also
     counts what is published: in AWS each is one EventBridge PutEvents entry and one enrichment invocation."""
-    from rapport.adapters.in_process_bus import InProcessBus
+    from rapport.adapters.local.in_process_bus import InProcessBus
     from rapport.ports.event_bus import BusEvent
 
     class CountingBus(InProcessBus):
@@ -171,10 +171,11 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
     import boto3
     from moto import mock_aws
 
-    from rapport.adapters.dynamodb_store import DynamoDbMemoryStore, create_table
-    from rapport.adapters.embedded_index import EmbeddedVectorIndex
-    from rapport.adapters.embedders.hashing import HashingEmbedder
-    from rapport.adapters.llm.factory import build_rules_model
+    from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
+    from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+    from rapport.adapters.local.hashing_embedder import HashingEmbedder
+    from rapport.composition.language_models import build_rules_model
+    from rapport.composition.services import build_services
     from rapport.domain.models import Domain, Message, MessageRole
     from rapport.services.interactions import NewInteraction
     from rapport.services.memories import NewMemory, RecallQuery
@@ -187,7 +188,6 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
         Settings,
         StoreBackend,
     )
-    from rapport.wiring import build_services
 
     tally = Tally()
     with mock_aws():

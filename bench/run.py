@@ -17,8 +17,8 @@ from bench import cost_model, measure
 from bench.locomo_ablation import markdown as ablation_markdown
 from bench.locomo_expansion import section as expansion_section
 from bench.request_counts import OperationCounts, measure_operation_counts
-from rapport.adapters.embedders.hashing import HashingEmbedder
-from rapport.adapters.embedders.minilm import MiniLmEmbedder
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
+from rapport.adapters.local.minilm import MiniLmEmbedder
 from rapport.evaluation.report import markdown_table
 
 RESULTS = measure.ROOT / "bench" / "results"

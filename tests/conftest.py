@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from rapport.adapters.embedded_index import EmbeddedVectorIndex
-from rapport.adapters.embedders.hashing import HashingEmbedder
-from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.clock import FixedClock
+from rapport.composition.services import Services, build_services
 from rapport.settings import EmbedderKind, Settings
-from rapport.wiring import Services, build_services
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

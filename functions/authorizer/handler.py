@@ -15,9 +15,9 @@ from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event i
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from rapport.api.identity import api_key_from_headers
+from rapport.composition.services import build_store
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 from rapport.settings import Settings
-from rapport.wiring import build_store
 
 SERVICE = "rapport-authorizer"
 # API Gateway logs the principal and hands it to the API: a prefix of the key's hash names it without revealing it.

@@ -7,7 +7,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.adapters.opensearch_access import prepare_index
+from rapport.adapters.opensearch.access import prepare_index
 from rapport.settings import Settings
 
 logger = Logger(service="rapport-index-setup")

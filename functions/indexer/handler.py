@@ -11,10 +11,10 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.adapters.dynamodb_stream import memory_change
+from rapport.adapters.dynamodb.stream import memory_change
+from rapport.composition.services import build_index, index_dimensions
 from rapport.services.index_sync import IndexSync
 from rapport.settings import Settings
-from rapport.wiring import build_index, index_dimensions
 
 SERVICE = "rapport-indexer"
 

@@ -10,9 +10,9 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.parser import envelopes, event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from rapport.composition.services import services_from_environment
 from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.events import InteractionReceived
-from rapport.wiring import services_from_environment
 
 SERVICE = "rapport-ingest"
 

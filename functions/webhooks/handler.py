@@ -10,7 +10,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from rapport.api.app import create_ingest_lambda_app
-from rapport.ingestion.wiring import ingestion_from_environment
+from rapport.composition.ingestion import ingestion_from_environment
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler import APIGatewayRestResolver

@@ -7,7 +7,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
-from rapport.adapters.dynamodb_keys import (
+from rapport.adapters.dynamodb.keys import (
     GSI_KEYS,
     MEMORY_INDEX_ATTRIBUTES,
     PARTITION_KEY,

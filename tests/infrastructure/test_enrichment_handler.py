@@ -12,11 +12,11 @@ import pytest
 from moto import mock_aws
 from pydantic import ValidationError
 
-from rapport.adapters.dynamodb_store import create_table
+from rapport.adapters.dynamodb.store import create_table
+from rapport.composition.services import services_from_environment
 from rapport.domain.models import Domain
 from rapport.domain.relations import EnrichmentType
 from rapport.services.memories import NewMemory
-from rapport.wiring import services_from_environment
 from tests.integration.api_events import FakeLambdaContext
 
 pytestmark = [pytest.mark.infrastructure, pytest.mark.filterwarnings("ignore:No application metrics to publish")]

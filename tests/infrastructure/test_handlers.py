@@ -13,10 +13,10 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from rapport.adapters.dynamodb_store import create_table
+from rapport.adapters.dynamodb.store import create_table
+from rapport.composition.services import build_store, services_from_environment
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 from rapport.settings import Settings
-from rapport.wiring import build_store, services_from_environment
 from tests.integration.api_events import FakeLambdaContext, rest_event
 
 pytestmark = [

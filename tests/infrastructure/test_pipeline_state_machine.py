@@ -16,11 +16,11 @@ from boto3.dynamodb.conditions import Key
 from moto import mock_aws
 from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
 
-from rapport.adapters.dynamodb_store import create_table
+from rapport.adapters.dynamodb.store import create_table
+from rapport.composition.services import Services, services_from_environment
 from rapport.domain.models import Domain
 from rapport.errors import UpstreamError
 from rapport.services.interactions import NewInteraction
-from rapport.wiring import Services, services_from_environment
 from tests.infrastructure.conftest import Synthesized
 from tests.infrastructure.state_machine import (
     REGION,

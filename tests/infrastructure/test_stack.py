@@ -13,7 +13,7 @@ import pytest
 from aws_cdk.assertions import Match, Template
 
 from infra.constructs.core_layer import PACKAGE_DIR, PYPROJECT, PipLayerBundling, core_dependencies
-from rapport.adapters import dynamodb_keys as keys
+from rapport.adapters.dynamodb import keys as keys
 from tests.infrastructure.conftest import (
     Synthesized,
     as_list,

@@ -10,8 +10,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from rapport.adapters.dynamodb_store import DynamoDbMemoryStore, create_table
-from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 
 TABLE_NAME = "rapport-test"
 

@@ -8,16 +8,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from rapport.adapters.embedded_index import EmbeddedVectorIndex
-from rapport.adapters.embedders.hashing import HashingEmbedder
+from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
 from rapport.clock import FixedClock
+from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Memory, MemoryStatus, Provenance
 from rapport.domain.relations import RelationType
 from rapport.errors import StorageError
 from rapport.ids import new_id
 from rapport.ports.store import MemoryStore
 from rapport.settings import EmbedderKind, PipelineMode, Settings
-from rapport.wiring import Services, build_services
 
 DIMENSIONS = 256
 T, U = "tenant-a", "user-1"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from rapport.api.app import create_lambda_app
-from rapport.wiring import Services
+from rapport.composition.services import Services
 from tests.integration.api_events import FakeLambdaContext, rest_event
 
 pytestmark = pytest.mark.integration

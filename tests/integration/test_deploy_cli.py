@@ -13,16 +13,16 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from rapport.adapters.dynamodb_store import create_table
-from rapport.adapters.embedded_index import EmbeddedVectorIndex
-from rapport.adapters.opensearch_access import ROLE_NAME, prepare_index
-from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.adapters.dynamodb.store import create_table
+from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
+from rapport.adapters.opensearch.access import ROLE_NAME, prepare_index
 from rapport.cli import main
+from rapport.composition.services import Services, build_store
 from rapport.domain.models import Domain
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 from rapport.services.memories import NewMemory
 from rapport.settings import Settings
-from rapport.wiring import Services, build_store
 from tests.integration.test_opensearch_index import CREATED_INDEX, FakeCluster, make_client
 
 pytestmark = pytest.mark.integration
@@ -92,7 +92,7 @@ def test_reindex_rebuilds_a_lost_index_from_the_store_without_embedding_calls(
     # When the operator runs `rapport reindex --tenant tenant-a` (no model may be called for it)
     monkeypatch.setenv("RAPPORT_EMBEDDER", "hashing")
     monkeypatch.setenv("RAPPORT_HASHING_DIMENSIONS", str(settings.hashing_dimensions))
-    monkeypatch.setattr("rapport.adapters.embedders.factory.build_embedder", _no_embedder)
+    monkeypatch.setattr("rapport.composition.embedders.build_embedder", _no_embedder)
     assert main(["reindex", "--tenant", "tenant-a", "--data-dir", str(settings.data_dir)]) == 0
     assert "re-indexed 2 memories of tenant tenant-a" in capsys.readouterr().out
     # Then that tenant's memories are searchable again, the other tenant's are not touched

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from rapport.clock import FixedClock
+from rapport.composition.services import Services
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Provenance, SourceKind
-from rapport.governance.report import JobName
+from rapport.jobs.report import JobName
 from rapport.services.memories import RecallQuery
-from rapport.wiring import Services
 from tests.integration.governance_support import T, U, derived_from, direction, put, services_over, statuses
 
 pytestmark = pytest.mark.integration

@@ -14,9 +14,9 @@ import pytest
 from rapport.api.app import create_lambda_app
 from rapport.cli import main
 from rapport.clock import FixedClock
+from rapport.composition.services import Services
 from rapport.domain.models import MemoryStatus
-from rapport.governance.report import JobName
-from rapport.wiring import Services
+from rapport.jobs.report import JobName
 from tests.conftest import START
 from tests.integration.api_events import FakeLambdaContext, rest_event
 from tests.integration.governance_support import T, U, direction, put

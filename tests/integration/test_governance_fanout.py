@@ -17,15 +17,15 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from rapport.adapters.dynamodb_store import DynamoDbMemoryStore, create_table
-from rapport.adapters.sqs_queue import SqsWorkQueue
+from rapport.adapters.aws.sqs import SqsWorkQueue
+from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
+from rapport.composition.jobs import fan_out_from_environment, work_queue_from_environment
+from rapport.composition.services import services_from_environment
 from rapport.domain.models import Domain, Memory
 from rapport.errors import StorageError
-from rapport.governance.fanout import WorkItem, WorkKind
-from rapport.governance.jobs import GovernanceJobs
-from rapport.governance.runtime import fan_out_from_environment, work_queue_from_environment
 from rapport.ids import new_id
-from rapport.wiring import services_from_environment
+from rapport.jobs.fanout import WorkItem, WorkKind
+from rapport.jobs.governance import GovernanceJobs
 from tests.integration.api_events import FakeLambdaContext
 
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore:No application metrics to publish")]

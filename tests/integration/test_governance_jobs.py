@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from rapport.clock import FixedClock
+from rapport.composition.services import Services
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Message, MessageRole, Tier
-from rapport.governance.derivations import OPEN_KIND
-from rapport.governance.lease import UserBusyError, UserLease
-from rapport.governance.report import JobName
+from rapport.jobs.derivations import OPEN_KIND
+from rapport.jobs.lease import UserBusyError, UserLease
+from rapport.jobs.report import JobName
 from rapport.ports.items import ItemQuery, ItemScope
 from rapport.services.interactions import NewInteraction
 from rapport.services.memories import RecallQuery
 from rapport.services.relational_state import DEFAULT_AGENT, STATE_KIND
 from rapport.settings import PlanTier
-from rapport.wiring import Services
 from tests.integration.governance_support import (
     FailingAfter,
     T,
@@ -243,7 +243,7 @@ SCENES = {JobName.COMPRESS: (_compression_scene, 2), JobName.CONSOLIDATE: (_cons
 def test_a_run_stopped_at_any_write_is_finished_by_the_next_with_nothing_lost_or_doubled(
     job: JobName, tmp_path: Path, clock: FixedClock
 ) -> None:
-    from rapport.adapters.sqlite_store import SqliteMemoryStore
+    from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 
     scene, groups = SCENES[job]
     # How many writes a clean run makes, so the failure can be put at every one of them.

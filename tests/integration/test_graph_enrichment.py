@@ -6,8 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from rapport.adapters.in_process_bus import InProcessBus
+from rapport.adapters.local.in_process_bus import InProcessBus
 from rapport.clock import FixedClock
+from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Provenance, SourceKind, UserMemoryType
 from rapport.domain.relations import Direction, EnrichmentType, RelationType
 from rapport.domain.text import tokenize
@@ -18,7 +19,6 @@ from rapport.ports.event_bus import BusEvent
 from rapport.services.edges import EdgeRepository
 from rapport.services.memories import NewMemory, RecallQuery
 from rapport.settings import EnrichmentMode
-from rapport.wiring import Services, build_services
 
 pytestmark = pytest.mark.integration
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from rapport.clock import FixedClock
+from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus
 from rapport.domain.relations import Direction, RelationType
 from rapport.errors import InvalidInputError, NotFoundError
@@ -15,7 +16,6 @@ from rapport.ports.items import ItemQuery, ItemScope
 from rapport.services.edges import EDGE_KIND, INCOMING_KIND
 from rapport.services.memories import MemoryService, NewMemory, RecallQuery
 from rapport.settings import EnrichmentMode
-from rapport.wiring import Services, build_services
 
 pytestmark = pytest.mark.integration
 

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from rapport.adapters.dynamodb_store import DynamoDbMemoryStore
-from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.clock import FixedClock
 from rapport.domain.relations import Edge, EnrichmentType, RelationType
 from rapport.graph.knowledge import KnowledgeGraph

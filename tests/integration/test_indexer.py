@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import TypeSerializer
 
-from rapport.adapters.dynamodb_records import memory_to_item
-from rapport.adapters.embedded_index import EmbeddedVectorIndex
-from rapport.adapters.opensearch_index import OpenSearchVectorIndex, document_id
+from rapport.adapters.dynamodb.records import memory_to_item
+from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.opensearch.index import OpenSearchVectorIndex, document_id
 from rapport.domain.models import Domain, Memory, MemoryStatus
 from rapport.ports.vector_index import IndexQuery, VectorIndex
 from rapport.services.index_sync import IndexSync

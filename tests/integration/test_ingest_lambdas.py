@@ -16,10 +16,10 @@ import pytest
 from moto import mock_aws
 from pydantic import SecretStr, ValidationError
 
-from rapport.adapters.dynamodb_store import DynamoDbMemoryStore, create_table
-from rapport.adapters.secrets_manager import SecretsManagerTenantSecrets
-from rapport.ingestion.wiring import ingestion_from_environment
-from rapport.wiring import services_from_environment
+from rapport.adapters.aws.secrets_manager import SecretsManagerTenantSecrets
+from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
+from rapport.composition.ingestion import ingestion_from_environment
+from rapport.composition.services import services_from_environment
 from tests.integration.api_events import FakeLambdaContext, rest_event
 from tests.integration.ingest_requests import (
     SLACK_SECRET,

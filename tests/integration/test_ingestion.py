@@ -11,18 +11,18 @@ import pytest
 from moto import mock_aws
 from pydantic import SecretStr
 
-from rapport.adapters.eventbridge_bus import EventBridgeBus
-from rapport.adapters.in_process_bus import InProcessBus
-from rapport.adapters.item_secrets import ItemStoreTenantSecrets
-from rapport.adapters.secrets_manager import SecretsManagerTenantSecrets
+from rapport.adapters.aws.eventbridge import EventBridgeBus
+from rapport.adapters.aws.secrets_manager import SecretsManagerTenantSecrets
+from rapport.adapters.local.in_process_bus import InProcessBus
 from rapport.clock import FixedClock
+from rapport.composition.services import Services
 from rapport.errors import InvalidInputError, UpstreamError
 from rapport.ingestion.events import INTERACTION_RECEIVED, InteractionReceived, ReceivedMessage
 from rapport.ingestion.service import Outcome
 from rapport.ingestion.signatures import SignatureError
+from rapport.ingestion.stored_secrets import ItemStoreTenantSecrets
 from rapport.ports.event_bus import BusEvent
 from rapport.ports.items import ItemScope
-from rapport.wiring import Services
 from tests.integration.ingest_requests import (
     SLACK_SECRET,
     WEBHOOK_SECRET,

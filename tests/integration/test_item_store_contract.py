@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from rapport.adapters.dynamodb_store import DynamoDbMemoryStore
-from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.errors import ConflictError
 from rapport.ports.items import ItemQuery, ItemScope
 

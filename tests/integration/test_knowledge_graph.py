@@ -6,13 +6,13 @@ import json
 
 import pytest
 
+from rapport.composition.services import Services
 from rapport.domain.models import Domain
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.graph.knowledge import KnowledgeGraph
 from rapport.graph.knowledge_models import EntityMention, NewKnowledgeEdge, NewNode, NodeKind
 from rapport.ports.items import ItemQuery, ItemScope
 from rapport.services.memories import NewMemory
-from rapport.wiring import Services
 
 pytestmark = pytest.mark.integration
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rapport.adapters.embedders.hashing import HashingEmbedder
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
 from rapport.cli import main
 from rapport.evaluation.locomo import load_locomo
 from rapport.evaluation.locomo_run import run_locomo

@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 
 from rapport.clock import FixedClock
+from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, DomainFilter, MemoryPatch, MemoryStatus
 from rapport.errors import InvalidInputError, NotFoundError, StorageError
 from rapport.services.interactions import NewInteraction
 from rapport.services.memories import NewMemory, RecallQuery
-from rapport.wiring import Services, build_services
 
 pytestmark = pytest.mark.integration
 

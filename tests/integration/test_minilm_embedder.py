@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rapport.adapters.embedders.minilm import EmbedderUnavailableError, MiniLmEmbedder
+from rapport.adapters.local.minilm import EmbedderUnavailableError, MiniLmEmbedder
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -14,7 +14,7 @@ import httpx
 import openai
 import pytest
 
-from rapport.adapters.embedders.openai_embedder import OpenAiEmbedder
+from rapport.adapters.openai.embedder import OpenAiEmbedder
 from rapport.errors import UpstreamError
 
 pytestmark = pytest.mark.integration

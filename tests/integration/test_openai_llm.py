@@ -12,24 +12,24 @@ import httpx
 import openai
 import pytest
 
-from rapport.adapters.embedded_index import EmbeddedVectorIndex
-from rapport.adapters.embedders.hashing import HashingEmbedder
-from rapport.adapters.llm.factory import build_language_model
-from rapport.adapters.llm.openai_llm import OpenAiLanguageModel
-from rapport.adapters.llm.rules.model import RulesLanguageModel
-from rapport.adapters.openai_retry import RetryPolicy
-from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
+from rapport.adapters.openai.language_model import OpenAiLanguageModel
+from rapport.adapters.openai.retry import RetryPolicy
 from rapport.clock import FixedClock
+from rapport.composition.language_models import build_language_model
+from rapport.composition.services import Services, build_services
 from rapport.domain.filtering import Verdict
 from rapport.domain.models import Message, MessageRole
+from rapport.domain.prompts import extract_user, payload
+from rapport.domain.prompts.constructive_filter import FilterInput
+from rapport.domain.prompts.conversation import ConversationInput
 from rapport.domain.relations import RelationType
+from rapport.domain.rules.model import RulesLanguageModel
 from rapport.errors import InvalidModelOutputError, UpstreamError
-from rapport.prompts import extract_user, payload
-from rapport.prompts.constructive_filter import FilterInput
-from rapport.prompts.conversation import ConversationInput
 from rapport.services.interactions import NewInteraction
 from rapport.settings import LlmKind, Settings
-from rapport.wiring import Services, build_services
 
 pytestmark = pytest.mark.integration
 

@@ -16,7 +16,7 @@ import requests
 from opensearchpy import Connection, OpenSearch, RequestsAWSV4SignerAuth, RequestsHttpConnection
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
-from rapport.adapters.opensearch_index import (
+from rapport.adapters.opensearch.index import (
     OpenSearchVectorIndex,
     build_opensearch_client,
     document_id,

@@ -11,17 +11,17 @@ from unittest.mock import patch
 import pytest
 from pydantic import BaseModel
 
-from rapport.adapters.llm.rules.model import RulesLanguageModel
-from rapport.adapters.pipeline.in_process import InProcessPipeline
 from rapport.api.app import create_lambda_app
+from rapport.composition.services import Services, build_services
 from rapport.domain.filtering import Verdict
+from rapport.domain.lifecycle.decay import effective_strength
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Message
 from rapport.domain.relations import RelationType
+from rapport.domain.rules.model import RulesLanguageModel
 from rapport.errors import InvalidModelOutputError, UpstreamError
-from rapport.governance.decay import effective_strength
+from rapport.pipeline.in_process import InProcessPipeline
 from rapport.pipeline.models import PipelineRequest
 from rapport.services.interactions import NewInteraction, RecordedInteraction
-from rapport.wiring import Services, build_services
 from tests.integration.api_events import FakeLambdaContext, rest_event
 
 pytestmark = pytest.mark.integration
@@ -408,7 +408,7 @@ def test_the_pipelines_edges_carry_only_their_types_properties(services: Service
 def test_a_pipeline_that_cannot_start_is_reported_and_the_history_kept(services: Services) -> None:
     from moto import mock_aws
 
-    from rapport.adapters.pipeline.step_functions import StepFunctionsPipeline
+    from rapport.adapters.aws.step_functions import StepFunctionsPipeline
 
     with mock_aws():
         missing = "arn:aws:states:us-east-1:123456789012:stateMachine:missing"

@@ -11,15 +11,15 @@ import httpx
 import openai
 import pytest
 
-from rapport.adapters.embedded_index import EmbeddedVectorIndex
-from rapport.adapters.embedders.hashing import HashingEmbedder
-from rapport.adapters.llm.openai_llm import OpenAiLanguageModel
-from rapport.adapters.openai_retry import RetryPolicy
-from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
+from rapport.adapters.openai.language_model import OpenAiLanguageModel
+from rapport.adapters.openai.retry import RetryPolicy
 from rapport.api.app import create_lambda_app
 from rapport.clock import FixedClock
+from rapport.composition.services import Services, build_services
 from rapport.settings import Settings
-from rapport.wiring import Services, build_services
 from tests.integration.api_events import FakeLambdaContext, rest_event
 
 pytestmark = pytest.mark.integration

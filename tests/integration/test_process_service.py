@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from rapport.adapters.embedded_index import EmbeddedVectorIndex
-from rapport.adapters.embedders.hashing import HashingEmbedder
-from rapport.adapters.sqlite_store import SqliteMemoryStore
+from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.clock import FixedClock
+from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Interaction, Message, MessageRole
 from rapport.errors import UpstreamError
 from rapport.ids import new_id
 from rapport.services.memories import NewMemory
 from rapport.settings import Settings
-from rapport.wiring import Services, build_services
 
 pytestmark = pytest.mark.integration
 

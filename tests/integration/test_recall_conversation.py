@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Memory, PrecedingMessage
 from rapport.services.interactions import NewInteraction
 from rapport.services.memories import RecallQuery
 from rapport.settings import RecallContextWeights
-from rapport.wiring import Services, build_services
 
 pytestmark = pytest.mark.integration
 

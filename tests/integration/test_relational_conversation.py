@@ -16,7 +16,7 @@ import pytest
 
 from rapport.api.app import create_lambda_app
 from rapport.clock import FixedClock
-from rapport.wiring import Services
+from rapport.composition.services import Services
 from tests.conftest import START
 from tests.integration.api_events import FakeLambdaContext, rest_event
 

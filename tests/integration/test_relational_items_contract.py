@@ -8,7 +8,7 @@ from unittest.mock import patch
 
 import pytest
 
-from rapport.adapters.signals.vader import RuleSignalDetector, VaderSentimentScorer
+from rapport.adapters.local.vader import RuleSignalDetector, VaderSentimentScorer
 from rapport.clock import FixedClock
 from rapport.domain.models import Interaction, Message, MessageRole
 from rapport.domain.relational_state import RelationalEvent

@@ -12,8 +12,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from rapport.adapters import dynamodb_keys, dynamodb_table
-from rapport.adapters.dynamodb_store import DynamoDbMemoryStore, create_table
+from rapport.adapters.dynamodb import keys as dynamodb_keys
+from rapport.adapters.dynamodb import table as dynamodb_table
+from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
 from rapport.domain.models import (
     ApiKeyRecord,
     AuditAction,
@@ -77,7 +78,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStor
         resource = request.getfixturevalue("dynamodb")
         yield DynamoDbMemoryStore(TABLE, dynamodb_resource=resource)
         return
-    sqlite_module = pytest.importorskip("rapport.adapters.sqlite_store", reason="the SQLite adapter is not there yet")
+    sqlite_module = pytest.importorskip(
+        "rapport.adapters.local.sqlite_store", reason="the SQLite adapter is not there yet"
+    )
     sqlite_store = sqlite_module.SqliteMemoryStore(tmp_path / "data" / "rapport.sqlite3")
     yield sqlite_store
     sqlite_store.close()

@@ -54,7 +54,7 @@ class Subject:
 @pytest.fixture(scope="session")
 def opensearch_index() -> Iterator[Any]:
     """One throwaway index for the session on the real cluster; each test fences itself with its own tenants."""
-    from rapport.adapters.opensearch_index import OpenSearchVectorIndex, build_opensearch_client
+    from rapport.adapters.opensearch.index import OpenSearchVectorIndex, build_opensearch_client
 
     assert OPENSEARCH_URL
     client = build_opensearch_client(
@@ -84,7 +84,7 @@ def subject(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Subject]
     if request.param == "opensearch":
         yield Subject(request.getfixturevalue("opensearch_index"), reopen=None)
         return
-    embedded = pytest.importorskip("rapport.adapters.embedded_index")
+    embedded = pytest.importorskip("rapport.adapters.local.embedded_index")
     path = tmp_path / "vectors.sqlite3"
     opened: list[Any] = []
 

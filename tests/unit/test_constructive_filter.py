@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from rapport.adapters.llm.rules.model import RulesLanguageModel
 from rapport.domain.filtering import Verdict
 from rapport.domain.models import Domain
-from rapport.prompts import constructive_filter as prompt
-from rapport.prompts import payload
+from rapport.domain.prompts import constructive_filter as prompt
+from rapport.domain.prompts import payload
+from rapport.domain.rules.model import RulesLanguageModel
 
 REFRAMED_SIMPLER = "User benefits from simpler explanations first"
 

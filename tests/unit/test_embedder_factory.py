@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from rapport.adapters.embedders.factory import build_embedder
-from rapport.adapters.embedders.hashing import HashingEmbedder
-from rapport.adapters.embedders.minilm import MiniLmEmbedder
-from rapport.adapters.embedders.openai_embedder import OpenAiEmbedder
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
+from rapport.adapters.local.minilm import MiniLmEmbedder
+from rapport.adapters.openai.embedder import OpenAiEmbedder
+from rapport.composition.embedders import build_embedder
 from rapport.settings import EmbedderKind, Settings
 
 pytestmark = pytest.mark.unit
@@ -93,7 +93,7 @@ def test_wiring_minilm_imports_neither_torch_nor_sentence_transformers() -> None
     # The Lambda bundle has no torch: importing and wiring the embedders must not need it.
     code = (
         "import sys\n"
-        "from rapport.adapters.embedders.factory import build_embedder\n"
+        "from rapport.composition.embedders import build_embedder\n"
         "from rapport.settings import Settings\n"
         "build_embedder(Settings(embedder='minilm'))\n"
         "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules))\n"

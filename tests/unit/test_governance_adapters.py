@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from rapport.adapters.sqs_queue import SqsWorkQueue
+from rapport.adapters.aws.sqs import SqsWorkQueue
 from rapport.domain.models import Domain, Memory, Message
 from rapport.errors import InvalidModelOutputError, StorageError, UpstreamError
-from rapport.governance.summarize import CompactSummary, MergedMemory, Summarizer, SummaryMethod
+from rapport.jobs.summarize import CompactSummary, MergedMemory, Summarizer, SummaryMethod
 
 T0 = datetime(2026, 1, 5, tzinfo=UTC)
 
@@ -106,7 +106,7 @@ class FakeSqs:
 
 
 def test_the_queue_sends_in_batches_of_ten_and_retries_what_sqs_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("rapport.adapters.sqs_queue.time.sleep", lambda _: None)
+    monkeypatch.setattr("rapport.adapters.aws.sqs.time.sleep", lambda _: None)
     sqs = FakeSqs(failures=2)
     bodies = [f"user-{n}" for n in range(23)]
     SqsWorkQueue("https://queue", sqs_client=sqs).send(bodies)
@@ -115,6 +115,6 @@ def test_the_queue_sends_in_batches_of_ten_and_retries_what_sqs_refused(monkeypa
 
 
 def test_a_queue_that_keeps_refusing_is_a_storage_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("rapport.adapters.sqs_queue.time.sleep", lambda _: None)
+    monkeypatch.setattr("rapport.adapters.aws.sqs.time.sleep", lambda _: None)
     with pytest.raises(StorageError, match="refused 1 messages"):
         SqsWorkQueue("https://queue", sqs_client=FakeSqs(failures=99)).send(["user-1"])

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rapport.domain.lifecycle.compression import compression_groups, extractive_summary, is_compressible
+from rapport.domain.lifecycle.consolidation import cluster, cosine, is_consolidatable
+from rapport.domain.lifecycle.decay import effective_strength, persist_decay, reinforce
+from rapport.domain.lifecycle.derived import GOVERNANCE_KEY
+from rapport.domain.lifecycle.retention import effective_plan, messages_over_cap, oldest_to_trim, parse_plan
+from rapport.domain.lifecycle.tiers import leaving_short_term, working_memory_over
 from rapport.domain.models import Domain, Memory, MemoryStatus, Provenance, SourceKind, Tier
-from rapport.governance.compression import compression_groups, extractive_summary, is_compressible
-from rapport.governance.consolidation import cluster, cosine, is_consolidatable
-from rapport.governance.decay import effective_strength, persist_decay, reinforce
-from rapport.governance.derived import GOVERNANCE_KEY
-from rapport.governance.retention import effective_plan, messages_over_cap, oldest_to_trim, parse_plan
-from rapport.governance.tiers import leaving_short_term, working_memory_over
 from rapport.settings import GovernanceSettings, PlanTier
 
 RULES = GovernanceSettings()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rapport.adapters.opensearch_index import cosine_from_innerproduct_score, document_id
+from rapport.adapters.opensearch.index import cosine_from_innerproduct_score, document_id
 
 pytestmark = pytest.mark.unit
 

@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from rapport.adapters.llm.rules.model import RulesLanguageModel
 from rapport.domain.models import Interaction, Message, MessageRole
+from rapport.domain.prompts import extract_relational, extract_user, payload
+from rapport.domain.prompts.conversation import ConversationInput
+from rapport.domain.rules.model import RulesLanguageModel
 from rapport.errors import InvalidModelOutputError
-from rapport.prompts import extract_relational, extract_user, payload
-from rapport.prompts.conversation import ConversationInput
 
 NOW = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from rapport.adapters.signals.language_model import LanguageModelSignalDetector, SignalReading
-from rapport.adapters.signals.vader import RuleSignalDetector, VaderSentimentScorer
+from rapport.adapters.local.vader import RuleSignalDetector, VaderSentimentScorer
 from rapport.domain.models import Message
 from rapport.domain.signals import (
     Emotion,
@@ -23,6 +22,7 @@ from rapport.domain.signals import (
     to_metadata,
 )
 from rapport.errors import InvalidModelOutputError, UpstreamError
+from rapport.services.model_signals import LanguageModelSignalDetector, SignalReading
 
 
 @pytest.mark.parametrize(

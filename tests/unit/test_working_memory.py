@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rapport.domain.lifecycle.working_memory import SessionContext, add_interaction, context_tokens, estimate_tokens
 from rapport.domain.models import Interaction, Message, MessageRole
-from rapport.governance.working_memory import SessionContext, add_interaction, context_tokens, estimate_tokens
 from rapport.settings import GovernanceSettings
 
 RULES = GovernanceSettings()

@@ -9,8 +9,8 @@ from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from rapport.clock import SystemClock
-from rapport.governance.fanout import ScheduledRun, start_run
-from rapport.governance.runtime import work_queue_from_environment
+from rapport.composition.jobs import work_queue_from_environment
+from rapport.jobs.fanout import ScheduledRun, start_run
 
 SERVICE = "rapport-jobs-producer"
 

@@ -10,9 +10,9 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.governance.fanout import WorkItem
-from rapport.governance.report import JobReport
-from rapport.governance.runtime import fan_out_from_environment
+from rapport.composition.jobs import fan_out_from_environment
+from rapport.jobs.fanout import WorkItem
+from rapport.jobs.report import JobReport
 
 SERVICE = "rapport-jobs-worker"
 NAMESPACE = "Rapport"

@@ -8,10 +8,10 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from rapport.composition.services import services_from_environment
 from rapport.domain.filtering import Verdict
 from rapport.pipeline.constructive_filter import constructive_filter
 from rapport.pipeline.models import PipelineState
-from rapport.wiring import services_from_environment
 
 SERVICE = "rapport-pipeline-filter"
 

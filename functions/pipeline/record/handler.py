@@ -8,9 +8,9 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from rapport.composition.services import services_from_environment
 from rapport.pipeline.models import PipelineState
-from rapport.pipeline.record import record
-from rapport.wiring import services_from_environment
+from rapport.pipeline.opening import record
 
 SERVICE = "rapport-pipeline-record"
 

@@ -31,8 +31,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_keys_create(args: argparse.Namespace) -> int:
+    from rapport.composition.services import build_store
     from rapport.services.auth import ApiKeyAuthenticator
-    from rapport.wiring import build_store
 
     key = ApiKeyAuthenticator(build_store(_settings(args))).issue_key(args.tenant, name=args.name)
     print(key)

@@ -16,7 +16,7 @@ SettingsOf = Callable[[argparse.Namespace], Settings]
 
 
 def _open_index(settings: Settings) -> Any:
-    from rapport.wiring import build_index, index_dimensions
+    from rapport.composition.services import build_index, index_dimensions
 
     return build_index(settings, index_dimensions(settings))
 
@@ -32,8 +32,8 @@ def _cmd_index_create(args: argparse.Namespace, settings_of: SettingsOf) -> int:
 
 
 def _cmd_reindex(args: argparse.Namespace, settings_of: SettingsOf) -> int:
+    from rapport.composition.services import build_store
     from rapport.services.index_sync import rebuild_index
-    from rapport.wiring import build_store
 
     settings = settings_of(args)
     index = _open_index(settings)
@@ -50,9 +50,9 @@ def _cmd_reindex(args: argparse.Namespace, settings_of: SettingsOf) -> int:
 
 def _cmd_ingest_secret_set(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     from rapport.clock import SystemClock
-    from rapport.ingestion.wiring import build_tenant_secrets
+    from rapport.composition.ingestion import build_tenant_secrets
+    from rapport.composition.services import build_store
     from rapport.ports.items import ItemStore
-    from rapport.wiring import build_store
 
     # Never a command-line argument: it would sit in the shell history and the process list.
     value = getpass.getpass(f"{args.source} secret: ") if sys.stdin.isatty() else sys.stdin.readline()

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from rapport.governance.report import JobName, JobReport
+from rapport.jobs.report import JobName, JobReport
 from rapport.settings import PlanTier, Settings
 
 SettingsOf = Callable[[argparse.Namespace], Settings]
@@ -26,7 +26,7 @@ def _moment(text: str) -> datetime:
 
 def _services(settings: Settings, now: datetime | None) -> Any:
     from rapport.clock import FixedClock, SystemClock
-    from rapport.wiring import build_services
+    from rapport.composition.services import build_services
 
     return build_services(settings, clock=FixedClock(now) if now else SystemClock())
 
@@ -43,7 +43,7 @@ def _print_user(tenant: str, user: str, report: JobReport) -> None:
 
 
 def _cmd_run(args: argparse.Namespace, settings_of: SettingsOf) -> int:
-    from rapport.governance.fanout import run_in_process
+    from rapport.jobs.fanout import run_in_process
 
     settings = settings_of(args)
     services = _services(settings, args.now)

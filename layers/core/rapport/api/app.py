@@ -22,8 +22,8 @@ from rapport.api.routers.people import build_people_router
 from rapport.api.routers.privacy import build_privacy_router
 from rapport.api.routers.relational import build_relational_router
 from rapport.api.routers.sessions import build_sessions_router
+from rapport.composition.services import Services
 from rapport.ingestion.service import IngestionService
-from rapport.wiring import Services
 
 ResolverT = TypeVar("ResolverT", bound=ApiGatewayResolver)
 

@@ -120,7 +120,7 @@ class Memory(BaseModel):
     occurred_at: datetime | None = None
     last_reinforced_at: datetime
     # When the decay job last wrote `strength` down (None: never). Decay runs from the later of this and
-    # last_reinforced_at, so a persisted decay is not applied twice (rapport.governance.decay).
+    # last_reinforced_at, so a persisted decay is not applied twice (rapport.domain.lifecycle.decay).
     decayed_at: datetime | None = None
     embedding: list[float] | None = Field(default=None, repr=False)
 

@@ -42,8 +42,8 @@ def add_eval_commands(commands: argparse._SubParsersAction, settings: SettingsFa
 
 
 def _cmd_locomo(args: argparse.Namespace, settings: Settings) -> int:
-    from rapport.adapters.embedders.hashing import HashingEmbedder
-    from rapport.adapters.embedders.minilm import MiniLmEmbedder
+    from rapport.adapters.local.hashing_embedder import HashingEmbedder
+    from rapport.adapters.local.minilm import MiniLmEmbedder
     from rapport.evaluation.locomo import LocomoFormatError, load_locomo
     from rapport.evaluation.locomo_run import run_locomo
     from rapport.evaluation.report import markdown_table

@@ -14,6 +14,7 @@ from typing import Any
 from tqdm import tqdm
 
 from rapport.clock import FixedClock
+from rapport.composition.services import Services, build_services
 from rapport.domain.models import Memory, Message, MessageRole
 from rapport.evaluation.baselines import (
     Bm25Ranker,
@@ -28,7 +29,6 @@ from rapport.ports.embedder import Embedder
 from rapport.services.interactions import NewInteraction
 from rapport.services.memories import RecallQuery
 from rapport.settings import LlmKind, PipelineMode, Settings, StoreBackend, VectorBackend
-from rapport.wiring import Services, build_services
 
 TENANT = "locomo-eval"
 CHANNEL = "locomo"

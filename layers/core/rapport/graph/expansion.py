@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from rapport.domain.lifecycle.decay import effective_strength
 from rapport.domain.models import Memory, MemoryStatus
 from rapport.domain.relations import Direction, Edge, EnrichmentType, PathStep, RelationType
 from rapport.domain.rendering import search_text
@@ -18,7 +19,6 @@ from rapport.domain.scoring import (
     relevance,
 )
 from rapport.domain.text import tokenize
-from rapport.governance.decay import effective_strength
 from rapport.graph.patterns import is_pattern_id
 from rapport.graph.relation_score import RelationScoreRule
 from rapport.ports.store import MemoryStore

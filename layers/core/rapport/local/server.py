@@ -6,9 +6,9 @@ import secrets
 from pathlib import Path
 
 from rapport.api.app import create_local_app
+from rapport.composition.services import Services, build_services
 from rapport.local.gateway import LocalGateway
 from rapport.settings import Settings
-from rapport.wiring import Services, build_services
 
 DEV_KEY_FILE = "dev-api-key"
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from rapport.domain.filtering import Verdict
+from rapport.domain.prompts import constructive_filter as prompt
+from rapport.domain.prompts import payload
 from rapport.errors import InvalidModelOutputError
 from rapport.pipeline.asking import ask
 from rapport.pipeline.context import PipelineContext
 from rapport.pipeline.ids import derived_id
 from rapport.pipeline.models import Candidate, ExtractionResult, FilterOutcome, Judged, PipelineState
-from rapport.prompts import constructive_filter as prompt
-from rapport.prompts import payload
 
 CORRECTION_OVERRIDE = "A factual correction is never dropped as negative (the model's block was overruled)."
 

@@ -8,13 +8,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from rapport.domain.models import TYPES_BY_DOMAIN, Domain
+from rapport.domain.prompts import extract_relational as relational_prompt
+from rapport.domain.prompts import extract_user as user_prompt
+from rapport.domain.prompts import payload
+from rapport.domain.prompts.conversation import ConversationInput
 from rapport.pipeline.asking import ask
 from rapport.pipeline.context import PipelineContext
 from rapport.pipeline.models import Candidate, ExtractionResult, PipelineState
-from rapport.prompts import extract_relational as relational_prompt
-from rapport.prompts import extract_user as user_prompt
-from rapport.prompts import payload
-from rapport.prompts.conversation import ConversationInput
 
 
 def extract_user(ctx: PipelineContext, state: PipelineState) -> ExtractionResult:

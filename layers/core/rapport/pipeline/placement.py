@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rapport.domain.lifecycle.decay import reinforce
+from rapport.domain.lifecycle.formation import higher_tier, tier_for
 from rapport.domain.models import (
     Domain,
     Interaction,
@@ -17,11 +19,9 @@ from rapport.domain.models import (
 )
 from rapport.domain.relations import RelationType
 from rapport.errors import NotFoundError
-from rapport.governance.decay import reinforce
 from rapport.pipeline.context import PipelineContext
 from rapport.pipeline.ids import derived_id
 from rapport.pipeline.models import Judged
-from rapport.pipeline.routing import higher_tier, tier_for
 from rapport.ports.items import ItemScope
 from rapport.ports.vector_index import IndexQuery
 from rapport.services.edges import edge_at

@@ -10,7 +10,7 @@ from rapport.pipeline.constructive_filter import constructive_filter
 from rapport.pipeline.context import PipelineContext
 from rapport.pipeline.extract import extract_relational, extract_user
 from rapport.pipeline.models import PipelineRequest, PipelineState, StoreOutcome
-from rapport.pipeline.record import record
+from rapport.pipeline.opening import record
 from rapport.pipeline.store import store
 
 

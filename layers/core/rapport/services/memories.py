@@ -9,6 +9,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from rapport.clock import Clock
+from rapport.domain.lifecycle.decay import effective_strength, reinforce
+from rapport.domain.lifecycle.derived import without_archived
 from rapport.domain.models import (
     DEFAULT_TYPE,
     TYPES_BY_DOMAIN,
@@ -44,8 +46,6 @@ from rapport.domain.scoring import (
 from rapport.domain.text import tokenize
 from rapport.domain.vectors import cosine
 from rapport.errors import InvalidInputError, NotFoundError, RapportError
-from rapport.governance.decay import effective_strength, reinforce
-from rapport.governance.derived import without_archived
 from rapport.ids import new_id
 from rapport.ports.embedder import Embedder
 from rapport.ports.store import MemoryStore

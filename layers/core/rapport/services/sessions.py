@@ -6,9 +6,9 @@ import logging
 from datetime import datetime, timedelta
 
 from rapport.clock import Clock
+from rapport.domain.lifecycle.working_memory import SessionContext, add_interaction, context_tokens
 from rapport.domain.models import Interaction
 from rapport.errors import ConflictError, NotFoundError, RapportError
-from rapport.governance.working_memory import SessionContext, add_interaction, context_tokens
 from rapport.ports.items import ItemScope, ItemStore
 from rapport.settings import Settings
 

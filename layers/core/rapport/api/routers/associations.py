@@ -10,9 +10,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.graph_schemas import AssociateRequest, AssociationOut, ListedAssociationOut
 from rapport.api.identity import CallerOf
+from rapport.composition.services import Services
 from rapport.domain.identifiers import check_user_id
 from rapport.graph.associations import NewAssociation
-from rapport.wiring import Services
 
 
 def build_associations_router(services: Services, caller_of: CallerOf) -> Router:

@@ -10,9 +10,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from rapport.api.identity import CallerOf
 from rapport.api.pipeline_schemas import FilterDecisionOut
 from rapport.api.schemas import MemoryOut
+from rapport.composition.services import Services
 from rapport.domain.filtering import Verdict
 from rapport.domain.identifiers import check_user_id
-from rapport.wiring import Services
 
 
 def build_filter_decisions_router(services: Services, caller_of: CallerOf) -> Router:

@@ -7,8 +7,8 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from rapport.api.governance_schemas import MarkUsedOut, MarkUsedRequest, UndoConsolidationOut
 from rapport.api.identity import CallerOf
 from rapport.api.schemas import MemoryOut
+from rapport.composition.services import Services
 from rapport.domain.identifiers import check_user_id
-from rapport.wiring import Services
 
 
 def build_governance_router(services: Services, caller_of: CallerOf) -> Router:

@@ -11,9 +11,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from rapport.api.identity import CallerOf
 from rapport.api.pipeline_schemas import PipelineRunOut
 from rapport.api.schemas import CreateInteractionRequest, InteractionOut, MemoryOut
+from rapport.composition.services import Services
 from rapport.domain.identifiers import check_user_id
 from rapport.services.interactions import NewInteraction
-from rapport.wiring import Services
 
 
 def build_interactions_router(services: Services, caller_of: CallerOf) -> Router:

@@ -10,9 +10,9 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.graph_schemas import KnowledgeEdgeOut, KnowledgeQueryOut, KnowledgeRequest, NodeOut
 from rapport.api.identity import CallerOf
+from rapport.composition.services import Services
 from rapport.errors import NotFoundError
 from rapport.graph.knowledge_models import NewKnowledgeEdge, NewNode
-from rapport.wiring import Services
 
 
 def build_knowledge_router(services: Services, caller_of: CallerOf) -> Router:

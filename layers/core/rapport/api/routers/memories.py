@@ -10,10 +10,10 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.identity import CallerOf
 from rapport.api.schemas import CreateMemoryRequest, MemoryOut, PatchMemoryRequest, RecallHitOut
+from rapport.composition.services import Services
 from rapport.domain.identifiers import check_user_id
 from rapport.domain.models import DomainFilter, MemoryPatch
 from rapport.services.memories import NewMemory, RecallQuery
-from rapport.wiring import Services
 
 
 def build_memories_router(services: Services, caller_of: CallerOf) -> Router:

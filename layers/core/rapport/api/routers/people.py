@@ -9,8 +9,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.identity import CallerOf
 from rapport.api.relational_schemas import PersonOut
+from rapport.composition.services import Services
 from rapport.domain.identifiers import check_user_id
-from rapport.wiring import Services
 
 
 def build_people_router(services: Services, caller_of: CallerOf) -> Router:

@@ -16,9 +16,9 @@ from rapport.api.relational_schemas import (
     StateEventRequest,
     StateOut,
 )
+from rapport.composition.services import Services
 from rapport.domain.identifiers import check_user_id
 from rapport.services.relational_state import parse_event
-from rapport.wiring import Services
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 

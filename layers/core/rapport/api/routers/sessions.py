@@ -6,8 +6,8 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from rapport.api.governance_schemas import SessionContextOut
 from rapport.api.identity import CallerOf
+from rapport.composition.services import Services
 from rapport.domain.identifiers import check_user_id
-from rapport.wiring import Services
 
 
 def build_sessions_router(services: Services, caller_of: CallerOf) -> Router:

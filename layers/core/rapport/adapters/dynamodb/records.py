@@ -1,0 +1,338 @@
+"""Persistence records of the DynamoDB table: explicit conversion between domain models and table items."""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import Binary
+
+from rapport.adapters.dynamodb import keys as keys
+from rapport.domain.models import (
+    ApiKeyRecord,
+    AuditAction,
+    AuditEvent,
+    Domain,
+    Interaction,
+    Memory,
+    MemoryStatus,
+    Message,
+    MessageRole,
+    PrecedingMessage,
+    Provenance,
+    SourceKind,
+    Tier,
+)
+from rapport.errors import InvalidInputError, StorageError
+
+Item = dict[str, Any]
+
+# DynamoDB refuses an item above 400 KB (names and values counted). Checking before the call turns an opaque
+# ValidationException into a message that says which record is too large.
+MAX_ITEM_BYTES = 400 * 1024
+
+# DynamoDB numbers stop at 1E-130; a strength that decays below this is zero for every purpose.
+_SMALLEST_NUMBER = 1e-100
+
+
+# values
+
+
+def to_number(value: float) -> Decimal:
+    """A float as the Decimal boto3 insists on; repr() is the shortest string that round-trips the float exactly."""
+    if not math.isfinite(value):
+        raise InvalidInputError(f"numbers must be finite (got {value!r})")
+    if abs(value) < _SMALLEST_NUMBER:
+        return Decimal(0)
+    return Decimal(repr(float(value)))
+
+
+def from_number(value: Any) -> float:
+    return float(value)
+
+
+def pack_embedding(embedding: list[float]) -> bytes:
+    """float32, little-endian: 4 bytes a dimension (6 KB for 1536 dims) instead of a list of number attributes."""
+    try:
+        return struct.pack(f"<{len(embedding)}f", *embedding)
+    except (struct.error, OverflowError) as exc:
+        raise InvalidInputError(f"embedding values must fit in float32: {exc}") from exc
+
+
+def unpack_embedding(value: Any) -> list[float]:
+    raw = _raw_bytes(value)
+    if len(raw) % 4:
+        raise StorageError(f"stored embedding has {len(raw)} bytes, not a whole number of float32 values")
+    return list(struct.unpack(f"<{len(raw) // 4}f", raw))
+
+
+def _raw_bytes(value: Any) -> bytes:
+    # Reads hand back boto3's Binary wrapper; bytes() unwraps it (typed Any: the stubs give its __bytes__ as str).
+    return bytes(value)
+
+
+def dump_json(value: Mapping[str, Any], what: str) -> str:
+    # Free-form metadata is kept as one JSON string: it round-trips exactly (1.0 stays a float, nesting keeps its
+    # types), needs no Decimal conversion, and nothing queries inside it.
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{what} must be JSON-serialisable: {exc}") from exc
+
+
+def load_json(value: Any) -> dict[str, Any]:
+    loaded = json.loads(value) if value else {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def approximate_item_bytes(item: Mapping[str, Any]) -> int:
+    """DynamoDB's item size rule, rounded up: names plus values, numbers at their 21-byte maximum."""
+    return sum(len(name.encode()) + _value_bytes(value) for name, value in item.items())
+
+
+def _value_bytes(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value.encode())
+    if isinstance(value, bytes | bytearray | Binary):
+        return len(_raw_bytes(value))
+    if isinstance(value, Mapping):
+        return 3 + sum(1 + len(str(k).encode()) + _value_bytes(v) for k, v in value.items())
+    if isinstance(value, list | tuple | set):
+        return 3 + sum(1 + _value_bytes(v) for v in value)
+    return 21  # numbers, booleans, null
+
+
+def check_item_size(item: Mapping[str, Any], what: str) -> None:
+    size = approximate_item_bytes(item)
+    if size > MAX_ITEM_BYTES:
+        raise InvalidInputError(
+            f"{what} is about {size // 1024} KB stored; the store holds at most {MAX_ITEM_BYTES // 1024} KB per item."
+            " Shorten the content, messages or metadata."
+        )
+
+
+# memory
+
+
+def memory_to_item(memory: Memory) -> Item:
+    pk = keys.user_partition(memory.tenant_id, memory.user_id)
+    sk = keys.memory_sort_key(memory.id)
+    item: Item = {
+        keys.PARTITION_KEY: pk,
+        keys.SORT_KEY: sk,
+        "gsi1pk": keys.domain_partition(memory.tenant_id, memory.user_id, memory.domain),
+        "gsi1sk": sk,
+        "gsi2pk": keys.type_partition(memory.tenant_id, memory.user_id, memory.type),
+        "gsi2sk": sk,
+        "entity": "memory",
+        "id": memory.id,
+        "tenant_id": memory.tenant_id,
+        "user_id": memory.user_id,
+        "domain": memory.domain.value,
+        "type": memory.type,
+        "content": memory.content,
+        "strength": to_number(memory.strength),
+        "importance": to_number(memory.importance),
+        "confidence": to_number(memory.confidence),
+        "tier": memory.tier.value,
+        "status": memory.status.value,
+        "associations": list(memory.associations),
+        "source": _provenance_to_map(memory.source),
+        "metadata": dump_json(memory.metadata, "memory metadata"),
+        "created_at": keys.format_time(memory.created_at),
+        "updated_at": keys.format_time(memory.updated_at),
+        "last_reinforced_at": keys.format_time(memory.last_reinforced_at),
+    }
+    if memory.occurred_at is not None:
+        item["occurred_at"] = keys.format_time(memory.occurred_at)
+    if memory.decayed_at is not None:
+        item["decayed_at"] = keys.format_time(memory.decayed_at)
+    if memory.in_reply_to is not None:
+        item["in_reply_to"] = {"speaker": memory.in_reply_to.speaker, "content": memory.in_reply_to.content}
+    if memory.embedding is not None:
+        item["embedding"] = pack_embedding(memory.embedding)
+    return item
+
+
+def memory_from_item(item: Mapping[str, Any]) -> Memory:
+    occurred_at = item.get("occurred_at")
+    decayed_at = item.get("decayed_at")
+    embedding = item.get("embedding")
+    in_reply_to = item.get("in_reply_to")
+    return Memory(
+        id=item["id"],
+        tenant_id=item["tenant_id"],
+        user_id=item["user_id"],
+        domain=Domain(item["domain"]),
+        type=item["type"],
+        content=item["content"],
+        strength=from_number(item["strength"]),
+        importance=from_number(item["importance"]),
+        confidence=from_number(item["confidence"]),
+        tier=Tier(item["tier"]),
+        status=MemoryStatus(item["status"]),
+        associations=list(item.get("associations", [])),
+        source=_provenance_from_map(item.get("source", {})),
+        in_reply_to=PrecedingMessage(**in_reply_to) if in_reply_to else None,
+        metadata=load_json(item.get("metadata")),
+        created_at=keys.parse_time(item["created_at"]),
+        updated_at=keys.parse_time(item["updated_at"]),
+        occurred_at=keys.parse_time(occurred_at) if occurred_at else None,
+        last_reinforced_at=keys.parse_time(item["last_reinforced_at"]),
+        decayed_at=keys.parse_time(decayed_at) if decayed_at else None,
+        embedding=unpack_embedding(embedding) if embedding is not None else None,
+    )
+
+
+def _provenance_to_map(source: Provenance) -> Item:
+    # None fields are left out: absent and null mean the same here, and the item stays smaller.
+    fields: Item = {
+        "kind": source.kind.value,
+        "interaction_id": source.interaction_id,
+        "message_index": source.message_index,
+        "session_id": source.session_id,
+        "channel": source.channel,
+        "speaker": source.speaker,
+    }
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def _provenance_from_map(value: Mapping[str, Any]) -> Provenance:
+    message_index = value.get("message_index")
+    return Provenance(
+        kind=SourceKind(value.get("kind", SourceKind.API.value)),
+        interaction_id=value.get("interaction_id"),
+        message_index=int(message_index) if message_index is not None else None,
+        session_id=value.get("session_id"),
+        channel=value.get("channel"),
+        speaker=value.get("speaker"),
+    )
+
+
+# interaction
+
+
+def interaction_to_item(interaction: Interaction) -> Item:
+    item: Item = {
+        keys.PARTITION_KEY: keys.user_partition(interaction.tenant_id, interaction.user_id),
+        keys.SORT_KEY: keys.interaction_sort_key(interaction.id),
+        "entity": "interaction",
+        "id": interaction.id,
+        "tenant_id": interaction.tenant_id,
+        "user_id": interaction.user_id,
+        "messages": [_message_to_map(message) for message in interaction.messages],
+        "occurred_at": keys.format_time(interaction.occurred_at),
+        "created_at": keys.format_time(interaction.created_at),
+        "metadata": dump_json(interaction.metadata, "interaction metadata"),
+        "memory_ids": list(interaction.memory_ids),
+    }
+    if interaction.channel is not None:
+        item["channel"] = interaction.channel
+    if interaction.session_id is not None:
+        item["session_id"] = interaction.session_id
+    return item
+
+
+def interaction_from_item(item: Mapping[str, Any]) -> Interaction:
+    return Interaction(
+        id=item["id"],
+        tenant_id=item["tenant_id"],
+        user_id=item["user_id"],
+        messages=[_message_from_map(message) for message in item.get("messages", [])],
+        channel=item.get("channel"),
+        session_id=item.get("session_id"),
+        occurred_at=keys.parse_time(item["occurred_at"]),
+        created_at=keys.parse_time(item["created_at"]),
+        metadata=load_json(item.get("metadata")),
+        memory_ids=list(item.get("memory_ids", [])),
+    )
+
+
+def _message_to_map(message: Message) -> Item:
+    fields: Item = {"role": message.role.value, "content": message.content}
+    if message.name is not None:
+        fields["name"] = message.name
+    return fields
+
+
+def _message_from_map(value: Mapping[str, Any]) -> Message:
+    return Message(role=MessageRole(value["role"]), content=value["content"], name=value.get("name"))
+
+
+# tenancy
+
+
+def user_registration_item(tenant_id: str, user_id: str) -> Item:
+    return {
+        keys.PARTITION_KEY: keys.tenant_partition(tenant_id),
+        keys.SORT_KEY: keys.user_sort_key(user_id),
+        "entity": "user",
+        "tenant_id": tenant_id,
+        "user_id": user_id,
+    }
+
+
+def tenant_registration_item(tenant_id: str) -> Item:
+    return {
+        keys.PARTITION_KEY: keys.TENANT_REGISTRY_PARTITION,
+        keys.SORT_KEY: keys.tenant_registry_sort_key(tenant_id),
+        "entity": "tenant",
+        "tenant_id": tenant_id,
+    }
+
+
+def api_key_to_item(record: ApiKeyRecord) -> Item:
+    return {
+        keys.PARTITION_KEY: keys.tenant_partition(record.tenant_id),
+        keys.SORT_KEY: keys.api_key_sort_key(record.key_hash),
+        "gsi3pk": keys.api_key_lookup_partition(record.key_hash),
+        "gsi3sk": keys.tenant_partition(record.tenant_id),
+        "entity": "api_key",
+        "tenant_id": record.tenant_id,
+        "key_hash": record.key_hash,
+        "name": record.name,
+        "created_at": keys.format_time(record.created_at),
+    }
+
+
+def api_key_from_item(item: Mapping[str, Any]) -> ApiKeyRecord:
+    return ApiKeyRecord(
+        tenant_id=item["tenant_id"],
+        key_hash=item["key_hash"],
+        name=item.get("name", "default"),
+        created_at=keys.parse_time(item["created_at"]),
+    )
+
+
+# audit
+
+
+def audit_event_to_item(event: AuditEvent) -> Item:
+    return {
+        keys.PARTITION_KEY: keys.audit_partition(event.tenant_id),
+        keys.SORT_KEY: keys.audit_sort_key(event.at, event.id),
+        "entity": "audit_event",
+        "id": event.id,
+        "tenant_id": event.tenant_id,
+        "action": event.action.value,
+        "actor": event.actor,
+        "target_user_id": event.target_user_id,
+        "at": keys.format_time(event.at),
+        "counts": {name: int(count) for name, count in event.counts.items()},
+    }
+
+
+def audit_event_from_item(item: Mapping[str, Any]) -> AuditEvent:
+    return AuditEvent(
+        id=item["id"],
+        tenant_id=item["tenant_id"],
+        action=AuditAction(item["action"]),
+        actor=item["actor"],
+        target_user_id=item["target_user_id"],
+        at=keys.parse_time(item["at"]),
+        counts={name: int(count) for name, count in item.get("counts", {}).items()},
+    )

@@ -1,0 +1,356 @@
+"""DynamoDB adapter of `MemoryStore`: the single-table source of truth in AWS (layout in docs/data-model.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from boto3.dynamodb.conditions import Attr, ConditionBase, Key
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from rapport.adapters.dynamodb import keys as keys
+from rapport.adapters.dynamodb import records as records
+from rapport.adapters.dynamodb.items import DynamoDbItems
+from rapport.adapters.dynamodb.table import batch_delete, batch_get, create_table, query_page, translated
+from rapport.domain.models import (
+    ApiKeyRecord,
+    AuditEvent,
+    Domain,
+    ErasureCounts,
+    Interaction,
+    Memory,
+    Page,
+)
+from rapport.errors import ConflictError, NotFoundError
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
+
+__all__ = ["DynamoDbMemoryStore", "create_table"]
+
+_CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
+
+
+class DynamoDbMemoryStore(DynamoDbItems):
+    """Every key starts with the tenant, so another tenant's id is simply a key that does not exist."""
+
+    def __init__(
+        self,
+        table_name: str,
+        *,
+        dynamodb_resource: DynamoDBServiceResource | None = None,
+        region_name: str | None = None,
+    ) -> None:
+        self._table_name = table_name
+        self._resource = dynamodb_resource
+        self._region_name = region_name
+        self._table_handle: Table | None = None
+
+    @property
+    def _dynamodb(self) -> DynamoDBServiceResource:
+        # Built on first use, not in __init__: constructing the store (at cold start, in tests) touches no network.
+        if self._resource is None:
+            self._resource = boto3.resource("dynamodb", region_name=self._region_name, config=_CLIENT_CONFIG)
+        return self._resource
+
+    @property
+    def _table(self) -> Table:
+        if self._table_handle is None:
+            self._table_handle = self._dynamodb.Table(self._table_name)
+        return self._table_handle
+
+    # memories
+
+    def put_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
+        item = records.memory_to_item(memory)
+        records.check_item_size(item, f"memory {memory.id}")
+        if if_reinforced_at is None:
+            with translated("put memory"):
+                self._table.put_item(Item=item)
+            return
+        expected = keys.format_time(if_reinforced_at)
+        with translated("put memory"):
+            try:
+                self._table.put_item(Item=item, ConditionExpression=Attr("last_reinforced_at").eq(expected))
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                    raise
+                self.get_memory(memory.tenant_id, memory.user_id, memory.id)  # NotFoundError when it is gone
+                raise ConflictError(f"memory {memory.id} was reinforced concurrently") from exc
+
+    def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
+        item = self._get_user_item(tenant_id, user_id, keys.memory_sort_key(memory_id), f"memory {memory_id}")
+        return records.memory_from_item(item)
+
+    def get_memories(self, tenant_id: str, user_id: str, memory_ids: Iterable[str]) -> list[Memory]:
+        pk = keys.user_partition(tenant_id, user_id)
+        # BatchGetItem rejects a request that names the same key twice.
+        unique_ids = list(dict.fromkeys(memory_ids))
+        wanted = [{keys.PARTITION_KEY: pk, keys.SORT_KEY: keys.memory_sort_key(mid)} for mid in unique_ids]
+        return [records.memory_from_item(item) for item in batch_get(self._dynamodb, self._table_name, wanted)]
+
+    def delete_memory(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+        self._delete_user_item(tenant_id, user_id, keys.memory_sort_key(memory_id), f"memory {memory_id}")
+
+    def list_memories(
+        self,
+        tenant_id: str,
+        user_id: str,
+        *,
+        domains: tuple[Domain, ...],
+        memory_type: str | None = None,
+        limit: int,
+        cursor: str | None = None,
+    ) -> Page[Memory]:
+        wanted_domains = set(domains)
+        if not wanted_domains:
+            return Page[Memory](items=[], next_cursor=None)
+        pk = keys.user_partition(tenant_id, user_id)
+        filter_expression: ConditionBase | None = None
+        index_name: str | None
+        if memory_type is not None:
+            index_name = keys.GSI_BY_TYPE
+            partition = keys.type_partition(tenant_id, user_id, memory_type)
+            if len(wanted_domains) == 1:
+                # Types are few per user, so filtering the type's partition by domain reads little beyond the page.
+                filter_expression = Attr("domain").eq(next(iter(wanted_domains)).value)
+        elif len(wanted_domains) == 1:
+            index_name = keys.GSI_BY_DOMAIN
+            partition = keys.domain_partition(tenant_id, user_id, next(iter(wanted_domains)))
+        else:
+            index_name = None
+            partition = pk
+        partition_attr, sort_attr = keys.GSI_KEYS[index_name] if index_name else (keys.PARTITION_KEY, keys.SORT_KEY)
+        key_condition: ConditionBase = Key(partition_attr).eq(partition)
+        if index_name is None:
+            # The user partition also holds edges, interactions, state…: only the MEM# range is memories.
+            key_condition = key_condition & Key(sort_attr).begins_with(keys.MEMORY_PREFIX)
+        items, next_cursor = query_page(
+            self._table,
+            key_condition=key_condition,
+            index_name=index_name,
+            limit=limit,
+            cursor=cursor,
+            # On an index the start key also carries the table key; both must stay inside this end user's memories.
+            pins={keys.PARTITION_KEY: pk, partition_attr: partition},
+            prefixes={keys.SORT_KEY: keys.MEMORY_PREFIX, sort_attr: keys.MEMORY_PREFIX},
+            newest_first=True,
+            filter_expression=filter_expression,
+        )
+        return Page[Memory](items=[records.memory_from_item(item) for item in items], next_cursor=next_cursor)
+
+    def count_memories(self, tenant_id: str, user_id: str) -> int:
+        condition = Key(keys.PARTITION_KEY).eq(keys.user_partition(tenant_id, user_id)) & Key(
+            keys.SORT_KEY
+        ).begins_with(keys.MEMORY_PREFIX)
+        total = 0
+        start_key: Mapping[str, Any] | None = None
+        while True:
+            request: dict[str, Any] = {"KeyConditionExpression": condition, "Select": "COUNT"}
+            if start_key:
+                request["ExclusiveStartKey"] = start_key
+            with translated("count memories"):
+                response = self._table.query(**request)
+            total += int(response.get("Count", 0))
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                return total
+
+    def iter_all_memories(self, tenant_id: str | None = None) -> Iterable[Memory]:
+        # A Scan is acceptable here: it serves `rapport reindex`, a rare operator action, never a request.
+        condition: ConditionBase = Attr(keys.SORT_KEY).begins_with(keys.MEMORY_PREFIX)
+        if tenant_id is not None:
+            # The '#' after the tenant id keeps tenant "t" from matching tenant "t2".
+            condition = condition & Attr(keys.PARTITION_KEY).begins_with(f"{keys.tenant_partition(tenant_id)}#")
+        start_key: Mapping[str, Any] | None = None
+        while True:
+            request: dict[str, Any] = {"FilterExpression": condition}
+            if start_key:
+                request["ExclusiveStartKey"] = start_key
+            with translated("scan memories"):
+                response = self._table.scan(**request)
+            for item in response.get("Items", []):
+                yield records.memory_from_item(item)
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                return
+
+    # interactions
+
+    def put_interaction(self, interaction: Interaction) -> None:
+        item = records.interaction_to_item(interaction)
+        records.check_item_size(item, f"interaction {interaction.id}")
+        with translated("put interaction"):
+            self._table.put_item(Item=item)
+
+    def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
+        sort_key = keys.interaction_sort_key(interaction_id)
+        item = self._get_user_item(tenant_id, user_id, sort_key, f"interaction {interaction_id}")
+        return records.interaction_from_item(item)
+
+    def list_interactions(
+        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None, oldest_first: bool = False
+    ) -> Page[Interaction]:
+        pk = keys.user_partition(tenant_id, user_id)
+        items, next_cursor = query_page(
+            self._table,
+            key_condition=Key(keys.PARTITION_KEY).eq(pk) & Key(keys.SORT_KEY).begins_with(keys.INTERACTION_PREFIX),
+            index_name=None,
+            limit=limit,
+            cursor=cursor,
+            pins={keys.PARTITION_KEY: pk},
+            prefixes={keys.SORT_KEY: keys.INTERACTION_PREFIX},
+            newest_first=not oldest_first,
+        )
+        return Page[Interaction](items=[records.interaction_from_item(item) for item in items], next_cursor=next_cursor)
+
+    def delete_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> None:
+        sort_key = keys.interaction_sort_key(interaction_id)
+        self._delete_user_item(tenant_id, user_id, sort_key, f"interaction {interaction_id}")
+
+    # one item of an end user's partition, by sort key; `what` names it in the error and the failure message
+
+    def _get_user_item(self, tenant_id: str, user_id: str, sort_key: str, what: str) -> Mapping[str, Any]:
+        key = {keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id), keys.SORT_KEY: sort_key}
+        with translated(f"get {what.split()[0]}"):
+            response = self._table.get_item(Key=key, ConsistentRead=True)
+        item = response.get("Item")
+        if item is None:
+            raise NotFoundError(f"{what} not found")
+        return item
+
+    def _delete_user_item(self, tenant_id: str, user_id: str, sort_key: str, what: str) -> None:
+        key = {keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id), keys.SORT_KEY: sort_key}
+        with translated(f"delete {what.split()[0]}"):
+            response = self._table.delete_item(Key=key, ReturnValues="ALL_OLD")
+        if "Attributes" not in response:
+            raise NotFoundError(f"{what} not found")
+
+    # tenancy
+
+    def put_api_key(self, record: ApiKeyRecord) -> None:
+        with translated("put API key"):
+            self._table.put_item(Item=records.api_key_to_item(record))
+            self._table.put_item(Item=records.tenant_registration_item(record.tenant_id))
+
+    def find_api_key(self, key_hash: str) -> ApiKeyRecord | None:
+        partition_attr, _ = keys.GSI_KEYS[keys.GSI_BY_API_KEY]
+        with translated("find API key"):
+            response = self._table.query(
+                IndexName=keys.GSI_BY_API_KEY,
+                KeyConditionExpression=Key(partition_attr).eq(keys.api_key_lookup_partition(key_hash)),
+                Limit=2,
+            )
+        found = response.get("Items", [])
+        if not found:
+            return None
+        if len(found) > 1:
+            # Two tenants holding one key would make authentication a coin toss; refuse rather than pick one.
+            raise ConflictError("this API key is registered to more than one tenant; rotate it")
+        return records.api_key_from_item(found[0])
+
+    def register_user(self, tenant_id: str, user_id: str) -> None:
+        # A plain put is idempotent: the item carries nothing that a second registration could change.
+        with translated("register user"):
+            previous = self._table.put_item(
+                Item=records.user_registration_item(tenant_id, user_id), ReturnValues="ALL_OLD"
+            )
+            if "Attributes" not in previous:
+                # A new end user: make sure the tenant is in the registry the jobs walk (idempotent as well).
+                self._table.put_item(Item=records.tenant_registration_item(tenant_id))
+
+    def list_users(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[str]:
+        pk = keys.tenant_partition(tenant_id)
+        items, next_cursor = query_page(
+            self._table,
+            key_condition=Key(keys.PARTITION_KEY).eq(pk) & Key(keys.SORT_KEY).begins_with(keys.USER_PREFIX),
+            index_name=None,
+            limit=limit,
+            cursor=cursor,
+            pins={keys.PARTITION_KEY: pk},
+            prefixes={keys.SORT_KEY: keys.USER_PREFIX},
+            newest_first=False,
+        )
+        return Page[str](items=[str(item["user_id"]) for item in items], next_cursor=next_cursor)
+
+    def list_tenants(self, *, limit: int, cursor: str | None = None) -> Page[str]:
+        pk = keys.TENANT_REGISTRY_PARTITION
+        items, next_cursor = query_page(
+            self._table,
+            key_condition=Key(keys.PARTITION_KEY).eq(pk),
+            index_name=None,
+            limit=limit,
+            cursor=cursor,
+            pins={keys.PARTITION_KEY: pk},
+            prefixes={keys.SORT_KEY: keys.TENANT_PREFIX},
+            newest_first=False,
+        )
+        return Page[str](items=[str(item["tenant_id"]) for item in items], next_cursor=next_cursor)
+
+    # privacy
+
+    def erase_user(self, tenant_id: str, user_id: str) -> ErasureCounts:
+        pk = keys.user_partition(tenant_id, user_id)
+        memories = interactions = others = 0
+        start_key: Mapping[str, Any] | None = None
+        while True:
+            # Only the keys are read, and each page is deleted before the next is read, so a user with a long
+            # history never has to fit in memory. Deleting behind the cursor does not disturb the query.
+            request: dict[str, Any] = {
+                "KeyConditionExpression": Key(keys.PARTITION_KEY).eq(pk),
+                "ProjectionExpression": "#pk, #sk",
+                "ExpressionAttributeNames": {"#pk": keys.PARTITION_KEY, "#sk": keys.SORT_KEY},
+                "ConsistentRead": True,
+            }
+            if start_key:
+                request["ExclusiveStartKey"] = start_key
+            with translated("read user items for erasure"):
+                response = self._table.query(**request)
+            page_keys = [
+                {keys.PARTITION_KEY: item[keys.PARTITION_KEY], keys.SORT_KEY: item[keys.SORT_KEY]}
+                for item in response.get("Items", [])
+            ]
+            for key in page_keys:
+                sort_key = str(key[keys.SORT_KEY])
+                if sort_key.startswith(keys.MEMORY_PREFIX):
+                    memories += 1
+                elif sort_key.startswith(keys.INTERACTION_PREFIX):
+                    interactions += 1
+                else:
+                    others += 1
+            batch_delete(self._dynamodb, self._table_name, page_keys)
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                break
+        # The registration goes last: if the erasure fails half way, jobs can still find the user and a retry
+        # finishes the job.
+        registration = {
+            keys.PARTITION_KEY: keys.tenant_partition(tenant_id),
+            keys.SORT_KEY: keys.user_sort_key(user_id),
+        }
+        with translated("remove user registration"):
+            removed = self._table.delete_item(Key=registration, ReturnValues="ALL_OLD")
+        if "Attributes" in removed:
+            others += 1
+        return ErasureCounts(memories=memories, interactions=interactions, other_items=others)
+
+    def put_audit_event(self, event: AuditEvent) -> None:
+        with translated("put audit event"):
+            self._table.put_item(Item=records.audit_event_to_item(event))
+
+    def list_audit_events(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[AuditEvent]:
+        pk = keys.audit_partition(tenant_id)
+        items, next_cursor = query_page(
+            self._table,
+            key_condition=Key(keys.PARTITION_KEY).eq(pk),
+            index_name=None,
+            limit=limit,
+            cursor=cursor,
+            pins={keys.PARTITION_KEY: pk},
+            prefixes={},
+            newest_first=True,
+        )
+        return Page[AuditEvent](items=[records.audit_event_from_item(item) for item in items], next_cursor=next_cursor)

@@ -1,0 +1,60 @@
+"""DynamoDB Streams records of the table, read back as memory changes (the key layout stays in the adapter)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+from typing import Any
+
+from rapport.adapters.dynamodb import keys as keys
+from rapport.adapters.dynamodb.records import memory_from_item
+from rapport.domain.memory_changes import MemoryChange, MemoryRef
+from rapport.errors import InvalidInputError
+
+Image = Mapping[str, Any]
+
+
+def is_memory_key(key: Image) -> bool:
+    return str(key.get(keys.SORT_KEY, "")).startswith(keys.MEMORY_PREFIX)
+
+
+def memory_ref_from_key(key: Image) -> MemoryRef:
+    """`TENANT#{t}#USER#{u}` / `MEM#{id}` back into ids; unambiguous because '#' is refused inside each part."""
+    partition, sort = str(key.get(keys.PARTITION_KEY, "")), str(key.get(keys.SORT_KEY, ""))
+    tenant_part, sep, user_id = partition.partition(f"#{keys.USER_PREFIX}")
+    if not sep or not tenant_part.startswith(keys.TENANT_PREFIX) or not sort.startswith(keys.MEMORY_PREFIX):
+        raise InvalidInputError(f"not a memory key: {partition!r} / {sort!r}")
+    return MemoryRef(
+        tenant_id=tenant_part.removeprefix(keys.TENANT_PREFIX),
+        user_id=user_id,
+        memory_id=sort.removeprefix(keys.MEMORY_PREFIX),
+    )
+
+
+def memory_change(event_name: str, key: Image, new_image: Image | None, old_image: Image | None) -> MemoryChange:
+    """One stream record (images already deserialised to Python values) as a change for `IndexSync`.
+
+    REMOVE covers deletes, erasures and TTL expiry alike; INSERT and MODIFY carry the new image (the table streams
+    NEW_AND_OLD_IMAGES). A malformed image raises, which the caller reports as that record's failure.
+    """
+    if event_name == "REMOVE":
+        return MemoryChange(removed=memory_ref_from_key(key))
+    if event_name not in ("INSERT", "MODIFY") or not new_image:
+        raise InvalidInputError(f"a {event_name} stream record without a new image cannot be applied")
+    try:
+        memory = memory_from_item(_with_binary_decoded(new_image))
+        previous = memory_from_item(_with_binary_decoded(old_image)) if old_image else None
+    except (KeyError, ValueError, TypeError, binascii.Error) as exc:
+        raise InvalidInputError(f"the stream image of {dict(key)} is not a memory: {type(exc).__name__}") from exc
+    return MemoryChange(memory=memory, previous=previous)
+
+
+def _with_binary_decoded(image: Image) -> dict[str, Any]:
+    """A stream event is JSON, so a binary attribute arrives as base64 text (`{"B": "..."}`), and a generic
+    deserialiser hands that text over as is. The embedding is the memory item's one binary attribute."""
+    item = dict(image)
+    embedding = item.get("embedding")
+    if isinstance(embedding, str):
+        item["embedding"] = base64.b64decode(embedding, validate=True)
+    return item

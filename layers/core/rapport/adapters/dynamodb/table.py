@@ -1,0 +1,175 @@
+"""Low-level access to the DynamoDB table: its schema, error translation, paged queries, batched reads and deletes."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from boto3.dynamodb.conditions import ConditionBase
+from botocore.exceptions import BotoCoreError, ClientError
+
+from rapport.adapters.dynamodb import keys as keys
+from rapport.errors import InvalidInputError, StorageError
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
+    from mypy_boto3_dynamodb.type_defs import ProjectionTypeDef
+
+Item = dict[str, Any]
+
+BATCH_GET_SIZE = 100  # DynamoDB's BatchGetItem maximum
+BATCH_WRITE_SIZE = 25  # DynamoDB's BatchWriteItem maximum
+MAX_BATCH_ATTEMPTS = 6
+_BACKOFF_BASE_SECONDS = 0.05
+_BACKOFF_CAP_SECONDS = 2.0
+# A filtered query's Limit counts the items it reads, not the ones it returns; reading a handful at a time would cost
+# a round trip per discarded item, so a filtered page reads at least this many.
+FILTERED_READ_BATCH = 50
+
+
+def _projection(index_name: str) -> ProjectionTypeDef:
+    if index_name in keys.PROJECTED_INDEXES:
+        return {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(keys.MEMORY_INDEX_ATTRIBUTES)}
+    return {"ProjectionType": "ALL"}
+
+
+def create_table(dynamodb_resource: DynamoDBServiceResource, table_name: str) -> Table:
+    """Create the table exactly as the CDK stack declares it (tests under moto, local tooling) and wait for it."""
+    key_names = [keys.PARTITION_KEY, keys.SORT_KEY, *(name for pair in keys.GSI_KEYS.values() for name in pair)]
+    table = dynamodb_resource.create_table(
+        TableName=table_name,
+        KeySchema=[
+            {"AttributeName": keys.PARTITION_KEY, "KeyType": "HASH"},
+            {"AttributeName": keys.SORT_KEY, "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[{"AttributeName": name, "AttributeType": "S"} for name in key_names],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": index_name,
+                "KeySchema": [
+                    {"AttributeName": partition, "KeyType": "HASH"},
+                    {"AttributeName": sort, "KeyType": "RANGE"},
+                ],
+                "Projection": _projection(index_name),
+            }
+            for index_name, (partition, sort) in keys.GSI_KEYS.items()
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    table.wait_until_exists()
+    dynamodb_resource.meta.client.update_time_to_live(
+        TableName=table_name,
+        TimeToLiveSpecification={"Enabled": True, "AttributeName": keys.TTL_ATTRIBUTE},
+    )
+    return table
+
+
+@contextmanager
+def translated(action: str, *, cursor_given: bool = False) -> Iterator[None]:
+    """botocore failures as domain errors: callers see StorageError (or a bad cursor), never a ClientError."""
+    try:
+        yield
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "Unknown")
+        if cursor_given and code == "ValidationException":
+            # The cursor passed our own checks but DynamoDB still refused it as a start key.
+            raise InvalidInputError(keys.BAD_CURSOR) from exc
+        raise StorageError(f"DynamoDB {action} failed ({code})") from exc
+    except BotoCoreError as exc:
+        raise StorageError(f"DynamoDB {action} failed: {exc}") from exc
+
+
+def query_page(
+    table: Table,
+    *,
+    key_condition: ConditionBase,
+    index_name: str | None,
+    limit: int,
+    cursor: str | None,
+    pins: Mapping[str, str],
+    prefixes: Mapping[str, str],
+    newest_first: bool,
+    filter_expression: ConditionBase | None = None,
+) -> tuple[list[Item], str | None]:
+    """At most `limit` items and a cursor that is None exactly when nothing follows.
+
+    One item beyond the page is read: it proves a next page exists, so a client never follows a cursor to an empty
+    page. The cursor is the key of the last item returned (what LastEvaluatedKey would be had the page ended there),
+    so items read past it are read again by the next page rather than lost.
+    """
+    if limit < 1:
+        raise InvalidInputError(f"limit must be at least 1 (got {limit})")
+    attributes = keys.key_attributes(index_name)
+    start_key: Mapping[str, Any] | None = (
+        keys.decode_cursor(cursor, attributes, pins, prefixes) if cursor is not None else None
+    )
+    wanted = limit + 1
+    found: list[Item] = []
+    while len(found) < wanted:
+        remaining = wanted - len(found)
+        request: dict[str, Any] = {
+            "KeyConditionExpression": key_condition,
+            "ScanIndexForward": not newest_first,
+            "Limit": max(remaining, FILTERED_READ_BATCH) if filter_expression is not None else remaining,
+        }
+        if index_name is not None:
+            request["IndexName"] = index_name
+        if filter_expression is not None:
+            request["FilterExpression"] = filter_expression
+        if start_key:
+            request["ExclusiveStartKey"] = start_key
+        with translated("query", cursor_given=cursor is not None):
+            response = table.query(**request)
+        found.extend(response.get("Items", []))
+        start_key = response.get("LastEvaluatedKey")
+        if not start_key:
+            break
+    if len(found) <= limit:
+        return found, None
+    page = found[:limit]
+    return page, keys.encode_cursor({name: page[-1][name] for name in attributes})
+
+
+def batch_get(resource: DynamoDBServiceResource, table_name: str, wanted: list[Item]) -> list[Item]:
+    """The items that exist among the keys (consistent reads), retrying what DynamoDB leaves unprocessed."""
+    found: list[Item] = []
+    for start in range(0, len(wanted), BATCH_GET_SIZE):
+        pending: Mapping[str, Any] = {
+            table_name: {"Keys": wanted[start : start + BATCH_GET_SIZE], "ConsistentRead": True}
+        }
+        for attempt in range(MAX_BATCH_ATTEMPTS):
+            with translated("batch get"):
+                response = resource.batch_get_item(RequestItems=pending)  # type: ignore[arg-type]
+            found.extend(response.get("Responses", {}).get(table_name, []))
+            pending = response.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+            _back_off(attempt)
+        else:
+            raise StorageError("DynamoDB kept throttling a batch read; retry later")
+    return found
+
+
+def batch_delete(resource: DynamoDBServiceResource, table_name: str, doomed: list[Item]) -> None:
+    """Delete the keys in batches of 25, retrying what DynamoDB leaves unprocessed."""
+    for start in range(0, len(doomed), BATCH_WRITE_SIZE):
+        pending: Mapping[str, Any] = {
+            table_name: [{"DeleteRequest": {"Key": key}} for key in doomed[start : start + BATCH_WRITE_SIZE]]
+        }
+        for attempt in range(MAX_BATCH_ATTEMPTS):
+            with translated("batch delete"):
+                response = resource.batch_write_item(RequestItems=pending)  # type: ignore[arg-type]
+            pending = response.get("UnprocessedItems") or {}
+            if not pending:
+                break
+            _back_off(attempt)
+        else:
+            raise StorageError("DynamoDB kept throttling a batch delete; retry later (deletes are idempotent)")
+
+
+def _back_off(attempt: int) -> None:
+    # Full jitter: unprocessed items mean throttling, and retries in lockstep would be throttled again.
+    time.sleep(random.uniform(0, min(_BACKOFF_CAP_SECONDS, _BACKOFF_BASE_SECONDS * 2**attempt)))

@@ -1,1 +1,0 @@
-"""Adapters of the `LanguageModel` port: OpenAI chat with structured outputs, and the rule-based default."""

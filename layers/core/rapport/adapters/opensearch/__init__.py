@@ -1,0 +1,1 @@
+"""Adapters for OpenSearch: the k-NN and keyword index of memories."""

@@ -1,0 +1,1 @@
+"""Lifecycle rules of memories, as pure functions: decay, tiers, retention, compression, consolidation."""

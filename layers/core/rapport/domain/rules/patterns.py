@@ -1,0 +1,582 @@
+"""The rule data: what the rule-based model recognises in a conversation and how its constructive filter judges.
+
+Everything here is a value; the engines beside it apply the values. To teach the rules something new, add a row.
+Patterns are case-sensitive by default (see `schema.py`): `(?i:...)` marks the parts where case does not matter.
+"""
+
+from __future__ import annotations
+
+from rapport.domain.rules.schema import FactRule, Feature, FilterRule, Lexicon, RelationalTemplate, Situation
+
+# A proper name of up to four capitalised words ("Acme", "New York", "Bank of America").
+_NAME = r"[A-Z][\w&'’\-]+"
+PROPER = rf"{_NAME}(?: (?:of|de|la|&) {_NAME}| {_NAME}){{0,3}}"
+# A free phrase up to the end of its clause.
+_PHRASE = r"[^.,;!?\n]"
+_SOON = r"(?i:tomorrow|today|tonight|(?:next|this|on) (?:week|month|year|weekend|summer|winter|spring|autumn|fall|monday|tuesday|wednesday|thursday|friday|saturday|sunday))"  # noqa: E501
+_PETS = r"(?i:dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|bird|turtle|snake|guinea pig|ferret|goldfish)"
+_KIN = r"(?i:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|son|daughter|brother|sister|mom|mum|mother|dad|father|grandmother|grandfather|grandma|grandpa|kid|child|baby|boss|manager|roommate|best friend)"  # noqa: E501
+_NAMED = r"(?i:'s name is|’s name is|,? (?:is )?(?:named|called)|,)?"
+_JOBS = (
+    r"(?i:(?:[a-z\-]+ ){0,2}(?:engineer|developer|designer|manager|teacher|nurse|doctor|student|writer|scientist|"
+    r"analyst|lawyer|consultant|founder|co-founder|researcher|programmer|architect|accountant|artist|chef|"
+    r"freelancer|intern|professor|photographer|marketer|recruiter|product owner|owner|CTO|CEO|SRE|PhD student|"
+    r"nurse practitioner|pharmacist|therapist|journalist|editor|translator|mechanic|electrician|pilot))"
+)
+
+# --- user memories: sentences of the user's own messages ---------------------------------------------------------
+
+USER_FACTS: tuple[FactRule, ...] = (
+    FactRule(
+        rf"(?i:\bI(?: currently| now| still)? (?:work|am working|'m working|’m working) (?:at|for)) (?P<org>{PROPER})",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    FactRule(
+        rf"(?i:\bI (?:just )?(?:joined|started at|got a job at|got hired at|got hired by)) (?P<org>{PROPER})",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) (?:an?|the) [\w\- ]{{2,40}}? (?:at|for)) (?P<org>{PROPER})",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m)(?: working as)?|\bI work as) (?P<article>(?i:an?)) (?P<role>{_JOBS})\b",
+        "User is {article} {role}",
+        "fact",
+        0.7,
+        slot="occupation",
+    ),
+    FactRule(
+        r"(?i:\bmy name is|\bcall me) (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)",
+        "User's name is {name}",
+        "fact",
+        0.8,
+        slot="name",
+    ),
+    FactRule(
+        rf"(?i:\bI (?:live|am living|'m living|’m living|reside|just moved|moved|relocated)(?: back)? (?:in|to)) "
+        rf"(?P<place>{PROPER})",
+        "User lives in {place}",
+        "fact",
+        0.7,
+        slot="home_location",
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) (?:originally )?from|\bI grew up in) (?P<place>{PROPER})",
+        "User is from {place}",
+        "fact",
+        0.6,
+        slot="origin",
+    ),
+    FactRule(
+        rf"(?i:\bmy) (?P<pet>{_PETS}){_NAMED} (?P<name>[A-Z][a-z]+)\b",
+        "User has a {pet} named {name}",
+        "fact",
+        0.6,
+    ),
+    FactRule(
+        rf"(?i:\bI have an? (?:new )?)(?P<pet>{_PETS}) (?i:named|called) (?P<name>[A-Z][a-z]+)\b",
+        "User has a {pet} named {name}",
+        "fact",
+        0.6,
+    ),
+    FactRule(
+        rf"(?i:\bmy) (?P<relation>{_KIN}){_NAMED} (?P<name>[A-Z][a-z]+)\b",
+        "User's {relation} is {name}",
+        "fact",
+        0.7,
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'d| would)?(?: really| generally| usually| much| strongly| always)? prefer) "
+        rf"(?P<what>{_PHRASE}{{3,80}})",
+        "User prefers {what}",
+        "preference",
+        0.7,
+        reject=("if", "that you", "you", "it", "this", "that", "when you"),
+    ),
+    FactRule(
+        rf"(?i:\bI(?: really| absolutely| just)? (?:love|enjoy|like)) (?P<what>to {_PHRASE}{{3,60}})",
+        "User likes {what}",
+        "preference",
+        0.5,
+        reject=("to know", "to ask", "to say", "to see", "to thank", "to check"),
+    ),
+    FactRule(
+        rf"(?i:\bI(?: really| absolutely| just)? (?:love|enjoy|like)) (?P<what>[a-z]{_PHRASE}{{2,60}})",
+        "User enjoys {what}",
+        "preference",
+        0.5,
+        reject=("to ", "it", "that", "this", "them", "those", "these", "you", "how", "what", "the way you", "your"),
+    ),
+    FactRule(
+        rf"(?i:\bI(?: really)? (?:hate|dislike|can't stand|can’t stand|cannot stand|don't like|don’t like|do not like|"
+        rf"don't enjoy|don’t enjoy)) (?P<what>[a-z]{_PHRASE}{{2,60}})",
+        "User dislikes {what}",
+        "preference",
+        0.6,
+        reject=("it", "that", "this", "them", "you", "how", "what", "when"),
+    ),
+    FactRule(
+        rf"(?i:\b(?:I want to|I'd like to|I’d like to|I would like to|I'm trying to|I’m trying to|I am trying to|"
+        rf"my goal is to|I hope to|I plan to|I'm planning to|I’m planning to|I am planning to|I'm hoping to|"
+        rf"I’m hoping to)) (?P<what>[a-z]{_PHRASE}{{3,80}})",
+        "User wants to {what}",
+        "goal",
+        0.5,
+        reject=("know", "ask", "say", "thank", "check", "see", "make sure", "understand why", "tell you", "be clear"),
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) (?:learning|studying|taking a course (?:in|on)|taking a class (?:in|on))) "
+        rf"(?P<what>{_PHRASE}{{2,60}})",
+        "User is learning {what}",
+        "goal",
+        0.6,
+        reject=("it", "that", "this", "how to use you"),
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) (?:writing|drafting|building|working on)) "
+        rf"(?P<what>(?i:my|a|an|our|the) {_PHRASE}{{2,50}})",
+        "User is working on {what}",
+        "event",
+        0.5,
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) (?:going|traveling|travelling|flying|heading|moving) to) (?P<place>{PROPER})"
+        rf"(?: (?P<when>{_SOON}))?",
+        "User is going to {place} {when}",
+        "event",
+        0.6,
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) planning (?:a|an|my|our)) (?P<what>(?i:trip|vacation|holiday|visit|move|wedding|"
+        rf"party|birthday party|honeymoon)) (?P<prep>(?i:to|in|for)) (?P<place>{PROPER})",
+        "User is planning a {what} {prep} {place}",
+        "event",
+        0.6,
+    ),
+    FactRule(
+        r"(?i:\bI (?:just |recently )?got) (?P<event>(?i:married|engaged|promoted|divorced|a new job|a puppy|a dog|"
+        r"a cat|my degree|my PhD|my driver's license))",
+        "User recently got {event}",
+        "event",
+        0.7,
+    ),
+    FactRule(
+        rf"(?i:\bI have) (?P<article>(?i:an?)) (?P<what>(?i:exam|interview|job interview|deadline|presentation|demo|"
+        rf"meeting|doctor's appointment|appointment|flight|launch|release|surgery)) (?P<when>{_SOON})",
+        "User has {article} {what} {when}",
+        "event",
+        0.5,
+    ),
+)
+
+# A message that corrects an earlier statement: whatever it yields is a correction, never dropped as negative.
+CORRECTION_CUES: tuple[str, ...] = (
+    r"(?i)\b(?:actually|correction|to be clear|I meant|I misspoke|let me correct|that's wrong|that’s wrong|"
+    r"that is wrong|not anymore|no longer)\b",
+    r"(?i)\bnot (?:\w+ ){1,3}but\b",
+    r"(?i)^\s*no[,!.]",
+)
+
+SITUATIONS: tuple[Situation, ...] = (
+    Situation(
+        template="User is debugging {object}{setting}",
+        triggers=(
+            r"\b[45]\d\d\b(?i:(?= (?:error|errors|on|from|when|status|response|again|in)))",
+            r"(?i)\b(?:error|exception|stack ?trace|traceback|bug|crash(?:es|ing)?|segfault|timing out|times out|"
+            r"keeps failing|is failing|are failing|is broken|not working|doesn't work|doesn’t work)\b",
+        ),
+        objects=(
+            (
+                r"\bAPI\b|(?i:\bendpoints?\b|\bREST\b|\bGraphQL\b|\bHTTP\b)|(?:^|\s)/[a-z][\w\-/{}]*|\b[45]\d\d\b",
+                "an API",
+            ),
+            (r"(?i)\b(?:build|compil\w+|CI|pipeline|deploy\w*)\b", "a build"),
+            (r"(?i)\b(?:database|query|SQL|postgres\w*|mysql|mongo\w*|migration)\b", "a database problem"),
+            (r"(?i)\b(?:tests?|unit tests?|test suite)\b", "failing tests"),
+            (r"(?i)\b(?:app|website|site|frontend|page|UI)\b", "an app"),
+        ),
+        default_object="a technical problem",
+        settings=(
+            (
+                r"(?i)\b(?:at work|for work|our team|my team|my job|the office|our company|our (?:prod|production|"
+                r"service|API|app|backend|codebase)|my (?:boss|manager|coworkers?|colleagues?)|work project|"
+                r"in production)\b",
+                " at work",
+            ),
+            (r"(?i)\b(?:side project|hobby project|my own project|personal project)\b", " on a side project"),
+        ),
+    ),
+)
+
+# --- relational memories: cues across the exchange ----------------------------------------------------------------
+
+_OUTCOME_END = r"(?=[.,;:!?—–\n]|$| again| when| after| since| and | but | all along| after all| that| which| causing)"
+
+FEATURES: tuple[Feature, ...] = (
+    # The problem, as the user first put it.
+    Feature(
+        "problem",
+        r"(?i:\b(?:getting|got|seeing|hitting|having|have|keep getting|there's|there is|ran into|running into)) "
+        r"(?P<value>(?i:an?|the|this|that|some) (?:[\w/\-.:]+ ){0,4}?(?i:\d{3}|errors?|exceptions?|bugs?|crash|"
+        r"issues?|problems?|failures?|timeouts?|warnings?)(?: (?i:on|in|with|from|when) [\w/\-.:{} ]{1,40}?)?)"
+        + _OUTCOME_END,
+    ),
+    Feature(
+        "problem",
+        r"(?P<value>(?i:the|my|our) [\w/\-. ]{2,40}?) (?i:is|are|keeps?|kept) (?i:broken|failing|crashing|down|"
+        r"timing out|not working|throwing \w+)",
+    ),
+    # The user saying it is solved.
+    Feature(
+        "resolution",
+        r"(?i)\b(?:that|it|this) (?:worked|fixed it|did it|did the trick|solved it|was it)\b|\b(?:works|working) now\b|"
+        r"\b(?:fixed|solved|sorted|resolved)(?: it)?\b|\bit was (?:the|a|an|my|our)\b|\bproblem solved\b",
+        prefer="last",
+    ),
+    # What it turned out to be: the last word on it wins.
+    Feature("cause", r"(?i:\bit was) (?P<value>(?i:the|a|an|my|our) [\w\-/. ]{2,40}?)" + _OUTCOME_END, prefer="last"),
+    Feature(
+        "cause",
+        r"(?i:\b(?:the )?(?:root cause|culprit|problem|issue) (?:was|is|turned out to be)) "
+        r"(?P<value>[\w\-/. ]{2,40}?)" + _OUTCOME_END,
+        roles=("user", "assistant"),
+        prefer="last",
+    ),
+    Feature(
+        "cause",
+        r"(?P<value>(?i:the) [\w\-/ ]{2,40}?) (?i:is|was|must be) the (?i:root cause|culprit)",
+        roles=("assistant", "user"),
+        prefer="last",
+    ),
+    # An approach the user credits.
+    Feature(
+        "approach_praised",
+        r"(?P<value>(?i:the |your |that |this )?[\w\-]+(?: [\w\-]+){0,3}?) (?i:really |definitely |totally |actually "
+        r"|also |so )?(?i:helped|worked (?:really |so )?well|was (?:really |super |very |so )?(?:helpful|useful)|"
+        r"made (?:all )?the difference|did the trick)",
+        prefer="last",
+        shape="approach",
+    ),
+    # What the assistant proposed (credited when the user then says it worked).
+    Feature(
+        "assistant_suggestion",
+        r"(?i:\b(?:try|let's|let’s|you could|you can|I'd suggest|I suggest|I recommend|consider)) "
+        r"(?P<value>(?i:add|adding|use|using|switch|switching|run|running|check|checking|enable|enabling|restart|"
+        r"restarting|clear|clearing|rewrite|rewriting|split|splitting|log|logging|set|setting|update|updating|remove|"
+        r"removing|pin|pinning|increase|increasing|rollback|roll back|revert|reverting)\b[^.,;!?\n]{2,60})",
+        roles=("assistant",),
+        prefer="last",
+        shape="gerund",
+    ),
+    # How the user wants answers.
+    Feature(
+        "format_preference",
+        r"(?P<value>(?i:bullet points|bullets|numbered lists|lists|tables|short answers|shorter answers|brief answers|"
+        r"code examples|code snippets|examples|diagrams|analogies|step-by-step (?:explanations|instructions|guides)|"
+        r"plain english|simple language|screenshots|summaries)) (?i:are|is|would be|work|works)"
+        r"(?i: much| a lot| way| so)?"
+        r" (?i:easier|better|clearer|more helpful|nicer|easier to follow)",
+        shape="phrase",
+    ),
+    Feature(
+        "format_preference",
+        r"(?i:\b(?:can|could) you (?:please )?(?:use|give me|write in|answer in|put (?:it|this) in|format (?:it|this) "
+        r"as|show me)) (?P<value>(?i:bullet points|a list|a table|short answers|code examples|an example|examples|"
+        r"steps|a diagram|plain english))",
+        shape="phrase",
+    ),
+    Feature(
+        "format_preference",
+        r"(?i:\bI (?:prefer|like|want)) (?P<value>(?i:bullet points|numbered lists|short answers|shorter answers|"
+        r"code examples|examples|diagrams|step-by-step explanations|tables))\b",
+        shape="phrase",
+    ),
+    Feature(
+        "too_long",
+        r"(?i)\b(?:too long|too verbose|tl;?dr|shorter please|wall of text|too much text|keep it (?:short|brief)|"
+        r"be (?:more )?(?:brief|concise))\b",
+    ),
+    # Raw reactions: the extractor reports them, the constructive filter decides what (if anything) to keep.
+    Feature(
+        "confusion",
+        r"(?i)\b(?:I'm|I am|I’m|still|totally|so) (?:confused|lost)\b|\bI (?:don't|don’t|do not|didn't|didn’t) "
+        r"(?:understand|get it|follow)\b|\b(?:too|very|way too) (?:technical|complicated|complex|advanced)\b|"
+        r"\bwhat does (?:that|this|\w+) (?:even )?mean\b|\bover my head\b|\bELI5\b|\bexplain (?:it )?like I'm five\b",
+    ),
+    Feature(
+        "frustration",
+        # Case matters for the last alternative: three words in capitals is shouting.
+        r"(?i:\b(?:useless|stupid|ridiculous|pointless|waste of (?:my )?time|you're not listening|you’re not listening|"
+        r"you are not listening|not what I asked|wrong again|are you kidding|wtf|what the hell|for god's sake|"
+        r"how many times)\b)|!{2,}|\b[A-Z]{3,}(?: [A-Z]{2,}){2,}\b",
+    ),
+    Feature("thanks", r"(?i)\b(?:thanks|thank you|thx|much appreciated|appreciate (?:it|that|your help)|lifesaver)\b"),
+    Feature("recurring", r"(?i)\b(?:again|keeps? (?:happening|coming back|failing)|every time|once more)\b"),
+    # Names we both use.
+    Feature(
+        "project",
+        r"(?i:\b(?:project|repo|repository|codebase|app|service|product|startup|library|package|website|game)) "
+        r"(?i:called |named )?[\"'“]?(?P<value>[A-Z][\w\-]{1,40})",
+        roles=("user", "assistant"),
+    ),
+    Feature("project", r"(?i:\bworking on) [\"'“]?(?P<value>[A-Z][\w\-]{2,40})\b"),
+    # How the user likes to work.
+    Feature(
+        "working_style",
+        r"(?i)\b(?:let's|let’s|let us|can we|could we) (?:go|take (?:it|this)|do (?:it|this)|work through (?:it|this)|"
+        r"walk through (?:it|this))(?: one)? step[- ]by[- ]step\b|\bone step at a time\b",
+        value="User likes to work through problems one step at a time",
+    ),
+    Feature(
+        "working_style",
+        r"(?i)\bjust (?:give|show|tell|send) me the (?:code|answer|command|fix|solution)\b|\bskip the "
+        r"(?:explanation|theory|details)\b",
+        value="User wants the direct answer first, details after",
+    ),
+    Feature(
+        "working_style",
+        r"(?i)\bI(?:'d| would)? (?:like|prefer|want) to (?:try|figure (?:it|this) out|work (?:it|this) out|"
+        r"do (?:it|this))"
+        r"(?: myself| on my own)\b|\bdon't (?:tell|give) me the answer\b|\bjust (?:a|give me a) hint\b",
+        value="User likes to try things themselves, with hints rather than answers",
+    ),
+    Feature(
+        "working_style",
+        r"(?i)\bI (?:want|need|'d like) to understand (?:why|how)\b|\bexplain (?:why|the reasoning)\b|"
+        r"\bwhy does (?:that|this) work\b",
+        value="User wants to understand the reasoning, not just the fix",
+    ),
+)
+
+RELATIONAL_TEMPLATES: tuple[RelationalTemplate, ...] = (
+    RelationalTemplate(
+        "collaboration_outcome",
+        ("problem", "resolution", "cause"),
+        "We debugged {problem} together — {cause} was the root cause",
+        0.8,
+        group="outcome",
+    ),
+    RelationalTemplate(
+        "collaboration_outcome", ("problem", "resolution"), "We solved {problem} together", 0.7, group="outcome"
+    ),
+    RelationalTemplate(
+        "collaboration_outcome",
+        ("resolution", "cause"),
+        "We found the root cause together: {cause}",
+        0.6,
+        group="outcome",
+    ),
+    RelationalTemplate(
+        "approach_effectiveness",
+        ("approach_praised",),
+        "{approach_praised} worked well with this user",
+        0.7,
+        group="approach",
+    ),
+    RelationalTemplate(
+        "approach_effectiveness",
+        ("resolution", "assistant_suggestion"),
+        "{assistant_suggestion} worked for this user",
+        0.6,
+        excludes=("frustration",),
+        group="approach",
+    ),
+    RelationalTemplate(
+        "communication_preference",
+        ("format_preference",),
+        "{format_preference} work better with this user",
+        0.7,
+        each=True,
+    ),
+    RelationalTemplate(
+        "communication_preference", ("too_long",), "Short, focused answers work better with this user", 0.6
+    ),
+    RelationalTemplate(
+        "communication_preference", ("confusion",), "User got confused by my technical explanation", 0.5
+    ),
+    RelationalTemplate("interaction_pattern", ("frustration",), "User was frustrated with me", 0.4),
+    RelationalTemplate(
+        "interaction_pattern", ("problem", "recurring"), "User comes back to me when {problem} recurs", 0.5
+    ),
+    RelationalTemplate(
+        "interaction_pattern",
+        ("thanks", "resolution"),
+        "User shows appreciation when we solve something together",
+        0.4,
+        excludes=("frustration",),
+    ),
+    RelationalTemplate("shared_context", ("project",), "We are working together on {project}", 0.6, each=True),
+    RelationalTemplate("working_style", ("working_style",), "{working_style}", 0.6, each=True),
+)
+
+# --- the constructive filter ---------------------------------------------------------------------------------------
+
+# A correction of fact is kept whatever its tone (DESIGN §6).
+FILTER_CORRECTIONS: tuple[str, ...] = (
+    r"(?i)\b(?:corrected|correction|set (?:me|it|the record) straight|clarified that)\b",
+    r"(?i)\bnot (?:\w+ ){1,3}but\b",
+    # "the meeting is on Tuesday, not Monday": present tense, as facts are stated ("was frustrated with me, not the
+    # tool" is a feeling, not a correction).
+    r"(?i)\b(?:is|are) (?:actually )?[\w' ]{1,30}, not [\w' ]{1,30}",
+)
+
+# Tried before the blocks: a negative observation that carries a lesson keeps the lesson.
+FILTER_REFRAMES: tuple[FilterRule, ...] = (
+    FilterRule(
+        r"(?i)\b(?:got|was|became|seemed|is|felt|were) (?:confused|lost)\b.*\b(?:my|your|the assistant's)\b.*"
+        r"\b(?:explanations?|answers?|responses?|replies|jargon)\b|\bmy (?:explanation|answer|response)s? (?:was|were) "
+        r"(?:too technical|too complex|too complicated|confusing|hard to follow|over (?:their|his|her) head)|"
+        r"\b(?:didn't|did not) understand my (?:explanation|answer)",
+        "A confusion is a lesson about how to explain, not something to hold on to.",
+        "User benefits from simpler explanations first",
+    ),
+    FilterRule(
+        r"(?i)\bmy (?:answer|response|explanation|reply)s? (?:was|were) (?:too long|too verbose|long-winded|too wordy)|"
+        r"\b(?:frustrated|annoyed|impatient) (?:with|by) (?:my )?(?:long|lengthy|verbose|wordy) "
+        r"(?:answers|responses|explanations|replies)|\b(?:ignored|skipped|didn't read|did not read) my "
+        r"(?:long|lengthy|detailed) (?:answer|explanation|response)",
+        "Impatience with long answers says how to answer next time.",
+        "User prefers short, focused answers",
+    ),
+    FilterRule(
+        r"(?i)\b(?:impatient|annoyed|frustrated) (?:with|by) (?:my )?(?:clarifying |follow-up )?questions",
+        "Impatience with questions says the user wants suggestions.",
+        "User prefers direct suggestions over clarifying questions",
+    ),
+    FilterRule(
+        r"(?i)\bmy (?:first|initial|earlier) (?:suggestion|fix|approach|answer|idea) (?:didn't|did not|failed to) work",
+        "A fix that failed is only useful as the habit of trying another angle.",
+        "When a first fix fails, this user wants a different approach rather than a repeat",
+    ),
+)
+
+FILTER_BLOCKS: tuple[FilterRule, ...] = (
+    FilterRule(
+        r"(?i)\b(?:frustrated|annoyed|angry|irritated|upset|mad|furious|fed up|impatient|disappointed)\b[^.]*"
+        r"\b(?:with|at|by|in) (?:me|my|the assistant)\b",
+        "Dwells on the user's bad feelings toward the assistant; it would only make the next conversation defensive.",
+    ),
+    FilterRule(
+        r"(?i)\bmy (?:suggestion|advice|idea|answer|recommendation|proposal|approach|solution|help)s? "
+        r"(?:was|were|got|has been|have been) (?:rejected|dismissed|ignored|turned down|shot down|refused|"
+        r"not (?:wanted|welcome|appreciated))|\b(?:rejected|ignored|dismissed|brushed off) (?:my|the assistant's|me)\b",
+        "A rejected suggestion is not a lesson; what the user wanted instead would be.",
+    ),
+    FilterRule(
+        r"(?i)\b(?:didn't|did not|refused to|won't|wouldn't|would not|chose not to|declined to|failed to) "
+        r"(?:follow|take|listen to|use|accept|try|read)\b[^.]*\b(?:my|the assistant's) (?:advice|suggestions?|"
+        r"recommendations?|instructions?|tips?|guidance|answer)",
+        "Records the user's choices as disobedience; the user owes the assistant nothing.",
+    ),
+    FilterRule(
+        r"(?i)\b(?:snapped|yelled|shouted|swore|lashed out|was rude|got angry|got mad|got short) (?:at|with) me\b",
+        "Holds a moment of the user's temper against them.",
+    ),
+    FilterRule(
+        r"(?i)\buser (?:is|was|seems|seemed|got|can be|tends to be) (?:so |very |really )?(?:rude|hostile|difficult|"
+        r"mean|lazy|stupid|annoying|demanding|unreasonable|incompetent|clueless|ungrateful|impatient|aggressive|toxic)\b",
+        "A judgement of the user's character helps no future conversation.",
+    ),
+    FilterRule(
+        r"(?i)\b(?:I|my (?:answer|response|suggestion|fix))(?: completely| totally)? (?:failed|was useless|was wrong|"
+        r"messed up|screwed up|let (?:them|the user) down)\b",
+        "Dwells on the assistant's failure without its lesson; keep the corrected fact or the better approach instead.",
+    ),
+    FilterRule(
+        r"(?i)\buser (?:doesn't|does not|didn't|did not) (?:trust|like|respect) me\b",
+        "A grievance about the relationship; trust is tracked in the relational state, not kept as a memory.",
+    ),
+)
+
+# A candidate this short cannot say anything useful on its own.
+FILTER_MIN_WORDS = 3
+
+# --- tidying captured values ---------------------------------------------------------------------------------------
+
+LEXICON = Lexicon(
+    cut_before=(" because ", " since ", " but ", " so that ", " although ", " though ", " which ", " and then "),
+    trailing=(
+        " again",
+        " now",
+        " anymore",
+        " too",
+        " as well",
+        " though",
+        " lol",
+        " please",
+        " right now",
+        " today",
+        " these days",
+        " at the moment",
+        " of",
+        " and",
+        " or",
+        " the",
+    ),
+    leading=("the ", "your ", "that ", "this ", "my ", "our "),
+    pronouns=frozenset({"it", "that", "this", "them", "those", "these", "you", "which", "what", "one", "something"}),
+    generic=frozenset(
+        {"suggestion", "advice", "answer", "help", "explanation", "response", "idea", "tip", "tips", "thing", "reply"}
+    ),
+    third_person={
+        "i": "they",
+        "i'm": "they're",
+        "i’m": "they’re",
+        "i've": "they've",
+        "i'll": "they'll",
+        "me": "them",
+        "my": "their",
+        "mine": "theirs",
+        "myself": "themselves",
+        "our": "their",
+        "ours": "theirs",
+        "we": "they",
+        "us": "them",
+    },
+    second_person={"you": "they", "your": "their", "yours": "theirs", "yourself": "themselves"},
+    gerunds={
+        "add": "adding",
+        "use": "using",
+        "switch": "switching",
+        "run": "running",
+        "check": "checking",
+        "enable": "enabling",
+        "restart": "restarting",
+        "clear": "clearing",
+        "rewrite": "rewriting",
+        "split": "splitting",
+        "log": "logging",
+        "set": "setting",
+        "update": "updating",
+        "remove": "removing",
+        "pin": "pinning",
+        "increase": "increasing",
+        "rollback": "rolling back",
+        "roll": "rolling",
+        "revert": "reverting",
+    },
+    phrases={
+        "bullets": "Bullet points",
+        "a list": "Lists",
+        "lists": "Lists",
+        "a table": "Tables",
+        "steps": "Step-by-step answers",
+        "an example": "Examples",
+        "a diagram": "Diagrams",
+        "plain english": "Answers in plain English",
+        "simple language": "Answers in simple language",
+        "short answers": "Short answers",
+        "shorter answers": "Short answers",
+        "brief answers": "Short answers",
+    },
+)

@@ -1,0 +1,116 @@
+"""Rule-based extraction of relational memories: features found across the exchange, combined by templates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rapport.domain.models import MessageRole
+from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
+from rapport.domain.prompts.extract_relational import (
+    ExtractedRelationalMemory,
+    RelationalExtraction,
+    RelationalMemoryKind,
+)
+from rapport.domain.rules import patterns
+from rapport.domain.rules.schema import Feature, RelationalTemplate
+from rapport.domain.rules.wording import (
+    compiled,
+    from_assistant,
+    gerund,
+    sentence_case,
+    third_person,
+    tidy,
+    without_leading,
+)
+
+RULE_CONFIDENCE = 0.6
+# Which occurrence of a feature fills a template: its first definition decides for all of the same name.
+_PREFER = {f.name: f.prefer for f in reversed(patterns.FEATURES)}
+
+
+@dataclass(frozen=True)
+class _Hit:
+    value: str
+    message_index: int
+
+
+def extract_relational(conversation: ConversationInput, limit: int = 20) -> RelationalExtraction:
+    found = _features(conversation.messages)
+    memories: list[ExtractedRelationalMemory] = []
+    seen: set[str] = set()
+    used_groups: set[str] = set()
+    for template in patterns.RELATIONAL_TEMPLATES:
+        if template.group in used_groups or not _applies(template, found):
+            continue
+        for content, evidence in _fill(template, found):
+            key = content.lower()
+            if key in seen or len(memories) >= limit:
+                continue
+            seen.add(key)
+            memories.append(
+                ExtractedRelationalMemory(
+                    content=content,
+                    type=RelationalMemoryKind(template.type),
+                    importance=template.importance,
+                    confidence=RULE_CONFIDENCE,
+                    evidence=evidence,
+                )
+            )
+        if template.group:
+            used_groups.add(template.group)
+    return RelationalExtraction(memories=memories)
+
+
+def _features(messages: list[PromptMessage]) -> dict[str, list[_Hit]]:
+    found: dict[str, list[_Hit]] = {}
+    for message in messages:
+        for feature in patterns.FEATURES:
+            if message.role.value not in feature.roles:
+                continue
+            for match in compiled(feature.pattern).finditer(message.content):
+                value = _value(feature, match.groupdict().get("value") or match.group(0), message.role)
+                if value is not None:
+                    found.setdefault(feature.name, []).append(_Hit(value, message.index))
+    return found
+
+
+def _value(feature: Feature, raw: str, role: MessageRole) -> str | None:
+    if feature.value is not None:
+        return feature.value
+    lexicon = patterns.LEXICON
+    value = tidy(raw, lexicon)
+    if value is None:
+        return None
+    value = third_person(value, lexicon) if role is MessageRole.USER else from_assistant(value, lexicon)
+    if feature.shape == "approach":
+        value = without_leading(value, lexicon)
+        if value.lower() in lexicon.generic or value.lower() in lexicon.pronouns:
+            return None
+    elif feature.shape == "gerund":
+        value = gerund(value, lexicon)
+    elif feature.shape == "phrase":
+        value = lexicon.phrases.get(value.lower(), value)
+    return value
+
+
+def _applies(template: RelationalTemplate, found: dict[str, list[_Hit]]) -> bool:
+    return all(name in found for name in template.requires) and not any(name in found for name in template.excludes)
+
+
+def _chosen(name: str, found: dict[str, list[_Hit]]) -> _Hit:
+    hits = found[name]
+    return hits[-1] if _PREFER.get(name) == "last" else hits[0]
+
+
+def _fill(template: RelationalTemplate, found: dict[str, list[_Hit]]) -> list[tuple[str, list[int]]]:
+    fixed = {name: _chosen(name, found) for name in template.requires}
+    variants = [fixed]
+    if template.each:
+        first = template.requires[0]
+        distinct = {hit.value.lower(): hit for hit in found[first]}
+        variants = [{**fixed, first: hit} for hit in distinct.values()]
+    filled: list[tuple[str, list[int]]] = []
+    for hits in variants:
+        content = sentence_case(template.template.format(**{name: hit.value for name, hit in hits.items()}))
+        filled.append((content, sorted({hit.message_index for hit in hits.values()})))
+    return filled

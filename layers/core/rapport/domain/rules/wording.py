@@ -1,0 +1,99 @@
+"""Tidying captured text into memory wording: clause ends, filler, person, and the first letter."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from rapport.domain.rules.schema import Lexicon
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[A-Za-z’']+")
+_SPACES = re.compile(r"\s+")
+_I_AM = re.compile(r"\bI(?: am|'m|’m)\b")
+_I_WAS = re.compile(r"\bI was\b")
+_EDGE_PUNCTUATION = " \t'\"“”‘’-—–:,;"
+
+
+@functools.cache
+def compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def sentences(text: str) -> list[str]:
+    return [part for part in _SENTENCE_END.split(text) if part.strip()]
+
+
+def squeeze(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+def tidy(value: str, lexicon: Lexicon) -> str | None:
+    """The value up to the end of its clause, without trailing filler; None when nothing meaningful is left."""
+    value = squeeze(value).strip(_EDGE_PUNCTUATION)
+    lowered = value.lower()
+    for word in lexicon.cut_before:
+        position = lowered.find(word)
+        if position > 0:
+            value, lowered = value[:position], lowered[:position]
+    trimmed = True
+    while trimmed:
+        trimmed = False
+        for tail in lexicon.trailing:
+            if lowered.endswith(tail) and len(lowered) > len(tail):
+                value, lowered = value[: -len(tail)], lowered[: -len(tail)]
+                trimmed = True
+    value = value.strip(_EDGE_PUNCTUATION)
+    if not value or value.lower() in lexicon.pronouns:
+        return None
+    return value
+
+
+def without_leading(value: str, lexicon: Lexicon) -> str:
+    lowered = value.lower()
+    for lead in lexicon.leading:
+        if lowered.startswith(lead):
+            return value[len(lead) :]
+    return value
+
+
+def third_person(value: str, lexicon: Lexicon) -> str:
+    """The user's words about themselves, as the memory says them ("my thesis" -> "their thesis")."""
+    value = _I_AM.sub("they are", value)
+    value = _I_WAS.sub("they were", value)
+    return _WORD.sub(lambda m: _swap(m.group(0), lexicon.third_person), value)
+
+
+def from_assistant(value: str, lexicon: Lexicon) -> str:
+    """The assistant's words about the user ("your handler" -> "their handler")."""
+    return _WORD.sub(lambda m: _swap(m.group(0), lexicon.second_person), value)
+
+
+def _swap(word: str, table: dict[str, str]) -> str:
+    replacement = table.get(word.lower())
+    if replacement is None:
+        return word
+    return replacement
+
+
+def gerund(value: str, lexicon: Lexicon) -> str:
+    first, _, rest = value.partition(" ")
+    verb = lexicon.gerunds.get(first.lower())
+    return f"{verb} {rest}".strip() if verb else value
+
+
+def sentence_case(text: str) -> str:
+    text = squeeze(text)
+    return text[:1].upper() + text[1:]
+
+
+def starts_with_any(value: str, prefixes: tuple[str, ...]) -> bool:
+    """Word-wise: 'it' rejects "it" and "it works", not "items"; a prefix ending in a space matches as written."""
+    lowered = value.lower()
+    for prefix in prefixes:
+        if prefix.endswith(" "):
+            if lowered.startswith(prefix):
+                return True
+        elif lowered == prefix or lowered.startswith(prefix + " "):
+            return True
+    return False

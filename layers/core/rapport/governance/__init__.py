@@ -1,1 +1,0 @@
-"""Memory governance: decay, reinforcement, compression, consolidation, tiers, retention caps and their jobs."""

@@ -1,0 +1,229 @@
+"""Derivations: compressing or consolidating memories as a journalled operation that resumes, never doubles, and
+(for a consolidation) can be undone by id.
+
+A derivation is written down before anything else happens (an open marker and the record, holding the derived
+memory in full), then carried out step by step: store the derived memory, link it `DERIVED_FROM` each original,
+check both are there, archive the originals, close the record. Every step is idempotent, so a run that stops
+anywhere is finished by the next one, which replays the open derivations before looking for new work.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from rapport.domain.lifecycle.derived import GOVERNANCE_KEY, Operation
+from rapport.domain.models import Memory, MemoryStatus
+from rapport.domain.relations import RelationType
+from rapport.errors import InvalidInputError, NotFoundError
+from rapport.ports.items import ItemQuery, ItemScope, ItemStore, StoredItem
+from rapport.ports.store import MemoryStore
+from rapport.ports.vector_index import VectorIndex
+from rapport.services.edges import EdgeRepository, edge_at
+from rapport.services.memories import MemoryService
+
+DERIVATION_KIND = "DERIVATION"
+# Listing what is open (or kept apart) must not read every derivation a user ever had: small marker items do it.
+OPEN_KIND = "DERIVATION_OPEN"
+APART_KIND = "DERIVATION_APART"
+_PAGE = 100
+
+
+class DerivationState(StrEnum):
+    PENDING = "pending"
+    DONE = "done"
+    UNDONE = "undone"
+
+
+class Derivation(BaseModel):
+    """One compression or consolidation; its id is the derived memory's id."""
+
+    id: str
+    operation: Operation
+    derived: Memory  # in full (no embedding), so a resumed run writes exactly what the first run meant to
+    member_ids: list[str]
+    prior_status: dict[str, MemoryStatus] = Field(default_factory=dict)
+    state: DerivationState = DerivationState.PENDING
+    created_at: datetime
+    completed_at: datetime | None = None
+    undone_at: datetime | None = None
+
+
+class Completion(BaseModel):
+    derivation: Derivation
+    created: bool  # the derived memory was written by this call
+    archived: list[str]  # originals this call archived
+    kept: list[str]  # originals left as they were: gone, changed meanwhile, or their copy could not be verified
+
+
+class Derivations:
+    def __init__(
+        self,
+        items: ItemStore,
+        store: MemoryStore,
+        memories: MemoryService,
+        index: VectorIndex,
+    ) -> None:
+        self._items = items
+        self._store = store
+        self._memories = memories
+        self._index = index
+        self._edges = EdgeRepository(items)
+
+    # reading
+
+    def get(self, tenant_id: str, user_id: str, derivation_id: str) -> Derivation:
+        item = self._items.get_item(_scope(tenant_id, user_id), DERIVATION_KIND, derivation_id)
+        if item is None:
+            raise NotFoundError(f"no compression or consolidation {derivation_id} for this user")
+        return Derivation.model_validate(item.body)
+
+    def open_ids(self, tenant_id: str, user_id: str) -> list[str]:
+        return [item.key for item in self._all(tenant_id, user_id, OPEN_KIND)]
+
+    def kept_apart(self, tenant_id: str, user_id: str) -> frozenset[frozenset[str]]:
+        """Pairs of memories whose consolidation was undone: a later run must not merge them again."""
+        pairs: set[frozenset[str]] = set()
+        for item in self._all(tenant_id, user_id, APART_KIND):
+            members = [str(m) for m in item.body.get("member_ids", [])]
+            pairs.update(frozenset((a, b)) for i, a in enumerate(members) for b in members[i + 1 :])
+        return frozenset(pairs)
+
+    def _all(self, tenant_id: str, user_id: str, kind: str) -> list[StoredItem]:
+        found: list[StoredItem] = []
+        cursor: str | None = None
+        while True:
+            page = self._items.list_items(_scope(tenant_id, user_id), ItemQuery(kind=kind, limit=_PAGE, cursor=cursor))
+            found.extend(page.items)
+            cursor = page.next_cursor
+            if cursor is None:
+                return found
+
+    # carrying out
+
+    def begin(self, derivation: Derivation, now: datetime) -> Derivation:
+        """Write the intent down: the marker first, so a record can never exist without a way to find it."""
+        scope = _scope(derivation.derived.tenant_id, derivation.derived.user_id)
+        self._items.put_item(scope, OPEN_KIND, derivation.id, {"operation": derivation.operation.value}, now=now)
+        self._items.put_item(
+            scope, DERIVATION_KIND, derivation.id, derivation.model_dump(mode="json"), now=now, expected_version=0
+        )
+        return derivation
+
+    def resume(self, tenant_id: str, user_id: str, derivation_id: str, now: datetime) -> Completion | None:
+        """Finish an open derivation; None when its record was never written (the run stopped right after the
+        marker, before anything else), in which case the marker goes."""
+        try:
+            derivation = self.get(tenant_id, user_id, derivation_id)
+        except NotFoundError:
+            self._items.delete_item(_scope(tenant_id, user_id), OPEN_KIND, derivation_id)
+            return None
+        if derivation.state is DerivationState.UNDONE:
+            # Undone after it finished: only its marker was left behind; finishing it again would redo it.
+            self._items.delete_item(_scope(tenant_id, user_id), OPEN_KIND, derivation_id)
+            return None
+        return self.complete(derivation, now)
+
+    def complete(self, derivation: Derivation, now: datetime) -> Completion:
+        tenant_id, user_id = derivation.derived.tenant_id, derivation.derived.user_id
+        scope = _scope(tenant_id, user_id)
+        created = False
+        if not self._exists(tenant_id, user_id, derivation.id):
+            self._memories.remember_many(tenant_id, user_id, [derivation.derived])
+            created = True
+        for member_id in derivation.member_ids:
+            self._edges.put(
+                tenant_id,
+                user_id,
+                edge_at(
+                    derivation.id,
+                    RelationType.DERIVED_FROM,
+                    member_id,
+                    derivation.created_at,
+                    transformation=derivation.operation.value,
+                    confidence=derivation.derived.confidence,
+                ),
+            )
+        archived, kept = self._archive_members(derivation, now)
+        if derivation.state is DerivationState.PENDING:
+            derivation = derivation.model_copy(update={"state": DerivationState.DONE, "completed_at": now})
+            self._items.put_item(scope, DERIVATION_KIND, derivation.id, derivation.model_dump(mode="json"), now=now)
+        self._items.delete_item(scope, OPEN_KIND, derivation.id)
+        return Completion(derivation=derivation, created=created, archived=archived, kept=kept)
+
+    def _archive_members(self, derivation: Derivation, now: datetime) -> tuple[list[str], list[str]]:
+        """Archive each original only once its copy is verified: the derived memory is stored and linked to it."""
+        tenant_id, user_id = derivation.derived.tenant_id, derivation.derived.user_id
+        archived: list[str] = []
+        kept: list[str] = []
+        copy_stored = self._exists(tenant_id, user_id, derivation.id)
+        for member_id in derivation.member_ids:
+            linked = self._edges.get(tenant_id, user_id, derivation.id, RelationType.DERIVED_FROM, member_id)
+            try:
+                member = self._store.get_memory(tenant_id, user_id, member_id)
+            except NotFoundError:
+                kept.append(member_id)
+                continue
+            if member.status is MemoryStatus.ARCHIVED:
+                continue  # archived by an earlier, interrupted pass of this same derivation
+            if not copy_stored or linked is None or member.status is not MemoryStatus.ACTIVE:
+                kept.append(member_id)
+                continue
+            self._set_status(member, MemoryStatus.ARCHIVED, now)
+            archived.append(member_id)
+        return archived, kept
+
+    # undoing
+
+    def undo(self, tenant_id: str, user_id: str, derivation_id: str, now: datetime) -> tuple[Derivation, list[str]]:
+        """Put the originals back as they were and archive the derived memory; the pair is then kept apart. Undoing
+        twice is the same as once. Returns the derivation and the originals restored by this call."""
+        derivation = self.get(tenant_id, user_id, derivation_id)
+        if derivation.state is DerivationState.PENDING:
+            raise InvalidInputError(f"{derivation_id} is still being carried out; undo it once its job has finished")
+        scope = _scope(tenant_id, user_id)
+        # Apart first: a consolidation running meanwhile must not merge what is being taken apart.
+        self._items.put_item(scope, APART_KIND, derivation.id, {"member_ids": derivation.member_ids}, now=now)
+        restored: list[str] = []
+        for member in self._store.get_memories(tenant_id, user_id, derivation.member_ids):
+            if member.status is MemoryStatus.ARCHIVED:
+                self._set_status(member, derivation.prior_status.get(member.id, MemoryStatus.ACTIVE), now)
+                restored.append(member.id)
+        if self._exists(tenant_id, user_id, derivation.id):
+            derived = self._store.get_memory(tenant_id, user_id, derivation.id)
+            if derived.status is not MemoryStatus.ARCHIVED:
+                marker = {**derived.metadata.get(GOVERNANCE_KEY, {}), "undone_at": now.isoformat()}
+                derived = derived.model_copy(update={"metadata": {**derived.metadata, GOVERNANCE_KEY: marker}})
+                self._set_status(derived, MemoryStatus.ARCHIVED, now)
+        if derivation.state is not DerivationState.UNDONE:
+            derivation = derivation.model_copy(update={"state": DerivationState.UNDONE, "undone_at": now})
+            self._items.put_item(scope, DERIVATION_KIND, derivation.id, derivation.model_dump(mode="json"), now=now)
+        return derivation, restored
+
+    # helpers
+
+    def _exists(self, tenant_id: str, user_id: str, memory_id: str) -> bool:
+        try:
+            self._store.get_memory(tenant_id, user_id, memory_id)
+        except NotFoundError:
+            return False
+        return True
+
+    def _set_status(self, memory: Memory, status: MemoryStatus, now: datetime) -> None:
+        set_status(self._store, self._index, memory, status, now)
+
+
+def set_status(store: MemoryStore, index: VectorIndex, memory: Memory, status: MemoryStatus, now: datetime) -> Memory:
+    """Archive (or restore) one memory in the store and the index: the index filters by status, so recall stops (or
+    starts) seeing it at once."""
+    updated = memory.model_copy(update={"status": status, "updated_at": now})
+    store.put_memory(updated)
+    if updated.embedding:
+        index.upsert(updated)
+    return updated
+
+
+def _scope(tenant_id: str, user_id: str) -> ItemScope:
+    return ItemScope(tenant_id=tenant_id, user_id=user_id)

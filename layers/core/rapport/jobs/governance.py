@@ -1,0 +1,181 @@
+"""The four governance jobs for one end user (decay, compress, consolidate, retention), each idempotent for a given
+`as_of`: run twice, the second run changes nothing; stopped half-way, the next run finishes the work."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from datetime import datetime
+
+from rapport.clock import Clock
+from rapport.domain.lifecycle.decay import persist_decay
+from rapport.domain.lifecycle.derived import Operation
+from rapport.domain.lifecycle.tiers import is_conversation_message, leaving_short_term, working_memory_over
+from rapport.domain.models import Domain, Interaction, Memory, MemoryStatus
+from rapport.errors import NotFoundError, RapportError
+from rapport.jobs.derivations import Derivation, Derivations, set_status
+from rapport.jobs.history import HistoryRetention
+from rapport.jobs.lease import UserLease
+from rapport.jobs.merging import Merging
+from rapport.jobs.plans import PlanDirectory
+from rapport.jobs.report import JobName, JobReport
+from rapport.jobs.summarize import Summarizer
+from rapport.ports.items import ItemStore
+from rapport.ports.language_model import LanguageModel
+from rapport.ports.store import MemoryStore
+from rapport.ports.vector_index import VectorIndex
+from rapport.services.memories import MemoryService
+from rapport.services.sessions import SessionService
+from rapport.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+_PAGE = 100
+_ALL_DOMAINS = (Domain.USER, Domain.RELATIONAL)
+_DECAYING = (MemoryStatus.ACTIVE, MemoryStatus.COMPRESSED)  # archived and invalidated memories are left alone
+
+
+class GovernanceJobs:
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        items: ItemStore,
+        memories: MemoryService,
+        index: VectorIndex,
+        sessions: SessionService,
+        settings: Settings,
+        clock: Clock,
+        language_model: LanguageModel | None = None,
+    ) -> None:
+        self._store = store
+        self._index = index
+        self._sessions = sessions
+        self._settings = settings.governance
+        self.plans = PlanDirectory(items, self._settings)
+        self.derivations = Derivations(items, store, memories, index)
+        self.history = HistoryRetention(store, items, memories, self.plans, attempts=settings.relational.write_attempts)
+        self._merging = Merging(
+            self.derivations, Summarizer(language_model, self._settings.summary_max_chars), self._settings
+        )
+        self._lease = UserLease(items, clock, self._settings.lease_minutes)
+        self._clock = clock
+
+    def run(self, job: JobName, tenant_id: str, user_id: str, as_of: datetime, *, run_id: str = "") -> JobReport:
+        """One job for one end user as of `as_of`, holding the user against other jobs while it works."""
+        report = JobReport(job=job, as_of=as_of, users=1)
+        with self._lease.hold(tenant_id, user_id, f"{job.value}:{run_id or as_of.isoformat()}"):
+            if job is JobName.DECAY:
+                self._decay(tenant_id, user_id, as_of, report)
+            elif job is JobName.COMPRESS:
+                self._merging.resume_open(tenant_id, user_id, as_of, report)
+                memories = list(self._memories(tenant_id, user_id))
+                report.examined = len(memories)
+                self._merging.compress(memories, as_of, report)
+            elif job is JobName.CONSOLIDATE:
+                self._merging.resume_open(tenant_id, user_id, as_of, report)
+                memories = list(self._memories(tenant_id, user_id))
+                report.examined = len(memories)
+                self._merging.consolidate(tenant_id, user_id, memories, as_of, report)
+            else:
+                self._retention(tenant_id, user_id, as_of, report)
+        return report
+
+    def after_interaction(self, interaction: Interaction) -> None:
+        """The listener on recorded interactions: the plan's cap holds right after each one. A failure is logged,
+        not raised: the interaction is recorded already, and the nightly sweep enforces the cap again."""
+        try:
+            trim = self.history.after_interaction(interaction, self._clock.now())
+        except RapportError as exc:
+            logger.warning("retention cap not enforced after interaction %s: %s", interaction.id, exc)
+            return
+        if trim.interactions:
+            logger.info(
+                "retention cap %s: trimmed %d messages of %s/%s",
+                trim.cap,
+                trim.messages,
+                interaction.tenant_id,
+                interaction.user_id,
+            )
+
+    def undo_consolidation(self, tenant_id: str, user_id: str, consolidation_id: str) -> tuple[Derivation, list[str]]:
+        derivation = self.derivations.get(tenant_id, user_id, consolidation_id)
+        if derivation.operation is not Operation.CONSOLIDATION:
+            raise NotFoundError(f"no consolidation {consolidation_id} for this user (it is a {derivation.operation})")
+        return self.derivations.undo(tenant_id, user_id, consolidation_id, self._clock.now())
+
+    # decay
+
+    def _decay(self, tenant_id: str, user_id: str, as_of: datetime, report: JobReport) -> None:
+        for memory in self._memories(tenant_id, user_id):
+            report.examined += 1
+            if memory.status not in _DECAYING or persist_decay(memory, as_of, self._settings) is None:
+                continue
+            # Re-read right before writing: a reinforcement since the page was read must not be overwritten.
+            try:
+                fresh = self._store.get_memory(tenant_id, user_id, memory.id)
+            except NotFoundError:
+                continue
+            updated = persist_decay(fresh, as_of, self._settings)
+            if updated is None:
+                continue
+            self._store.put_memory(updated)
+            report.decayed += 1
+            report.note("decayed", memory.id, f"{fresh.strength:.4f} -> {updated.strength:.4f}")
+
+    # retention: the plan's cap on history, then the tiers' windows
+
+    def _retention(self, tenant_id: str, user_id: str, as_of: datetime, report: JobReport) -> None:
+        trim = self.history.sweep(tenant_id, user_id, as_of)
+        report.trimmed_interactions += len(trim.interactions)
+        report.trimmed_messages += trim.messages
+        for interaction_id in trim.interactions:
+            report.note("trimmed", interaction_id, f"over the cap of {trim.cap} messages")
+        memories = list(self._memories(tenant_id, user_id))
+        report.examined = len(memories)
+        retiring = leaving_short_term([m for m in memories if is_conversation_message(m)], as_of, self._settings)
+        sessions: dict[str, bool] = {}
+        for memory in memories:
+            session_id = memory.source.session_id
+            if memory.status is not MemoryStatus.ACTIVE or not session_id:
+                continue
+            if session_id not in sessions:
+                sessions[session_id] = self._sessions.is_live(tenant_id, user_id, session_id, as_of)
+            if working_memory_over(memory, sessions[session_id], as_of, self._settings):
+                retiring.append(memory)
+        interactions: dict[str, Interaction | None] = {}
+        for memory in retiring:
+            if not self._held_elsewhere(memory, interactions):
+                report.kept += 1
+                report.note("kept", memory.id, "the only copy of what it holds: not archived")
+                continue
+            set_status(self._store, self._index, memory, MemoryStatus.ARCHIVED, as_of)
+            report.archived += 1
+            report.note("archived", memory.id, f"left the {memory.tier.value} tier")
+
+    def _held_elsewhere(self, memory: Memory, interactions: dict[str, Interaction | None]) -> bool:
+        """A message or a working-tier memory may be archived only while its interaction still holds the text."""
+        interaction_id = memory.source.interaction_id
+        if not interaction_id:
+            return False
+        if interaction_id not in interactions:
+            try:
+                interactions[interaction_id] = self._store.get_interaction(
+                    memory.tenant_id, memory.user_id, interaction_id
+                )
+            except NotFoundError:
+                interactions[interaction_id] = None
+        interaction = interactions[interaction_id]
+        if interaction is None:
+            return False
+        index = memory.source.message_index
+        return index is None or 0 <= index < len(interaction.messages)
+
+    def _memories(self, tenant_id: str, user_id: str) -> Iterator[Memory]:
+        cursor: str | None = None
+        while True:
+            page = self._store.list_memories(tenant_id, user_id, domains=_ALL_DOMAINS, limit=_PAGE, cursor=cursor)
+            yield from page.items
+            cursor = page.next_cursor
+            if cursor is None:
+                return

@@ -1,0 +1,38 @@
+"""Plan tiers as stored: on the tenant (a tenant-scoped item) and on each end user's profile."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rapport.domain.lifecycle.retention import effective_plan, parse_plan
+from rapport.ports.items import ItemScope, ItemStore
+from rapport.settings import GovernanceSettings, PlanTier
+
+PLAN_KIND = "PLAN"  # the tenant's item: sk `PLAN` in the `TENANT#{t}` partition
+PROFILE_KIND = "PROFILE"  # the end user's profile (services/profiles.py) carries `plan_tier`
+PROFILE_PLAN_FIELD = "plan_tier"
+
+
+class PlanDirectory:
+    def __init__(self, items: ItemStore, settings: GovernanceSettings) -> None:
+        self._items = items
+        self._settings = settings
+
+    def tenant_plan(self, tenant_id: str) -> PlanTier | None:
+        item = self._items.get_item(ItemScope(tenant_id=tenant_id), PLAN_KIND, "")
+        return parse_plan(item.body.get("tier")) if item else None
+
+    def set_tenant_plan(self, tenant_id: str, plan: PlanTier, now: datetime) -> None:
+        self._items.put_item(ItemScope(tenant_id=tenant_id), PLAN_KIND, "", {"tier": plan.value}, now=now)
+
+    def user_plan(self, tenant_id: str, user_id: str) -> PlanTier | None:
+        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), PROFILE_KIND, "")
+        return parse_plan(item.body.get(PROFILE_PLAN_FIELD)) if item else None
+
+    def plan_of(self, tenant_id: str, user_id: str) -> PlanTier:
+        return effective_plan(
+            self.tenant_plan(tenant_id), self.user_plan(tenant_id, user_id), self._settings.default_plan
+        )
+
+    def max_messages(self, tenant_id: str, user_id: str) -> int | None:
+        return self._settings.max_messages(self.plan_of(tenant_id, user_id))
