@@ -430,7 +430,11 @@ def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services
         def memories_stored(self, tenant_id: str, user_id: str, memories: list[Any]) -> None:
             heard.append([m.id for m in memories])
 
-    runner = PipelineRunner(dataclasses.replace(services.pipeline.ctx, graph=Recorder()))  # type: ignore[arg-type]
+    from rapport.services.memories import MemoryService
+
+    ctx = services.pipeline.ctx
+    memories = MemoryService(ctx.store, ctx.index, ctx.embedder, ctx.settings, ctx.clock, graph=Recorder())  # type: ignore[arg-type]
+    runner = PipelineRunner(dataclasses.replace(ctx, memories=memories))
     services.interactions.set_pipeline(InProcessPipeline(runner))
     recorded = record(services, DEBUGGING)
     assert recorded.pipeline is not None and recorded.pipeline.outcome is not None

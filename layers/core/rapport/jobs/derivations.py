@@ -20,7 +20,6 @@ from rapport.domain.relations import RelationType
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.ports.items import ItemQuery, ItemScope, ItemStore, StoredItem
 from rapport.ports.store import MemoryStore
-from rapport.ports.vector_index import VectorIndex
 from rapport.services.edges import EdgeRepository, edge_at
 from rapport.services.memories import MemoryService
 
@@ -64,12 +63,10 @@ class Derivations:
         items: ItemStore,
         store: MemoryStore,
         memories: MemoryService,
-        index: VectorIndex,
     ) -> None:
         self._items = items
         self._store = store
         self._memories = memories
-        self._index = index
         self._edges = EdgeRepository(items)
 
     # reading
@@ -212,17 +209,7 @@ class Derivations:
         return True
 
     def _set_status(self, memory: Memory, status: MemoryStatus, now: datetime) -> None:
-        set_status(self._store, self._index, memory, status, now)
-
-
-def set_status(store: MemoryStore, index: VectorIndex, memory: Memory, status: MemoryStatus, now: datetime) -> Memory:
-    """Archive (or restore) one memory in the store and the index: the index filters by status, so recall stops (or
-    starts) seeing it at once."""
-    updated = memory.model_copy(update={"status": status, "updated_at": now})
-    store.put_memory(updated)
-    if updated.embedding:
-        index.upsert(updated)
-    return updated
+        self._memories.set_status(memory, status, now)
 
 
 def _scope(tenant_id: str, user_id: str) -> ItemScope:

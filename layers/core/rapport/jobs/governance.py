@@ -13,7 +13,7 @@ from rapport.domain.lifecycle.derived import Operation
 from rapport.domain.lifecycle.tiers import is_conversation_message, leaving_short_term, working_memory_over
 from rapport.domain.models import Domain, Interaction, Memory, MemoryStatus
 from rapport.errors import NotFoundError, RapportError
-from rapport.jobs.derivations import Derivation, Derivations, set_status
+from rapport.jobs.derivations import Derivation, Derivations
 from rapport.jobs.history import HistoryRetention
 from rapport.jobs.lease import UserLease
 from rapport.jobs.merging import Merging
@@ -49,11 +49,11 @@ class GovernanceJobs:
         language_model: LanguageModel | None = None,
     ) -> None:
         self._store = store
-        self._index = index
+        self._memories_writer = memories
         self._sessions = sessions
         self._settings = settings.governance
         self.plans = PlanDirectory(items, self._settings)
-        self.derivations = Derivations(items, store, memories, index)
+        self.derivations = Derivations(items, store, memories)
         self.history = HistoryRetention(store, items, memories, self.plans, attempts=settings.relational.write_attempts)
         self._merging = Merging(
             self.derivations, Summarizer(language_model, self._settings.summary_max_chars), self._settings
@@ -119,7 +119,7 @@ class GovernanceJobs:
             updated = persist_decay(fresh, as_of, self._settings)
             if updated is None:
                 continue
-            self._store.put_memory(updated)
+            self._memories_writer.save(updated, previous=fresh)
             report.decayed += 1
             report.note("decayed", memory.id, f"{fresh.strength:.4f} -> {updated.strength:.4f}")
 
@@ -149,7 +149,7 @@ class GovernanceJobs:
                 report.kept += 1
                 report.note("kept", memory.id, "the only copy of what it holds: not archived")
                 continue
-            set_status(self._store, self._index, memory, MemoryStatus.ARCHIVED, as_of)
+            self._memories_writer.set_status(memory, MemoryStatus.ARCHIVED, as_of)
             report.archived += 1
             report.note("archived", memory.id, f"left the {memory.tier.value} tier")
 

@@ -26,7 +26,6 @@ from rapport.ports.items import ItemScope
 from rapport.ports.vector_index import IndexQuery
 from rapport.services.edges import edge_at
 from rapport.services.memories import NewMemory
-from rapport.services.reinforcement import rewrite_reinforced
 
 SLOT_KIND = "SLOT"  # slot name -> the memory currently holding that single-valued fact
 _NEIGHBOURS = 10
@@ -111,15 +110,14 @@ class Placer:
         existing = self._get(memory.id)
         if existing is not None:
             # An earlier run wrote it: finish what that run may not have (index, edges, contradiction).
-            self._ctx.index.upsert(existing)
+            self._ctx.memories.store_embedded(existing)
             return self._link_new(judged, existing, created=True)
         duplicate = self._near_duplicate(memory, judged)
         if duplicate is not None:
             if duplicate.source.interaction_id == self._interaction.id:
                 return Placement(memory=duplicate, judged=judged, created=True)  # the same observation, said twice
             return Placement(memory=self._reinforce(duplicate, judged), judged=judged, created=False, reinforced=True)
-        self._ctx.store.put_memory(memory)
-        self._ctx.index.upsert(memory)
+        self._ctx.memories.store_embedded(memory)
         return self._link_new(judged, memory, created=True)
 
     # new memories
@@ -161,8 +159,7 @@ class Placer:
                         "metadata": {**old.metadata, "invalidated_by": memory.id, "invalidated_at": now.isoformat()},
                     }
                 )
-                self._ctx.store.put_memory(marked)
-                self._ctx.index.upsert(marked)
+                self._ctx.memories.save(marked, previous=old)
                 invalidated = old.id
             elif old.metadata.get("invalidated_by") == memory.id:
                 invalidated = old.id  # a rerun after a crash: the invalidation happened, finish linking it
@@ -235,10 +232,7 @@ class Placer:
             )
 
         # One write carries the new strength and the marker, so a rerun cannot count this interaction twice.
-        written = rewrite_reinforced(self._ctx.store, existing, observed)
-        if written is not existing:
-            self._ctx.index.upsert(written)
-        existing = written
+        existing = self._ctx.memories.rewrite(existing, observed)
         self._ctx.edges.put(
             self._tenant,
             self._user,

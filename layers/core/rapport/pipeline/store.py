@@ -41,10 +41,9 @@ def store(ctx: PipelineContext, state: PipelineState) -> StoreOutcome:
     ]
     _associate(ctx, interaction, placements)
     decisions = _keep_decisions(ctx, interaction, state.filtered.judged, placements)
-    if ctx.graph is not None:
-        # As for any stored memory: the graph links the new ones (similar, preceding, patterns); idempotent.
-        created = {p.memory.id: p.memory for p in placements if p.created}
-        ctx.graph.memories_stored(interaction.tenant_id, interaction.user_id, list(created.values()))
+    # As for any stored memory: the graph links the new ones (similar, preceding, patterns); idempotent.
+    created = {p.memory.id: p.memory for p in placements if p.created}
+    ctx.memories.announce_stored(interaction.tenant_id, interaction.user_id, list(created.values()))
 
     outcome = StoreOutcome(
         interaction_id=interaction.id,
@@ -79,7 +78,7 @@ def _associate(ctx: PipelineContext, interaction: Interaction, placements: list[
         if merged != memory.associations:
             # The index holds no associations, so only the store is written.
             current = ctx.store.get_memory(memory.tenant_id, memory.user_id, memory.id)
-            ctx.store.put_memory(current.model_copy(update={"associations": merged}))
+            ctx.memories.save(current.model_copy(update={"associations": merged}), previous=current)
 
 
 def _keep_decisions(

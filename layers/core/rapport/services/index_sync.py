@@ -12,7 +12,7 @@ from rapport.domain.rendering import search_text
 from rapport.ports.vector_index import VectorIndex
 
 
-def _indexed_view(memory: Memory) -> tuple[object, ...]:
+def indexed_view(memory: Memory) -> tuple[object, ...]:
     """What the index stores of a memory (both adapters): a change outside these fields leaves the entry as is."""
     return (
         memory.domain,
@@ -36,7 +36,7 @@ class IndexSync:
             self._index.delete(ref.tenant_id, ref.user_id, ref.memory_id)
             return True
         assert change.memory is not None  # the validator guarantees it
-        if change.previous is not None and _indexed_view(change.previous) == _indexed_view(change.memory):
+        if change.previous is not None and indexed_view(change.previous) == indexed_view(change.memory):
             return False
         # A memory without an embedding cannot be indexed: upsert raises, and the stream's failure handling (retry,
         # then the on-failure queue) makes that visible instead of leaving a silent gap.

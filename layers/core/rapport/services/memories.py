@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -45,13 +46,13 @@ from rapport.domain.scoring import (
 )
 from rapport.domain.text import tokenize
 from rapport.domain.vectors import cosine
-from rapport.errors import InvalidInputError, NotFoundError, RapportError
+from rapport.errors import ConflictError, InvalidInputError, NotFoundError, RapportError
 from rapport.ids import new_id
 from rapport.ports.embedder import Embedder
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import IndexQuery, VectorIndex
 from rapport.services.embedding import embed_memories
-from rapport.services.reinforcement import rewrite_reinforced
+from rapport.services.index_sync import indexed_view
 from rapport.settings import Settings
 
 
@@ -212,6 +213,51 @@ class MemoryService:
             self._graph.memories_stored(tenant_id, user_id, embedded)  # graph (issue 7): enrichment
         return embedded
 
+    def store_embedded(self, memory: Memory) -> Memory:
+        """Write one new memory that is already embedded (the pipeline embeds a batch before placing it) to the store
+        and the index. The graph hears of it through `announce_stored`, once per batch."""
+        self._store.put_memory(memory)
+        self._index.upsert(memory)
+        return memory
+
+    def announce_stored(self, tenant_id: str, user_id: str, memories: list[Memory]) -> None:
+        """The graph links newly stored memories (enrichment); it never fails a write that has happened."""
+        if self._graph is not None and memories:
+            self._graph.memories_stored(tenant_id, user_id, memories)
+
+    def save(self, updated: Memory, *, previous: Memory) -> Memory:
+        """Write a changed memory over `previous`; the index is written only when what it holds changed (status,
+        text, embedding), so a change of strength or associations costs no index request."""
+        self._store.put_memory(updated)
+        if updated.embedding and indexed_view(updated) != indexed_view(previous):
+            self._index.upsert(updated)
+        return updated
+
+    def set_status(self, memory: Memory, status: MemoryStatus, now: datetime) -> Memory:
+        """Archive (or restore) a memory: the index filters by status, so recall stops (or starts) seeing it at once."""
+        return self.save(memory.model_copy(update={"status": status, "updated_at": now}), previous=memory)
+
+    def rewrite(self, memory: Memory, change: Callable[[Memory], Memory | None], *, attempts: int = 4) -> Memory:
+        """`change(current)` gives the memory to write (None: nothing to do). It is written only while the stored
+        memory's `last_reinforced_at` is the one `current` has, so a concurrent reinforcement is never lost: on a
+        conflict the memory is read again and `change` applied to what is stored now. Returns what was written (or
+        the memory as read when there was nothing to do). NotFoundError when the memory is gone; ConflictError after
+        `attempts` conflicts in a row (four in a row is a bug to hear about, not contention)."""
+        current = memory
+        for _ in range(attempts):
+            updated = change(current)
+            if updated is None:
+                return current
+            try:
+                self._store.put_memory(updated, if_reinforced_at=current.last_reinforced_at)
+            except ConflictError:
+                current = self._store.get_memory(current.tenant_id, current.user_id, current.id)
+                continue
+            if updated.embedding and indexed_view(updated) != indexed_view(current):
+                self._index.upsert(updated)
+            return updated
+        raise ConflictError(f"memory {memory.id} kept being reinforced concurrently; try again")
+
     def _forget_quietly(self, memory: Memory) -> None:
         try:
             self._index.delete(memory.tenant_id, memory.user_id, memory.id)
@@ -282,8 +328,8 @@ class MemoryService:
             # governance (issue 8): the boost adds to today's decayed strength, not to a stale stored one; written
             # over the value it was computed from, so a concurrent reinforcement is not lost
             try:
-                updated = rewrite_reinforced(
-                    self._store, memory, lambda current: reinforce(current, now, boost, self._settings.governance)
+                updated = self.rewrite(
+                    memory, lambda current: reinforce(current, now, boost, self._settings.governance)
                 )
             except NotFoundError:
                 continue  # deleted since it was read: nothing to reinforce
