@@ -32,6 +32,7 @@ lint: install
 	$(VENV)/bin/ruff check layers functions infra tests
 	$(VENV)/bin/ruff format --check layers functions infra tests
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-logo
 
 format: install
 	$(VENV)/bin/ruff format layers functions infra tests
@@ -49,9 +50,9 @@ unit integration infrastructure e2e: install
 	$(VENV)/bin/pytest -q tests/$@
 
 clean:
-	rm -rf $(VENV) cdk.out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) cdk.out .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
 
-# Retrieval evaluation and benchmarks (issue 6). Never part of `make test`.
+# Retrieval evaluation and benchmarks (docs/BENCHMARKS.md). Never part of `make test`: they take minutes.
 # LOCOMO is the LoCoMo JSON to evaluate on; the product does not depend on where it lives.
 LOCOMO ?= ../shared/datasets/locomo/locomo-dev.json
 BENCH_RESULTS := bench/results
@@ -65,7 +66,7 @@ eval-ablation: install
 	mkdir -p $(BENCH_RESULTS)
 	$(PY) -m bench.locomo_ablation --data $(LOCOMO) --out $(BENCH_RESULTS)/locomo-ablation.json
 
-# With and without graph expansion (issue 7), same code, no baselines: two runs of ~10 minutes.
+# With and without graph expansion (docs/graph.md), same code, no baselines: two runs of ~10 minutes.
 eval-expansion: install
 	mkdir -p $(BENCH_RESULTS)
 	$(VENV)/bin/rapport eval locomo --data $(LOCOMO) --no-baselines --quiet --out $(BENCH_RESULTS)/locomo-expansion-off.json

@@ -1,4 +1,5 @@
-"""What each recall change of issue 6 bought on LoCoMo: the evaluation re-run with the changes added one by one.
+"""What each rule of recall in its conversation (docs/recall.md) bought on LoCoMo: the evaluation re-run with the
+rules added one by one.
 
 Runs without the extraction pipeline (episodes only), so each row takes a minute or two; the main evaluation
 (`make eval`) runs the whole product. `python -m bench.locomo_ablation --data PATH --out FILE`."""
@@ -26,7 +27,7 @@ from rapport.settings import PipelineMode, RecallContextWeights, RecallWeights, 
 _OFF = {"answer": 0.0, "conversation": 0.0, "speaker": 0.0, "adjacent": 0.0}
 _SOLO = {"adjacent": 0.0}  # messages take nothing from the ones beside them
 _PRIORS = ("relation", "recency", "strength")
-# The later issue-6 changes, off: keyword scores cut at the pool, episodes embedded alone.
+# Off until their own rows below: keyword scores cut at the pool, episodes embedded alone.
 _LATER_OFF = {"recall_keyword_depth": 1, "episode_reply_weight": 0.0}
 
 

@@ -1,4 +1,4 @@
-"""LoCoMo with and without graph expansion (issue 7), as a markdown section of docs/BENCHMARKS.md.
+"""LoCoMo with and without graph expansion (docs/graph.md), as a markdown section of docs/BENCHMARKS.md.
 
 Both runs are `rapport eval locomo` on the same data and code: `--out bench/results/locomo-expansion-off.json`, and
 `--expand-relations --out bench/results/locomo-expansion-on.json` (`make eval-expansion`)."""

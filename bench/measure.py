@@ -26,10 +26,12 @@ from rapport.adapters.local.hashing_embedder import HashingEmbedder
 from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Message, MessageRole
+from rapport.domain.recall import RecallQuery
 from rapport.domain.rendering import embedding_text
 from rapport.ports.embedder import Embedder
 from rapport.services.interactions import NewInteraction
-from rapport.services.memories import MemoryService, NewMemory, RecallQuery
+from rapport.services.memories import NewMemory
+from rapport.services.recall import Recall
 from rapport.settings import LlmKind, PipelineMode, Settings, StoreBackend, VectorBackend
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,11 +107,11 @@ def populate(services: Services, user_id: str, count: int, text: SyntheticText, 
             index.upsert(embedded)
 
 
-def time_recalls(memories: MemoryService, user_id: str, queries: Sequence[str], limit: int = 10) -> list[float]:
+def time_recalls(recall: Recall, user_id: str, queries: Sequence[str], limit: int = 10) -> list[float]:
     seconds = []
     for query in queries:
         started = time.perf_counter()
-        memories.recall(TENANT, user_id, RecallQuery(query=query, limit=limit))
+        recall.recall(TENANT, user_id, RecallQuery(query=query, limit=limit))
         seconds.append(time.perf_counter() - started)
     return seconds
 
@@ -166,11 +168,11 @@ def recall_latency(
                 embedders.append(("MiniLM", minilm))
             for name, embedder in embedders:
                 # The same store, index and settings; only the query's embedder differs.
-                memories = MemoryService(services.store, services.index, embedder, services.settings, services.clock)
-                time_recalls(memories, user_id, asked[:5])  # warm caches and, for MiniLM, load the model
+                recall = Recall(services.store, services.index, embedder, services.settings, services.clock)
+                time_recalls(recall, user_id, asked[:5])  # warm caches and, for MiniLM, load the model
                 p50s, p95s = [], []
                 for _ in range(runs):
-                    seconds = time_recalls(memories, user_id, asked)
+                    seconds = time_recalls(recall, user_id, asked)
                     p50s.append(percentile(seconds, 50))
                     p95s.append(percentile(seconds, 95))
                 rows.append(LatencyRow(size, name, Spread.of(p50s), Spread.of(p95s), floor))

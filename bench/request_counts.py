@@ -177,8 +177,9 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
     from rapport.composition.language_models import build_rules_model
     from rapport.composition.services import build_services
     from rapport.domain.models import Domain, Message, MessageRole
+    from rapport.domain.recall import RecallQuery
     from rapport.services.interactions import NewInteraction
-    from rapport.services.memories import NewMemory, RecallQuery
+    from rapport.services.memories import NewMemory
     from rapport.settings import (
         EmbedderKind,
         EnrichmentMode,
@@ -234,6 +235,6 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
         services.interactions.record(tenant, user, interaction(99))
         recorded, embedded, prompt = tally.snapshot(), tally.embedded_chars, tally.prompt_chars
         tally.reset()
-        services.memories.recall(tenant, user, RecallQuery(query="where does the user live?", limit=5))
+        services.recall.recall(tenant, user, RecallQuery(query="where does the user live?", limit=5))
         recall = tally.snapshot()
     return OperationCounts(remember, recorded, recall, embedded, prompt)

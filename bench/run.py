@@ -57,7 +57,7 @@ def _locomo_section() -> list[str]:
         "product gives assistant messages lower importance, which would bias against one speaker). A shared "
         "image's BLIP caption is appended as `[shares a photo: …]`, as a client would send alt text; the dataset's "
         "`query` and `img_url` fields are not used, nor its observations or summaries.",
-        "- Questions are asked the day after the conversation's last session through `MemoryService.recall` "
+        "- Questions are asked the day after the conversation's last session through `Recall.recall` "
         "(limit 10, default settings). A hit counts for the turns behind it: an episode for its own turn (its id is "
         "mapped to the dia_id at ingestion), an extracted memory for the turn its provenance names. Retention caps "
         "are lifted for these users (a conversation holds 400–700 messages, past the community plan's 500).",
@@ -109,7 +109,7 @@ def _locomo_section() -> list[str]:
             "recent is usually right.",
             "",
         ]
-    # issue 7: the same evaluation with and without graph expansion (bench/locomo_expansion.py)
+    # The same evaluation with and without graph expansion (bench/locomo_expansion.py)
     expansion = [RESULTS / f"locomo-expansion-{side}.json" for side in ("off", "on")]
     if all(path.exists() for path in expansion):
         stamp = datetime.fromtimestamp(expansion[1].stat().st_mtime, UTC).strftime("%Y-%m-%d")

@@ -171,7 +171,7 @@ class RapportStack(cdk.Stack):
                 ip_rate_limit=settings.ip_rate_limit,
             )
 
-        # --- the ingestion pipeline (issue 3's construct) -------------------------------------------------------------
+        # --- the ingestion pipeline (docs/pipeline.md) ----------------------------------------------------------------
         self.pipeline = IngestionPipeline(
             self,
             "Pipeline",
@@ -184,14 +184,14 @@ class RapportStack(cdk.Stack):
         )
         self._connect_pipeline()
 
-        # --- the governance jobs and their schedules (issue 8), and monitoring, composed last ----------------------
+        # --- the governance jobs and their schedules (docs/governance.md), and monitoring, composed last -----------
         self.governance = GovernanceJobs(self, "Governance", make_function=self._function)
         self.schedules = Schedules(self, "Schedules", jobs=self.governance.scheduled_jobs)
         self.monitoring = Monitoring(
             self,
             "Monitoring",
             functions=[c for c in self.node.find_all() if isinstance(c, RapportFunction)],
-            # Dead-letter queues only: a queue that has one of its own is a work queue, busy by design (issue 8).
+            # Dead-letter queues only: a queue that has one of its own is a work queue, busy by design.
             queues=[c for c in self.node.find_all() if isinstance(c, sqs.Queue) and c.dead_letter_queue is None],
             # ...and a work queue alarms on the age of its oldest message instead.
             work_queues=[c for c in self.node.find_all() if isinstance(c, sqs.Queue) and c.dead_letter_queue],

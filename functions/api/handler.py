@@ -10,7 +10,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from rapport.api.app import create_lambda_app
-from rapport.composition.services import services_from_environment
+from rapport.composition.functions import api_services
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler import APIGatewayRestResolver
@@ -25,7 +25,7 @@ metrics = Metrics(namespace="Rapport", service=SERVICE)
 @cache
 def _app() -> APIGatewayRestResolver:
     """Built on the first event, not at import: wiring reads settings and creates network clients."""
-    return create_lambda_app(services_from_environment())
+    return create_lambda_app(api_services())
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -15,9 +14,8 @@ from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event i
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from rapport.api.identity import api_key_from_headers
-from rapport.composition.services import build_store
-from rapport.services.auth import ApiKeyAuthenticator, hash_key
-from rapport.settings import Settings
+from rapport.composition.functions import authenticator
+from rapport.services.auth import hash_key
 
 SERVICE = "rapport-authorizer"
 # API Gateway logs the principal and hands it to the API: a prefix of the key's hash names it without revealing it.
@@ -28,20 +26,13 @@ tracer = Tracer(service=SERVICE)
 metrics = Metrics(namespace="Rapport", service=SERVICE)
 
 
-@cache
-def _authenticator() -> ApiKeyAuthenticator:
-    """Built on the first event, not at import. Only the store: the full services would also build an embedder and
-    a vector-index client this function never uses, and it sits on every uncached request's path."""
-    return ApiKeyAuthenticator(build_store(Settings()))
-
-
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 @event_source(data_class=APIGatewayAuthorizerRequestEvent)
 def handler(event: APIGatewayAuthorizerRequestEvent, context: LambdaContext) -> dict[str, Any]:
     api_key = api_key_from_headers(event.get("headers") or {})
-    tenant_id = _authenticator().tenant_for_key(api_key) if api_key else None
+    tenant_id = authenticator().tenant_for_key(api_key) if api_key else None
     if api_key is None or tenant_id is None:
         metrics.add_metric(name="ApiKeyRejected", unit=MetricUnit.Count, value=1)
         # This exact message is what makes API Gateway answer 401 rather than 500.

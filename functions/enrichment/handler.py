@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.composition.services import services_from_environment
-from rapport.graph.enrichment import Enricher, EnrichmentRequest
+from rapport.composition.functions import enricher
+from rapport.graph.enrichment import EnrichmentRequest
 
 SERVICE = "rapport-enrichment"
 
 logger = Logger(service=SERVICE)
 tracer = Tracer(service=SERVICE)
 metrics = Metrics(namespace="Rapport", service=SERVICE)
-
-
-@cache
-def _enricher() -> Enricher:
-    """Built on the first event, not at import: wiring reads settings and creates the store and index clients."""
-    return services_from_environment().graph.enricher
 
 
 @logger.inject_lambda_context
@@ -32,6 +25,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     # An EventBridge event carries the request as its `detail`; a direct invocation (or a Pipe) sends it bare.
     request = EnrichmentRequest.model_validate(event.get("detail", event))
     logger.append_keys(tenant_id=request.tenant_id)
-    outcome = _enricher().enrich(request.tenant_id, request.user_id, request.memory_ids)
+    outcome = enricher().enrich(request.tenant_id, request.user_id, request.memory_ids)
     metrics.add_metric(name="EnrichmentEdges", unit=MetricUnit.Count, value=outcome.edges())
     return outcome.model_dump()

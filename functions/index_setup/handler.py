@@ -8,7 +8,7 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from rapport.adapters.opensearch.access import prepare_index
-from rapport.settings import Settings
+from rapport.composition.functions import settings_from_environment
 
 logger = Logger(service="rapport-index-setup")
 
@@ -20,7 +20,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     Create and Update do the same idempotent work (an Update brings a new list of roles to map). Delete leaves the
     index alone: it goes with the domain or collection, and a retained one is rebuilt by `rapport reindex`.
     """
-    settings = Settings()
+    settings = settings_from_environment()
     physical_id = f"{settings.opensearch_url}/{settings.opensearch_index}"
     if event["RequestType"] in ("Create", "Update"):
         roles = [str(role) for role in event["ResourceProperties"].get("BackendRoles", [])]

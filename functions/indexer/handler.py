@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -12,9 +11,7 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from rapport.adapters.dynamodb.stream import memory_change
-from rapport.composition.services import build_index, index_dimensions
-from rapport.services.index_sync import IndexSync
-from rapport.settings import Settings
+from rapport.composition.functions import index_sync
 
 SERVICE = "rapport-indexer"
 
@@ -24,19 +21,12 @@ metrics = Metrics(namespace="Rapport", service=SERVICE)
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
-@cache
-def _index_sync() -> IndexSync:
-    """Built on the first record, not at import; only the index (no store, embedder or model clients)."""
-    settings = Settings()
-    return IndexSync(build_index(settings, index_dimensions(settings)))
-
-
 def record_handler(record: DynamoDBRecord) -> None:
     stream, event_name = record.dynamodb, record.event_name
     if stream is None or event_name is None:
         raise ValueError(f"stream record {record.event_id} has no dynamodb section or event name")
     change = memory_change(event_name.name, stream.keys, stream.new_image, stream.old_image)
-    if _index_sync().apply(change):
+    if index_sync().apply(change):
         metrics.add_metric(name="IndexWrites", unit=MetricUnit.Count, value=1)
 
 

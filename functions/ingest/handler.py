@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
@@ -10,8 +9,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.parser import envelopes, event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.composition.services import services_from_environment
-from rapport.ingestion.consumer import InteractionConsumer
+from rapport.composition.functions import interaction_consumer
 from rapport.ingestion.events import InteractionReceived
 
 SERVICE = "rapport-ingest"
@@ -19,12 +17,6 @@ SERVICE = "rapport-ingest"
 logger = Logger(service=SERVICE)
 tracer = Tracer(service=SERVICE)
 metrics = Metrics(namespace="Rapport", service=SERVICE)
-
-
-@cache
-def _consumer() -> InteractionConsumer:
-    """The full services: recording runs the interaction listeners (state, profile, people, the pipeline hook)."""
-    return services_from_environment().consumer
 
 
 @logger.inject_lambda_context
@@ -35,7 +27,7 @@ def _consumer() -> InteractionConsumer:
 @event_parser(model=InteractionReceived, envelope=envelopes.EventBridgeEnvelope)
 def handler(event: InteractionReceived, context: LambdaContext) -> dict[str, Any]:
     logger.append_keys(tenant_id=event.tenant_id, event_id=event.event_id)
-    recorded = _consumer().handle(event)
+    recorded = interaction_consumer().handle(event)
     if recorded is None:
         metrics.add_metric(name="DuplicateEvents", unit=MetricUnit.Count, value=1)
         return {"event_id": event.event_id, "outcome": "duplicate"}

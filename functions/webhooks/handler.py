@@ -10,7 +10,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from rapport.api.app import create_ingest_lambda_app
-from rapport.composition.ingestion import ingestion_from_environment
+from rapport.composition.functions import webhook_ingestion
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler import APIGatewayRestResolver
@@ -25,7 +25,7 @@ metrics = Metrics(namespace="Rapport", service=SERVICE)
 @cache
 def _app() -> APIGatewayRestResolver:
     """Built on the first event: the store (for idempotency claims), tenant secrets and the bus, nothing more."""
-    return create_ingest_lambda_app(ingestion_from_environment())
+    return create_ingest_lambda_app(webhook_ingestion())
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

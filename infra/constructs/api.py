@@ -163,7 +163,7 @@ class RapportApi(Construct):
                 id="AwsSolutions-COG4",
                 reason=(
                     "Clients are tenants' servers holding API keys, not people signing in: a Lambda authorizer maps "
-                    "each key to its tenant (DESIGN §11). Cognito user pools do not model that."
+                    "each key to its tenant. Cognito user pools do not model that."
                 ),
             ),
             cdk.Acknowledgment(

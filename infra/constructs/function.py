@@ -21,7 +21,10 @@ CODE_EXCLUDES = ["__pycache__", "*.pyc"]
 
 
 class RapportFunction(Construct):
-    """A Lambda from `functions/<name>/handler.py`: arm64, Python 3.12, JSON logs, X-Ray, the core layer.
+    """A Lambda from `functions/<entry>/handler.py`: arm64, Python 3.12, JSON logs, X-Ray, the core layer.
+
+    `handler` names the entry point in that module: functions sharing one module (the pipeline's steps) share one
+    asset and differ by entry point and service name.
 
     Its role starts empty apart from writing its own log group (no AWSLambdaBasicExecutionRole, whose
     `logs:*` on every group is broader than needed); callers add what it needs with `grant_*`.
@@ -36,6 +39,7 @@ class RapportFunction(Construct):
         *,
         entry: str,
         service_name: str,
+        handler: str = "handler.handler",
         description: str,
         core_layer: lambda_.ILayerVersion,
         table: dynamodb.ITable,
@@ -71,7 +75,7 @@ class RapportFunction(Construct):
             architecture=ARCHITECTURE,
             # The handler's dependencies all live in the core layer, so its folder ships as is.
             code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / entry), exclude=CODE_EXCLUDES),
-            handler="handler.handler",
+            handler=handler,
             layers=[core_layer],
             role=self.role,
             memory_size=memory_size,

@@ -13,10 +13,10 @@ from constructs import Construct
 
 from rapport.graph.enrichment import ENRICHMENT_SOURCE, MEMORIES_STORED
 
-# Mirrors rapport.ingestion.events (the infra does not import the core): every ingestion source starts with this.
+# The same values as rapport.ingestion.events (copied, not imported): every ingestion source starts with this.
 SOURCE_PREFIX = "rapport.ingest"
 INTERACTION_RECEIVED = "Interaction Received"
-# Graph enrichment (issue 7): a writer announces stored memories (ids only), the enrichment function links them;
+# Graph enrichment (docs/graph.md): a writer announces stored memories (ids only), the enrichment function links them;
 # the event's names are the core's (rapport.graph.enrichment), so the rule matches what the hooks publish.
 # How long EventBridge (and Lambda's async queue) keep retrying a delivery before it goes to the DLQ.
 MAX_EVENT_AGE = cdk.Duration.hours(6)
@@ -47,7 +47,7 @@ class Ingestion(Construct):
             enforce_ssl=True,
             retention_period=DLQ_RETENTION,
         )
-        # No event archive: archived events would keep end users' messages beyond an erasure (DESIGN §11).
+        # No event archive: archived events would keep end users' messages beyond an erasure of their data.
         self.bus = events.EventBus(self, "Bus", description="Rapport ingestion: Interaction Received events")
         self.interaction_rule = events.Rule(
             self,

@@ -38,8 +38,8 @@ def _id_of(path: str) -> str:
 
 
 class Monitoring(Construct):
-    """Given what to watch; the stack passes every function, queue and state machine it holds, so a concern added
-    later (the pipeline, the jobs) is watched without touching this file."""
+    """Given what to watch; the stack passes every function, queue and state machine it holds, so a new one is
+    watched without touching this file."""
 
     def __init__(
         self,

@@ -1,5 +1,6 @@
 """`IngestionPipeline`: the Express state machine record → Parallel(extract user, extract relational) → filter →
-store, one thin Lambda per step, retries with backoff and jitter, and a dead-letter queue for what still fails."""
+store, one thin Lambda per step (five entry points of functions/pipeline/handler.py), retries with backoff and
+jitter, and a dead-letter queue for what still fails."""
 
 from __future__ import annotations
 
@@ -27,11 +28,16 @@ class TableAccess:
 
 @dataclass(frozen=True)
 class Step:
-    name: str  # the state's name, and functions/pipeline/<entry>/handler.py
-    entry: str
+    name: str  # the state's name
+    entry: str  # the step's key: its service name (rapport-pipeline-<entry>) and `functions[entry]`
     description: str
     table: str  # TableAccess
     timeout_seconds: int
+    handler: str | None = None  # its entry point in functions/pipeline/handler.py, when not `entry`
+
+    @property
+    def entry_point(self) -> str:
+        return f"handler.{self.handler or self.entry}"
 
 
 # Express executions end after 5 minutes, and an execution timeout is not catchable: it would skip the dead-letter
@@ -49,7 +55,15 @@ STEPS: tuple[Step, ...] = (
         TableAccess.READ,
         38,
     ),
-    Step("Filter", "filter", "Ingestion pipeline: the constructive filter", TableAccess.NONE, 38),
+    # `filter` would shadow the builtin in the handler module.
+    Step(
+        "Filter",
+        "filter",
+        "Ingestion pipeline: the constructive filter",
+        TableAccess.NONE,
+        38,
+        handler="constructive_filter",
+    ),
     Step("Store", "store", "Ingestion pipeline: embed, de-duplicate, link and store", TableAccess.WRITE, 38),
 )
 EXECUTION_TIMEOUT = cdk.Duration.minutes(5)  # the Express maximum
@@ -95,7 +109,9 @@ class IngestionPipeline(Construct):
             function = RapportFunction(
                 self,
                 f"{step.name}Function",
-                entry=f"pipeline/{step.entry}",
+                # One asset for the five: the same module, a different entry point and service name each.
+                entry="pipeline",
+                handler=step.entry_point,
                 service_name=f"rapport-pipeline-{step.entry.replace('_', '-')}",
                 description=step.description,
                 core_layer=core_layer,

@@ -34,7 +34,7 @@ class ScheduledJob:
 class Schedules(Construct):
     """A schedule group, one schedule per job, and a dead-letter queue for invocations that could not be made.
 
-    Composed with the jobs that exist (none until the governance jobs land); `add_job` takes more later.
+    Composed with the jobs the stack passes (the governance jobs); `add_job` takes more.
     """
 
     def __init__(self, scope: Construct, construct_id: str, *, jobs: Sequence[ScheduledJob] = ()) -> None:

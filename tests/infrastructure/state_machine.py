@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from moto.awslambda_simple.models import LambdaSimpleBackend
 from tests.integration.api_events import FakeLambdaContext
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-PIPELINE_FUNCTIONS = PROJECT_ROOT / "functions" / "pipeline"
+PIPELINE_HANDLER = PROJECT_ROOT / "functions" / "pipeline" / "handler.py"
 ACCOUNT = "123456789012"
 REGION = "us-east-1"
 SERVICE_PREFIX = "rapport-pipeline-"
@@ -44,16 +45,29 @@ def resolve(value: Any, refs: dict[str, str], arns: dict[str, str]) -> str:
     raise AssertionError(f"unexpected expression in the definition: {value}")
 
 
-def step_functions(template: dict[str, Any]) -> dict[str, str]:
-    """The pipeline's functions: logical id -> step folder under functions/pipeline (from the service name)."""
-    steps: dict[str, str] = {}
+@dataclass(frozen=True)
+class StepFunction:
+    """One pipeline function as the template declares it."""
+
+    step: str  # from the service name: record, extract_user, extract_relational, filter, store
+    service: str  # POWERTOOLS_SERVICE_NAME
+    entry_point: str  # the function of functions/pipeline/handler.py its Handler names
+
+
+def step_functions(template: dict[str, Any]) -> dict[str, StepFunction]:
+    """The pipeline's functions: logical id -> its step, service name and entry point."""
+    steps: dict[str, StepFunction] = {}
     for logical_id, resource in template["Resources"].items():
         if resource["Type"] != "AWS::Lambda::Function":
             continue
-        variables = resource["Properties"].get("Environment", {}).get("Variables", {})
-        service = str(variables.get("POWERTOOLS_SERVICE_NAME", ""))
+        properties = resource["Properties"]
+        service = str(properties.get("Environment", {}).get("Variables", {}).get("POWERTOOLS_SERVICE_NAME", ""))
         if service.startswith(SERVICE_PREFIX):
-            steps[logical_id] = service.removeprefix(SERVICE_PREFIX).replace("-", "_")
+            module, entry_point = str(properties["Handler"]).split(".")
+            assert module == "handler", properties["Handler"]
+            steps[logical_id] = StepFunction(
+                step=service.removeprefix(SERVICE_PREFIX).replace("-", "_"), service=service, entry_point=entry_point
+            )
     return steps
 
 
@@ -61,14 +75,23 @@ def function_arn(logical_id: str) -> str:
     return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{logical_id}"
 
 
-def load_handler(step: str) -> ModuleType:
-    """A fresh copy of functions/pipeline/<step>/handler.py, as a cold start would import it."""
+def load_handler(function: StepFunction) -> ModuleType:
+    """A fresh copy of functions/pipeline/handler.py, imported as the function's cold start would: with its own
+    service name in the environment, which Powertools reads at import."""
     spec = importlib.util.spec_from_file_location(
-        f"rapport_pipeline_{step}_handler_under_test", PIPELINE_FUNCTIONS / step / "handler.py"
+        f"rapport_pipeline_{function.step}_handler_under_test", PIPELINE_HANDLER
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    before = os.environ.get("POWERTOOLS_SERVICE_NAME")
+    os.environ["POWERTOOLS_SERVICE_NAME"] = function.service
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if before is None:
+            del os.environ["POWERTOOLS_SERVICE_NAME"]
+        else:
+            os.environ["POWERTOOLS_SERVICE_NAME"] = before
     return module
 
 
@@ -80,21 +103,24 @@ Fault = Callable[[dict[str, Any]], None]
 class LambdaRouter:
     """Stands in for Lambda: each invocation of a pipeline function runs its real handler in this process."""
 
-    functions: dict[str, str]  # logical id -> step
+    functions: dict[str, StepFunction]  # logical id -> the function's step and entry point
     handlers: dict[str, ModuleType] = field(default_factory=dict)
     invocations: list[str] = field(default_factory=list)
     faults: dict[str, Fault] = field(default_factory=dict)
 
     def invoke(self, function_name: str, body: Any, response_headers: dict[str, str]) -> bytes:
-        step = self.functions[function_name.rsplit(":", 1)[-1]]
+        function = self.functions[function_name.rsplit(":", 1)[-1]]
+        step = function.step
         self.invocations.append(step)
         event = json.loads(body) if body else {}
+        if step not in self.handlers:
+            self.handlers[step] = load_handler(function)
+        module = self.handlers[step]
+        assert module.logger.service == function.service, "each function logs under its own service name"
         try:
             if step in self.faults:
                 self.faults[step](event)
-            if step not in self.handlers:
-                self.handlers[step] = load_handler(step)
-            result = self.handlers[step].handler(event, FakeLambdaContext())
+            result = getattr(module, function.entry_point)(event, FakeLambdaContext())
         except Exception as exc:
             # What the Lambda runtime answers for an unhandled exception: Step Functions matches on errorType.
             response_headers["x-amz-function-error"] = "Unhandled"

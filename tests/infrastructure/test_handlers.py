@@ -14,7 +14,8 @@ import pytest
 from moto import mock_aws
 
 from rapport.adapters.dynamodb.store import create_table
-from rapport.composition.services import build_store, services_from_environment
+from rapport.composition.adapters import build_store
+from rapport.composition.services import services_from_environment
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 from rapport.settings import Settings
 from tests.integration.api_events import FakeLambdaContext, rest_event

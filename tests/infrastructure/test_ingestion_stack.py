@@ -119,7 +119,7 @@ def test_runaway_functions_have_reserved_concurrency_unless_turned_off(template:
         assert "ReservedConcurrentExecutions" not in function_by_service(variant.template, service)[1]["Properties"]
 
 
-# --- the pipeline (issue 3's construct) ------------------------------------------------------------------------------
+# --- the pipeline ----------------------------------------------------------------------------------------------------
 
 
 def test_the_pipeline_is_an_express_state_machine_started_by_recording(template: Template) -> None:
@@ -166,8 +166,8 @@ def test_the_indexer_reads_memory_records_of_the_stream_with_partial_batch_failu
 
 
 def test_every_schedule_of_the_stack_is_in_the_group_with_retries_and_the_dlq(template: Template) -> None:
-    # The stack composes Schedules with the jobs it has: the governance jobs of issue 8 (which ones, and what each
-    # runs: tests/infrastructure/test_governance_stack.py)
+    # The stack composes Schedules with the jobs it has: the governance jobs (which ones, and what each runs:
+    # tests/infrastructure/test_governance_stack.py)
     _, group = only(template, "AWS::Scheduler::ScheduleGroup")
     dlq_arn = {"Fn::GetAtt": [queue_id(template, "SchedulesDeadLetterQueue"), "Arn"]}
     schedules = resources(template, "AWS::Scheduler::Schedule")
@@ -180,7 +180,7 @@ def test_every_schedule_of_the_stack_is_in_the_group_with_retries_and_the_dlq(te
 
 
 def test_a_scheduled_job_invokes_its_function_in_the_group_with_retries_and_a_dlq() -> None:
-    # Given the construct in a stack of its own, with one job (the governance jobs will be passed the same way)
+    # Given the construct in a stack of its own, with one job (the stack passes the governance jobs the same way)
     stack = cdk.Stack(cdk.App(), "SchedulesOnly")
     function = lambda_.Function(
         stack,

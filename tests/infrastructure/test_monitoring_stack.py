@@ -37,7 +37,7 @@ def test_every_queue_alarms_as_soon_as_a_message_waits(template: Template) -> No
     depth_alarms = alarms_on(template, "ApproximateNumberOfMessagesVisible")
     watched = {json.dumps(ref) for alarm in depth_alarms for ref in dimension_refs(alarm)}
     # Every dead-letter queue, that is: a queue with a dead-letter queue of its own is a work queue, busy by design
-    # (the governance jobs' per-user work, issue 8).
+    # (the governance jobs' per-user work).
     queues = {i: q for i, q in resources(template, "AWS::SQS::Queue").items() if "RedrivePolicy" not in q["Properties"]}
     assert len(queues) >= 5  # ingestion, index sync, schedules, pipeline, governance jobs
     for logical_id in queues:

@@ -15,8 +15,10 @@ import pytest
 from boto3.dynamodb.conditions import Key
 from moto import mock_aws
 from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
+from pydantic import ValidationError
 
 from rapport.adapters.dynamodb.store import create_table
+from rapport.composition.pipeline import pipeline_steps_from_environment
 from rapport.composition.services import Services, services_from_environment
 from rapport.domain.models import Domain
 from rapport.errors import UpstreamError
@@ -25,12 +27,15 @@ from tests.infrastructure.conftest import Synthesized
 from tests.infrastructure.state_machine import (
     REGION,
     LambdaRouter,
+    StepFunction,
     function_arn,
     lambda_routed_to,
+    load_handler,
     resolve,
     state_machine_of,
     step_functions,
 )
+from tests.integration.api_events import FakeLambdaContext
 
 pytestmark = [pytest.mark.infrastructure, pytest.mark.filterwarnings("ignore:No application metrics to publish")]
 
@@ -120,6 +125,7 @@ def world(template: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: P
     retry_sleeps: list[float] = []
     monkeypatch.setattr(retrier_decl, "time", SimpleNamespace(sleep=retry_sleeps.append))
     services_from_environment.cache_clear()
+    pipeline_steps_from_environment.cache_clear()
     with mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}):
         table = create_table(boto3.resource("dynamodb", region_name=REGION), TABLE)
         sqs = boto3.client("sqs", region_name=REGION)
@@ -149,6 +155,7 @@ def world(template: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: P
         with lambda_routed_to(LambdaRouter(functions), monkeypatch) as router:
             yield World(sfn, sqs, table, created["stateMachineArn"], queue_url, router, retry_sleeps)
     services_from_environment.cache_clear()
+    pipeline_steps_from_environment.cache_clear()
 
 
 def test_a_conversation_runs_through_the_synthesized_state_machine_into_the_table(world: World) -> None:
@@ -252,6 +259,16 @@ def test_an_error_that_cannot_clear_is_not_retried(world: World) -> None:
     assert parked["failure"]["Error"] == "NotFoundError"
 
 
+def test_importing_the_handler_wires_nothing_and_a_malformed_state_is_refused_before_any_wiring() -> None:
+    pipeline_steps_from_environment.cache_clear()
+    handler = load_handler(StepFunction(step="record", service="rapport-pipeline-record", entry_point="record"))
+    assert pipeline_steps_from_environment.cache_info().currsize == 0
+    # A redrive that lost the interaction id fails at once (no retry can mend it), and builds no client
+    with pytest.raises(ValidationError):
+        handler.record({"tenant_id": TENANT, "user_id": USER}, FakeLambdaContext())
+    assert pipeline_steps_from_environment.cache_info().currsize == 0
+
+
 # --- the synthesized definition itself ------------------------------------------------------------------------------
 
 
@@ -284,6 +301,22 @@ def test_the_worst_case_run_fits_in_one_express_execution(template: dict[str, An
     total = sum(worst(state) for state in definition["States"].values())
     assert 0 < total < 300
     assert definition.get("TimeoutSeconds") == 300
+
+
+def test_the_five_steps_are_one_asset_with_five_entry_points_and_service_names(template: dict[str, Any]) -> None:
+    functions = step_functions(template)
+    codes = {
+        json.dumps(template["Resources"][logical_id]["Properties"]["Code"], sort_keys=True) for logical_id in functions
+    }
+    assert len(codes) == 1
+    assert sorted((f.step, f.entry_point) for f in functions.values()) == [
+        ("extract_relational", "extract_relational"),
+        ("extract_user", "extract_user"),
+        ("filter", "constructive_filter"),
+        ("record", "record"),
+        ("store", "store"),
+    ]
+    assert len({f.service for f in functions.values()}) == 5
 
 
 def test_the_state_machine_is_traced_and_logs_no_execution_data(template: dict[str, Any]) -> None:

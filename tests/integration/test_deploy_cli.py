@@ -18,7 +18,8 @@ from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
 from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.adapters.opensearch.access import ROLE_NAME, prepare_index
 from rapport.cli import main
-from rapport.composition.services import Services, build_store
+from rapport.composition.adapters import build_store
+from rapport.composition.services import Services
 from rapport.domain.models import Domain
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 from rapport.services.memories import NewMemory

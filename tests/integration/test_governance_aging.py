@@ -1,5 +1,5 @@
-"""Done-when of the governance issue: a user's memories aged over simulated weeks with an injected clock, each rule
-firing at exactly the brief's thresholds in each domain (a minute before: not yet; a minute after: done), and recall
+"""Governance end to end: a user's memories aged over simulated weeks with an injected clock, each rule firing at
+exactly its threshold of docs/governance.md in each domain (a minute before: not yet; a minute after: done), and recall
 afterwards returning the compact and consolidated memories with provenance that reaches every original."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from rapport.clock import FixedClock
 from rapport.composition.services import Services
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Provenance, SourceKind
+from rapport.domain.recall import RecallQuery
 from rapport.jobs.report import JobName
-from rapport.services.memories import RecallQuery
 from tests.integration.governance_support import T, U, derived_from, direction, put, services_over, statuses
 
 pytestmark = pytest.mark.integration
@@ -82,7 +82,7 @@ def test_each_rule_fires_at_the_brief_thresholds_over_simulated_weeks(any_store:
         gov.governance.run(JobName.COMPRESS, T, U, moment)
         return {i for i, s in statuses(gov).items() if s is MemoryStatus.ARCHIVED}
 
-    # Decay, day by day for five weeks: the persisted strength is the brief's formula at 0.1 and 0.05 a day
+    # Decay, day by day for five weeks: the persisted strength is the decay formula at 0.1 and 0.05 a day
     for day in (1, 2, 3):
         compressed_at(T0 + day * DAY)
         assert gov.store.get_memory(T, U, user_strong.id).strength == pytest.approx(math.exp(-0.1 * day))
@@ -117,7 +117,7 @@ def test_each_rule_fires_at_the_brief_thresholds_over_simulated_weeks(any_store:
     compressed_originals = {user_strong.id, user_weak.id, rel_strong.id, rel_weak.id}
     reached: set[str] = set()
     for original in (user_strong, user_weak, rel_strong, rel_weak):
-        hits = gov.memories.recall(T, U, RecallQuery(query=original.content, domain=DomainFilter.BOTH, limit=3))
+        hits = gov.recall.recall(T, U, RecallQuery(query=original.content, domain=DomainFilter.BOTH, limit=3))
         compact = [h.memory for h in hits if h.memory.status is MemoryStatus.COMPRESSED]
         assert compact, f"recall of {original.content!r} found no compact memory"
         assert original.content in compact[0].content
@@ -127,7 +127,7 @@ def test_each_rule_fires_at_the_brief_thresholds_over_simulated_weeks(any_store:
 
     [consolidated] = [
         h.memory
-        for h in gov.memories.recall(T, U, RecallQuery(query="Prefers morning meetings", limit=5))
+        for h in gov.recall.recall(T, U, RecallQuery(query="Prefers morning meetings", limit=5))
         if h.memory.metadata.get("governance", {}).get("operation") == "consolidation"
     ]
     assert derived_from(gov, consolidated.id) == {p.id for p in pair}
@@ -137,5 +137,5 @@ def test_each_rule_fires_at_the_brief_thresholds_over_simulated_weeks(any_store:
     for original in (*pair, user_strong, user_weak, rel_strong, rel_weak):
         kept = gov.store.get_memory(T, U, original.id)
         assert kept.status is MemoryStatus.ARCHIVED and kept.source == original.source
-    with_archived = gov.memories.recall(T, U, RecallQuery(query="dog named Max", include_archived=True, limit=5))
+    with_archived = gov.recall.recall(T, U, RecallQuery(query="dog named Max", include_archived=True, limit=5))
     assert user_strong.id in {h.memory.id for h in with_archived}

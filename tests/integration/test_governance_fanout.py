@@ -19,7 +19,7 @@ from moto import mock_aws
 
 from rapport.adapters.aws.sqs import SqsWorkQueue
 from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
-from rapport.composition.jobs import fan_out_from_environment, work_queue_from_environment
+from rapport.composition.functions import jobs_fan_out, jobs_work_queue
 from rapport.composition.services import services_from_environment
 from rapport.domain.models import Domain, Memory
 from rapport.errors import StorageError
@@ -75,12 +75,12 @@ def aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str, s
         }.items():
             monkeypatch.setenv(name, value)
         services_from_environment.cache_clear()
-        fan_out_from_environment.cache_clear()
-        work_queue_from_environment.cache_clear()
+        jobs_fan_out.cache_clear()
+        jobs_work_queue.cache_clear()
         yield {"queue": queue, "dlq": dlq}
         services_from_environment.cache_clear()
-        fan_out_from_environment.cache_clear()
-        work_queue_from_environment.cache_clear()
+        jobs_fan_out.cache_clear()
+        jobs_work_queue.cache_clear()
 
 
 def seed(users: list[str]) -> DynamoDbMemoryStore:

@@ -13,12 +13,12 @@ import pytest
 from rapport.clock import FixedClock
 from rapport.composition.services import Services
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Message, MessageRole, Tier
+from rapport.domain.recall import RecallQuery
 from rapport.jobs.derivations import OPEN_KIND
 from rapport.jobs.lease import UserBusyError, UserLease
 from rapport.jobs.report import JobName
 from rapport.ports.items import ItemQuery, ItemScope
 from rapport.services.interactions import NewInteraction
-from rapport.services.memories import RecallQuery
 from rapport.services.relational_state import DEFAULT_AGENT, STATE_KIND
 from rapport.settings import PlanTier
 from tests.integration.governance_support import (
@@ -66,8 +66,8 @@ def test_decay_writes_down_the_effective_strength_and_a_second_run_changes_nothi
     # Recall scores with the same effective strength whether or not the job ran: the anchor moved with the strength.
     twin = put(gov, "Has a dog named Max", at=T0, strength=0.9, user="twin")  # never seen by the job
     clock.set(as_of + 2 * DAY)
-    [hit] = gov.memories.recall(T, U, RecallQuery(query="dog named Max", domain=DomainFilter.USER))
-    [twin_hit] = gov.memories.recall(T, "twin", RecallQuery(query="dog named Max", domain=DomainFilter.USER))
+    [hit] = gov.recall.recall(T, U, RecallQuery(query="dog named Max", domain=DomainFilter.USER))
+    [twin_hit] = gov.recall.recall(T, "twin", RecallQuery(query="dog named Max", domain=DomainFilter.USER))
     assert twin_hit.memory.id == twin.id and twin_hit.memory.strength == 0.9
     assert hit.score == pytest.approx(twin_hit.score)
 
@@ -324,6 +324,6 @@ def test_recall_trusts_the_store_over_an_index_that_has_not_caught_up(gov: Servi
     # archived in the store only, as when the index is kept in step by a stream or lives in another process
     gov.store.put_memory(gov.store.get_memory(T, U, memory.id).model_copy(update={"status": MemoryStatus.ARCHIVED}))
 
-    assert gov.memories.recall(T, U, RecallQuery(query="dog named Max")) == []
-    [hit] = gov.memories.recall(T, U, RecallQuery(query="dog named Max", include_archived=True))
+    assert gov.recall.recall(T, U, RecallQuery(query="dog named Max")) == []
+    [hit] = gov.recall.recall(T, U, RecallQuery(query="dog named Max", include_archived=True))
     assert hit.memory.id == memory.id

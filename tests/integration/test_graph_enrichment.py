@@ -10,6 +10,7 @@ from rapport.adapters.local.in_process_bus import InProcessBus
 from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Provenance, SourceKind, UserMemoryType
+from rapport.domain.recall import RecallQuery
 from rapport.domain.relations import Direction, EnrichmentType, RelationType
 from rapport.domain.text import tokenize
 from rapport.errors import StorageError, UpstreamError
@@ -17,7 +18,7 @@ from rapport.graph.enrichment import Enricher, EnrichmentRequest
 from rapport.graph.patterns import PatternRepository
 from rapport.ports.event_bus import BusEvent
 from rapport.services.edges import EdgeRepository
-from rapport.services.memories import NewMemory, RecallQuery
+from rapport.services.memories import NewMemory
 from rapport.settings import EnrichmentMode
 
 pytestmark = pytest.mark.integration
@@ -115,7 +116,7 @@ def test_expansion_passes_through_a_pattern_to_the_memories_that_share_it(
     for text in ("Runs the staging cluster on Kubernetes", "Kubernetes ingress confused them", "Likes Kubernetes"):
         ids.append(remember(services, text))
         clock.advance(timedelta(days=2))  # no PRECEDED_BY: the pattern is the only tie
-    hits = services.memories.recall(
+    hits = services.recall.recall(
         T, U, RecallQuery(query="staging cluster", limit=1, expand_relations=True, relation_limit=5)
     )
     assert hits[0].memory.id == ids[0]

@@ -1,4 +1,4 @@
-"""Associations and recall expansion over the local stack: the brief's decision and evolution patterns end to end."""
+"""Associations and recall expansion over the local stack: a decision and an evolution pattern end to end."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import pytest
 from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus
+from rapport.domain.recall import RecallQuery
 from rapport.domain.relations import Direction, RelationType
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.graph.associations import InvalidRelationError, NewAssociation
 from rapport.ports.items import ItemQuery, ItemScope
 from rapport.services.edges import EDGE_KIND, INCOMING_KIND
-from rapport.services.memories import MemoryService, NewMemory, RecallQuery
+from rapport.services.memories import NewMemory
+from rapport.services.recall import Recall
 from rapport.settings import EnrichmentMode
 
 pytestmark = pytest.mark.integration
@@ -32,12 +34,12 @@ def link(services: Services, source: str, relation: str, target: str, **properti
 
 
 def recall(services: Services, query: str, **kw: object) -> list:
-    return services.memories.recall(T, U, RecallQuery(query=query, **kw))  # type: ignore[arg-type]
+    return services.recall.recall(T, U, RecallQuery(query=query, **kw))  # type: ignore[arg-type]
 
 
 @pytest.fixture
 def decision(services: Services, clock: FixedClock) -> dict[str, str]:
-    """The brief's decision pattern, three days after an unrelated memory (so no PRECEDED_BY ties them)."""
+    """A decision pattern, three days after an unrelated memory (so no PRECEDED_BY ties them)."""
     remember(services, "Has a dog named Max")
     clock.advance(timedelta(days=3))
     ids = {
@@ -213,6 +215,6 @@ def test_without_edges_recall_is_what_it_was_before_the_graph(services: Services
     quiet = build_services(off, clock=clock, store=services.store, index=services.index, embedder=services.embedder)
     for content in ("Has a dog named Max", "Works at Acme", "Max likes the beach"):
         quiet.memories.remember(T, U, NewMemory(content=content, domain=Domain.USER))
-    plain = MemoryService(services.store, services.index, services.embedder, services.settings, clock)
+    plain = Recall(services.store, services.index, services.embedder, services.settings, clock)
     query = RecallQuery(query="Max the dog", limit=5, expand_relations=True)
-    assert quiet.memories.recall(T, U, query) == plain.recall(T, U, query)
+    assert quiet.recall.recall(T, U, query) == plain.recall(T, U, query)

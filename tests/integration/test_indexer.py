@@ -121,7 +121,7 @@ def load_indexer(index: VectorIndex, monkeypatch: pytest.MonkeyPatch) -> ModuleT
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.setattr(module, "_index_sync", lambda: IndexSync(index))
+    monkeypatch.setattr(module, "index_sync", lambda: IndexSync(index))
     return module
 
 
@@ -199,5 +199,8 @@ def test_the_indexer_wires_only_an_index_from_its_environment(monkeypatch: pytes
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    sync = module._index_sync()
+    from rapport.composition.functions import index_sync
+
+    index_sync.cache_clear()
+    sync = module.index_sync()
     assert isinstance(sync._index, EmbeddedVectorIndex) and sync._index.dimensions == 64

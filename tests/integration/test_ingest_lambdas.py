@@ -18,7 +18,7 @@ from pydantic import SecretStr, ValidationError
 
 from rapport.adapters.aws.secrets_manager import SecretsManagerTenantSecrets
 from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
-from rapport.composition.ingestion import ingestion_from_environment
+from rapport.composition.functions import webhook_ingestion
 from rapport.composition.services import services_from_environment
 from tests.integration.api_events import FakeLambdaContext, rest_event
 from tests.integration.ingest_requests import (
@@ -100,7 +100,7 @@ def deployed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Deploy
         "POWERTOOLS_TRACE_DISABLED": "1",
     }.items():
         monkeypatch.setenv(name, value)
-    ingestion_from_environment.cache_clear()
+    webhook_ingestion.cache_clear()
     services_from_environment.cache_clear()
     with mock_aws():
         dynamodb = boto3.resource("dynamodb", region_name=REGION)
@@ -124,7 +124,7 @@ def deployed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Deploy
         yield Deployed(
             load("webhooks"), load("ingest"), sqs, queue_url, DynamoDbMemoryStore(TABLE, dynamodb_resource=dynamodb)
         )
-    ingestion_from_environment.cache_clear()
+    webhook_ingestion.cache_clear()
     services_from_environment.cache_clear()
 
 

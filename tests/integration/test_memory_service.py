@@ -9,9 +9,10 @@ import pytest
 from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, DomainFilter, MemoryPatch, MemoryStatus
+from rapport.domain.recall import RecallQuery
 from rapport.errors import InvalidInputError, NotFoundError, StorageError
 from rapport.services.interactions import NewInteraction
-from rapport.services.memories import NewMemory, RecallQuery
+from rapport.services.memories import NewMemory
 
 pytestmark = pytest.mark.integration
 
@@ -29,13 +30,13 @@ def test_recall_finds_by_meaning_and_keyword_filtered_by_domain(services: Servic
         services, "Bullet points work better with this user", Domain.RELATIONAL, type="communication_preference"
     )
 
-    hits = services.memories.recall(T, U, RecallQuery(query="what is the dog called? Max?", limit=5))
+    hits = services.recall.recall(T, U, RecallQuery(query="what is the dog called? Max?", limit=5))
     assert hits[0].memory.id == dog
     assert hits[0].matched_terms == ["dog", "max"]
     assert hits[0].match_strength.value in {"strong", "moderate"}
     assert hits[0].memory.embedding is None
 
-    relational = services.memories.recall(
+    relational = services.recall.recall(
         T, U, RecallQuery(query="bullet points", domain=DomainFilter.RELATIONAL, limit=5)
     )
     assert [h.memory.id for h in relational] == [bullets]
@@ -43,29 +44,29 @@ def test_recall_finds_by_meaning_and_keyword_filtered_by_domain(services: Servic
 
 def test_recall_skips_memories_with_nothing_in_common(services: Services) -> None:
     remember(services, "Has a dog named Max")
-    assert services.memories.recall(T, U, RecallQuery(query="quarterly tax filing")) == []
+    assert services.recall.recall(T, U, RecallQuery(query="quarterly tax filing")) == []
 
 
 def test_min_similarity_and_limit_are_honoured(services: Services) -> None:
     for n in range(8):
         remember(services, f"Project Falcon milestone {n} shipped")
-    hits = services.memories.recall(T, U, RecallQuery(query="Project Falcon milestone", limit=3))
+    hits = services.recall.recall(T, U, RecallQuery(query="Project Falcon milestone", limit=3))
     assert len(hits) == 3
-    assert services.memories.recall(T, U, RecallQuery(query="Project Falcon", min_similarity=0.99)) == []
+    assert services.recall.recall(T, U, RecallQuery(query="Project Falcon", min_similarity=0.99)) == []
 
 
 def test_recency_breaks_ties_between_equal_matches(services: Services, clock: FixedClock) -> None:
     old = remember(services, "Likes hiking in the Alps")
     clock.advance(timedelta(days=90))
     new = remember(services, "Likes hiking in the Alps")
-    hits = services.memories.recall(T, U, RecallQuery(query="hiking Alps"))
+    hits = services.recall.recall(T, U, RecallQuery(query="hiking Alps"))
     assert [h.memory.id for h in hits] == [new, old]
 
 
 def test_tenants_and_users_never_see_each_other(services: Services) -> None:
     mine = remember(services, "Has a dog named Max")
-    assert services.memories.recall("tenant-b", U, RecallQuery(query="dog Max")) == []
-    assert services.memories.recall(T, "user-2", RecallQuery(query="dog Max")) == []
+    assert services.recall.recall("tenant-b", U, RecallQuery(query="dog Max")) == []
+    assert services.recall.recall(T, "user-2", RecallQuery(query="dog Max")) == []
     with pytest.raises(NotFoundError):
         services.memories.get("tenant-b", U, mine)
 
@@ -73,16 +74,16 @@ def test_tenants_and_users_never_see_each_other(services: Services) -> None:
 def test_update_reembeds_changed_content(services: Services) -> None:
     memory_id = remember(services, "Has a dog named Max")
     services.memories.update(T, U, memory_id, MemoryPatch(content="Has a cat named Luna", importance=0.9))
-    assert services.memories.recall(T, U, RecallQuery(query="dog Max")) == []
-    hit = services.memories.recall(T, U, RecallQuery(query="cat Luna"))[0]
+    assert services.recall.recall(T, U, RecallQuery(query="dog Max")) == []
+    hit = services.recall.recall(T, U, RecallQuery(query="cat Luna"))[0]
     assert hit.memory.id == memory_id and hit.memory.importance == 0.9
 
 
 def test_archived_memories_are_only_recalled_when_asked(services: Services) -> None:
     memory_id = remember(services, "Lived in Berlin")
     services.memories.update(T, U, memory_id, MemoryPatch(status=MemoryStatus.ARCHIVED))
-    assert services.memories.recall(T, U, RecallQuery(query="Berlin")) == []
-    assert services.memories.recall(T, U, RecallQuery(query="Berlin", include_archived=True))[0].memory.id == memory_id
+    assert services.recall.recall(T, U, RecallQuery(query="Berlin")) == []
+    assert services.recall.recall(T, U, RecallQuery(query="Berlin", include_archived=True))[0].memory.id == memory_id
 
 
 def test_delete_removes_from_store_and_index(services: Services) -> None:
@@ -176,7 +177,7 @@ def test_interactions_become_history_and_recallable_episodes(services: Services)
     assert len(recorded.episodes) == 2
     assert recorded.interaction.memory_ids == [m.id for m in recorded.episodes]
     # (the pipeline's memories of the same conversation match too: the episodes are what this test is about)
-    hit = services.memories.recall(T, U, RecallQuery(query="500 error on users endpoint", memory_type="episode"))[0]
+    hit = services.recall.recall(T, U, RecallQuery(query="500 error on users endpoint", memory_type="episode"))[0]
     assert hit.memory.source.interaction_id == recorded.interaction.id
     assert hit.memory.source.speaker == "Dana"
     assert services.interactions.history(T, U, limit=5, cursor=None).items[0].id == recorded.interaction.id

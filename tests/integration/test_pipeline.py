@@ -1,4 +1,4 @@
-"""The ingestion pipeline in process with the rule-based model: the brief's examples, de-duplication, contradiction,
+"""The ingestion pipeline in process with the rule-based model: worked examples, de-duplication, contradiction,
 idempotency, the fallback, and the filter-decision routes."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from rapport.domain.relations import RelationType
 from rapport.domain.rules.model import RulesLanguageModel
 from rapport.errors import InvalidModelOutputError, UpstreamError
 from rapport.pipeline.in_process import InProcessPipeline
-from rapport.pipeline.models import PipelineRequest
+from rapport.ports.pipeline import PipelineRequest
 from rapport.services.interactions import NewInteraction, RecordedInteraction
 from tests.integration.api_events import FakeLambdaContext, rest_event
 
@@ -57,7 +57,7 @@ def contents(recorded: RecordedInteraction) -> dict[str, Any]:
     return {m.content: m for m in recorded.pipeline.memories}
 
 
-# --- the brief's examples ------------------------------------------------------------------------------------------
+# --- worked examples: a debugging session, a user snapping at the assistant ----------------------------------------
 
 
 def test_a_debugging_session_becomes_user_and_relational_memories_linked_to_it(services: Services) -> None:
@@ -157,12 +157,12 @@ def test_a_contradicted_fact_is_invalidated_and_kept_as_history(services: Servic
     assert edge is not None and edge.properties["reason"] == "corrected by the user"
     assert globex.metadata["correction"] is True and globex.status is MemoryStatus.ACTIVE
     # recall keeps to what is true now; the old fact is still there as history
-    hits = services.memories.recall(T, U, services_recall_query("where does the user work"))
+    hits = services.recall.recall(T, U, services_recall_query("where does the user work"))
     assert globex.id in [h.memory.id for h in hits] and acme.id not in [h.memory.id for h in hits]
 
 
 def services_recall_query(text: str) -> Any:
-    from rapport.services.memories import RecallQuery
+    from rapport.domain.recall import RecallQuery
 
     return RecallQuery(query=text, domain=DomainFilter.USER, limit=10)
 
@@ -238,7 +238,7 @@ def test_a_pipeline_failure_is_reported_and_the_history_kept(
     def throttled(**_: Any) -> Any:
         raise UpstreamError("OpenAI chat failed after 5 attempts: HTTP 429")
 
-    monkeypatch.setattr(services.pipeline.ctx.model, "structured", throttled)
+    monkeypatch.setattr(services.language_model, "structured", throttled)
     recorded = record(services, DEBUGGING)
     assert recorded.pipeline is not None and recorded.pipeline.status == "failed"
     assert "HTTP 429" in (recorded.pipeline.error or "")
@@ -369,7 +369,7 @@ def test_an_allowed_or_unknown_or_foreign_decision_cannot_be_restored(call) -> N
 
 def test_the_rule_based_model_is_the_default_without_a_key(services: Services) -> None:
     assert isinstance(services.language_model, RulesLanguageModel)
-    assert services.pipeline.ctx.fallback is None
+    assert services.pipeline.extract.fallback is None and services.pipeline.constructive_filter.fallback is None
 
 
 @pytest.mark.parametrize(
@@ -412,17 +412,22 @@ def test_a_pipeline_that_cannot_start_is_reported_and_the_history_kept(services:
 
     with mock_aws():
         missing = "arn:aws:states:us-east-1:123456789012:stateMachine:missing"
-        services.interactions.set_pipeline(StepFunctionsPipeline(missing, region_name="us-east-1"))
-        recorded = record(services, DEBUGGING)
+        unstartable = build_services(
+            services.settings,
+            clock=services.clock,
+            store=services.store,
+            index=services.index,
+            embedder=services.embedder,
+            pipeline_trigger=StepFunctionsPipeline(missing, region_name="us-east-1"),
+        )
+        recorded = record(unstartable, DEBUGGING)
     assert recorded.pipeline is not None and recorded.pipeline.status == "failed"
     assert "could not start the ingestion pipeline: StateMachineDoesNotExist" in (recorded.pipeline.error or "")
     assert services.interactions.get(T, U, recorded.interaction.id).messages[0].content == DEBUGGING[0][1]
 
 
 def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services) -> None:
-    import dataclasses
-
-    from rapport.pipeline.runner import PipelineRunner
+    from rapport.composition.pipeline import build_pipeline_runner
 
     heard: list[list[str]] = []
 
@@ -432,11 +437,33 @@ def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services
 
     from rapport.services.memories import MemoryService
 
-    ctx = services.pipeline.ctx
-    memories = MemoryService(ctx.store, ctx.index, ctx.embedder, ctx.settings, ctx.clock, graph=Recorder())  # type: ignore[arg-type]
-    runner = PipelineRunner(dataclasses.replace(ctx, memories=memories))
-    services.interactions.set_pipeline(InProcessPipeline(runner))
-    recorded = record(services, DEBUGGING)
+    memories = MemoryService(
+        services.store,
+        services.index,
+        services.embedder,
+        services.settings,
+        services.clock,
+        graph=Recorder(),  # type: ignore[arg-type]
+    )
+    runner = build_pipeline_runner(
+        settings=services.settings,
+        clock=services.clock,
+        store=services.store,
+        items=services.items,
+        index=services.index,
+        embedder=services.embedder,
+        memories=memories,
+        language_model=services.language_model,
+    )
+    overheard = build_services(
+        services.settings,
+        clock=services.clock,
+        store=services.store,
+        index=services.index,
+        embedder=services.embedder,
+        pipeline_trigger=InProcessPipeline(runner, services.store),
+    )
+    recorded = record(overheard, DEBUGGING)
     assert recorded.pipeline is not None and recorded.pipeline.outcome is not None
     assert heard == [recorded.pipeline.outcome.stored]
 

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 
@@ -157,6 +158,30 @@ def test_a_long_reply_is_cut_to_fit_the_history(with_model: Services, model: Fak
     outcome = with_model.process.process("t", "dana", "Tell me everything")
     assert outcome.reply == model.answer and outcome.interaction is not None
     assert len(outcome.interaction.messages[1].content) == with_model.settings.max_message_chars
+
+
+def test_the_message_is_embedded_once_for_both_recalls(with_model: Services, model: FakeLanguageModel) -> None:
+    # Given memories of both domains, and a model that writes no replies (nothing is recorded, so nothing else embeds)
+    model.answer = None
+    with_model.memories.remember("t", "dana", NewMemory(content="Has a dog named Max", domain=Domain.USER))
+    with_model.memories.remember(
+        "t",
+        "dana",
+        NewMemory(content="Short answers about my dog Max work better", domain=Domain.RELATIONAL),
+    )
+    embedded: list[list[str]] = []
+    real_embed = with_model.embedder.embed
+
+    def counting(texts: list[str]) -> list[list[float]]:
+        embedded.append(list(texts))
+        return real_embed(texts)
+
+    # When a message comes
+    with patch.object(with_model.embedder, "embed", counting):
+        outcome = with_model.process.process("t", "dana", "What should I feed my dog Max?")
+    # Then both recalls (the top memories of both domains, then the relational ones) searched by one embedding
+    assert embedded == [["What should I feed my dog Max?"]]
+    assert {h.memory.domain for h in outcome.memories} == {Domain.USER, Domain.RELATIONAL}
 
 
 def test_concurrent_interactions_lose_no_update(services: Services) -> None:

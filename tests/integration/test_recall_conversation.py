@@ -1,4 +1,4 @@
-"""Recall reads a message in its conversation (issue 6): the reply to a matching question comes back with it."""
+"""Recall reads a message in its conversation (docs/recall.md): the reply to a matching question comes back with it."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Memory, PrecedingMessage
+from rapport.domain.recall import RecallQuery
 from rapport.services.interactions import NewInteraction
-from rapport.services.memories import RecallQuery
 from rapport.settings import RecallContextWeights
 
 pytestmark = pytest.mark.integration
@@ -35,13 +35,13 @@ def chat(services: Services) -> None:
 
 
 def answer_rank(services: Services) -> int:
-    hits = services.memories.recall(T, U, RecallQuery(query="Which pets does Caroline have?", limit=4))
+    hits = services.recall.recall(T, U, RecallQuery(query="Which pets does Caroline have?", limit=4))
     return [h.memory.content for h in hits].index("Two cats, Luna and Oliver, and a guinea pig.")
 
 
 def test_the_answer_to_a_matching_question_ranks_with_it(services: Services) -> None:
     chat(services)
-    hits = services.memories.recall(T, U, RecallQuery(query="Which pets does Caroline have?", limit=4))
+    hits = services.recall.recall(T, U, RecallQuery(query="Which pets does Caroline have?", limit=4))
     assert answer_rank(services) <= 1
     answer = next(h for h in hits if h.memory.content.startswith("Two cats"))
     assert "answers a matching question" in answer.match_reasons
@@ -66,7 +66,7 @@ def test_without_the_conversation_rules_the_answer_falls_behind_unless_read_in_r
     assert (answer_rank(plain) > 1) is falls_behind
 
 
-# --- replies are embedded after the message they follow (issue 6) ----------------------------------------------------
+# --- replies are embedded after the message they follow --------------------------------------------------------------
 
 
 def record(services: Services, session: str | None, *turns: tuple[str, str], system: str | None = None) -> list[Memory]:
@@ -112,7 +112,7 @@ def test_a_reply_is_found_by_the_topic_of_the_message_it_follows(services: Servi
             ("Melanie", "Our birthday concert last night was wonderful."),
             ("Caroline", "Matt Patterson sang every song, what a voice."),
         )
-        return any(h.memory.content.startswith("Matt Patterson") for h in built.memories.recall(T, U, query))
+        return any(h.memory.content.startswith("Matt Patterson") for h in built.recall.recall(T, U, query))
 
     # Then: read after the message it follows, the reply comes back; embedded alone (weight 0), it does not
     assert found(services)
@@ -147,7 +147,7 @@ def test_a_memory_found_by_meaning_keeps_its_keyword_score_past_the_pool(service
         built = build_services(
             settings, clock=services.clock, store=services.store, index=services.index, embedder=services.embedder
         )
-        hits = built.memories.recall(T, U, RecallQuery(query=query, limit=1))
+        hits = built.recall.recall(T, U, RecallQuery(query=query, limit=1))
         assert hits[0].memory.id == "m6"  # found by meaning either way
         return hits[0].score
 

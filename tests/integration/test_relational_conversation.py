@@ -1,6 +1,6 @@
-"""A scripted conversation through the Lambda app moves the relational state exactly as the brief says.
+"""A scripted conversation through the Lambda app moves the relational state exactly as docs/relational-state.md says.
 
-Every expected value below is computed by hand from the brief's rules (DESIGN §8) and the detected mood:
+Every expected value below is computed by hand from those rules and the detected mood:
 trust +0.01 and familiarity +0.005 per interaction; sentiment += mood_delta x 0.7 (clamped to 0..1), half-life 6 h
 toward 0.5; grudge +0.05 frustration / +0.10 anger / +0.15 anger with shouting / +0.20 crisis, half-life 12 h.
 """

@@ -15,6 +15,7 @@ from moto import mock_aws
 from rapport.adapters.dynamodb import keys as dynamodb_keys
 from rapport.adapters.dynamodb import table as dynamodb_table
 from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.domain.models import (
     ApiKeyRecord,
     AuditAction,
@@ -78,10 +79,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStor
         resource = request.getfixturevalue("dynamodb")
         yield DynamoDbMemoryStore(TABLE, dynamodb_resource=resource)
         return
-    sqlite_module = pytest.importorskip(
-        "rapport.adapters.local.sqlite_store", reason="the SQLite adapter is not there yet"
-    )
-    sqlite_store = sqlite_module.SqliteMemoryStore(tmp_path / "data" / "rapport.sqlite3")
+    sqlite_store = SqliteMemoryStore(tmp_path / "data" / "rapport.sqlite3")
     yield sqlite_store
     sqlite_store.close()
 

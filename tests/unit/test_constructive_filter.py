@@ -1,4 +1,4 @@
-"""The constructive filter, table-driven over the brief's examples and unseen phrasings of the same ideas."""
+"""The constructive filter, table-driven over reference cases (docs/pipeline.md) and new phrasings of the same ideas."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from rapport.domain.rules.model import RulesLanguageModel
 REFRAMED_SIMPLER = "User benefits from simpler explanations first"
 
 CASES: list[tuple[str, Verdict, str | None]] = [
-    # the brief (DESIGN §6): three allowed, three blocked, one reframe
+    # the reference cases: three allowed, three blocked, one reframe (docs/pipeline.md's table shows most of them)
     ("User prefers step-by-step explanations", Verdict.ALLOWED, None),
     ("We solved the CORS issue together — it was the proxy config", Verdict.ALLOWED, None),
     ("Bullet points work better with this user", Verdict.ALLOWED, None),

@@ -1,4 +1,5 @@
-"""The governance rules as pure functions: the brief's thresholds by hand, and properties that hold for any input."""
+"""The governance rules as pure functions: the thresholds of docs/governance.md by hand, and properties that hold
+for any input."""
 
 from __future__ import annotations
 

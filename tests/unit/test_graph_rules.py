@@ -29,7 +29,7 @@ from rapport.settings import GraphSettings, RecallWeights
 
 AT = datetime(2026, 1, 5, tzinfo=UTC)
 
-# Each of the eleven types with every one of its own properties set: what the brief lists, and nothing more.
+# Each of the eleven types with every one of its own properties set: what docs/graph.md lists, and nothing more.
 FULL_PROPERTIES: dict[RelationType, dict[str, object]] = {
     RelationType.RELATES_TO: {"context": "both about the database choice"},
     RelationType.LEADS_TO: {"reason": "the evaluation decided it"},
@@ -145,6 +145,15 @@ def test_the_relation_component_enters_the_hybrid_score_with_weight_025() -> Non
     weights = RecallWeights()
     assert weights.relation == 0.25
     assert hybrid_score(linked, weights, 30) - hybrid_score(base, weights, 30) == pytest.approx(0.2)
+
+
+def test_the_relation_names_the_edge_types_it_counted_and_not_enrichment_links() -> None:
+    incoming = [edge(RelationType.PART_OF), edge(EnrichmentType.SIMILAR_TO)]
+    outgoing = [edge(RelationType.LEADS_TO), edge(EnrichmentType.PRECEDED_BY), edge(RelationType.LEADS_TO)]
+    relation = rule.relation(incoming, outgoing)
+    assert relation.score == rule.score(incoming, outgoing)
+    assert relation.edge_types == ("LEADS_TO", "PART_OF")
+    assert rule.relation([edge(EnrichmentType.SIMILAR_TO)], []).score == 0.0
 
 
 # patterns and knowledge ids

@@ -12,14 +12,13 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from ulid import ULID
 
-from rapport.domain.lifecycle.formation import higher_tier, tier_for
+from rapport.domain.lifecycle.tiers import higher_tier, tier_for
 from rapport.domain.models import Interaction, Message, MessageRole, Tier
 from rapport.domain.prompts import payload
 from rapport.domain.prompts.conversation import ConversationInput
 from rapport.errors import InvalidModelOutputError, UpstreamError
-from rapport.ids import new_id
+from rapport.ids import derived_id, new_id
 from rapport.pipeline.asking import ATTEMPTS, ask
-from rapport.pipeline.ids import derived_id
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

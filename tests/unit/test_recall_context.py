@@ -1,4 +1,4 @@
-"""The conversation rules of recall (issue 6): stemming, third-person rendering, answers, sittings, speakers,
+"""The conversation rules of recall (docs/recall.md): stemming, third-person rendering, answers, sittings, speakers,
 neighbours, and replies embedded after the message they follow."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The relational state math: the brief's numbers by hand, and properties that must hold for any history."""
+"""The relational state math: the numbers of docs/relational-state.md by hand, and properties that must hold for
+any history."""
 
 from __future__ import annotations
 

@@ -161,7 +161,7 @@ class _FakeModel:
 
 def test_llm_detector_uses_the_model_and_keeps_typography_and_crisis_rules() -> None:
     model = _FakeModel(SignalReading(emotions=[Emotion.SADNESS], intent=Intent.QUESTION, mood_delta=-0.4, crisis=False))
-    detector = LanguageModelSignalDetector(model)
+    detector = LanguageModelSignalDetector(model, RuleSignalDetector())
     signals = detector.detect("WHY DOES NOBODY CARE, I WANT TO DIE")
     assert model.calls[0]["user"] == "WHY DOES NOBODY CARE, I WANT TO DIE"
     assert signals.emotions == (Emotion.SADNESS,) and signals.mood_delta == -0.4
@@ -172,5 +172,5 @@ def test_llm_detector_uses_the_model_and_keeps_typography_and_crisis_rules() -> 
 
 @pytest.mark.parametrize("failure", [UpstreamError("down"), InvalidModelOutputError("garbled")])
 def test_llm_detector_falls_back_to_rules(failure: Exception) -> None:
-    signals = LanguageModelSignalDetector(_FakeModel(failure)).detect("I'm so frustrated")
+    signals = LanguageModelSignalDetector(_FakeModel(failure), RuleSignalDetector()).detect("I'm so frustrated")
     assert signals.emotions == (Emotion.FRUSTRATION,) and signals.detector == "vader+rules"

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rapport.domain.scoring import (
+    ContextBoost,
     MatchStrength,
     RecallSignals,
     hybrid_score,
@@ -38,7 +39,7 @@ def signals(**overrides: object) -> RecallSignals:
 
 
 def test_tokenize_drops_stopwords_and_folds_inflections() -> None:
-    # Porter stems (issue 6): plurals and possessives as before, and verb forms now meet too.
+    # Porter stems: plurals and possessives fold, and so do verb forms.
     assert tokenize("My dogs and the cat's toys") == tokenize("dog cat toy") == ["dog", "cat", "toi"]
     assert tokenize("The class is in") == ["class"]
     assert tokenize("camped camping camps") == ["camp"] * 3
@@ -74,6 +75,28 @@ def test_score_is_bounded_by_the_weights(age: float, importance: float, strength
     )
     total = weights.vector + weights.keyword + weights.recency + weights.importance + weights.strength
     assert 0.0 <= score <= total + 1e-9
+
+
+@given(answer=unit_floats, conversation=unit_floats, relation=unit_floats)
+def test_context_and_relation_add_to_the_score_as_they_are_weighted(
+    answer: float, conversation: float, relation: float
+) -> None:
+    weights = RecallWeights()
+    plain = hybrid_score(signals(), weights, 30)
+    read = hybrid_score(
+        signals(context=ContextBoost(answer=answer, conversation=conversation), relation=relation), weights, 30
+    )
+    assert math.isclose(read - plain, answer + conversation + weights.relation * relation, abs_tol=1e-9)
+
+
+def test_reasons_end_with_the_conversation_and_the_links() -> None:
+    boosted = signals(context=ContextBoost(answer=0.1, speaker=0.12), relation=0.4, linked_by=("LEADS_TO", "PART_OF"))
+    assert match_reasons(boosted, 30)[-3:] == [
+        "answers a matching question",
+        "said by the person asked about",
+        "linked: LEADS_TO, PART_OF",
+    ]
+    assert not any(r.startswith("linked") for r in match_reasons(signals(linked_by=("LEADS_TO",)), 30))
 
 
 def test_negative_similarity_adds_nothing() -> None:

@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from rapport.clock import SystemClock
-from rapport.composition.jobs import work_queue_from_environment
+from rapport.composition.functions import jobs_work_queue
 from rapport.jobs.fanout import ScheduledRun, start_run
 
 SERVICE = "rapport-jobs-producer"
@@ -25,6 +25,6 @@ metrics = Metrics(namespace="Rapport", service=SERVICE)
 @event_parser(model=ScheduledRun)
 def handler(event: ScheduledRun, context: LambdaContext) -> dict[str, Any]:
     as_of = event.now or SystemClock().now()
-    first = start_run(work_queue_from_environment(), event.job, as_of, event.tenant_id)
+    first = start_run(jobs_work_queue(), event.job, as_of, event.tenant_id)
     logger.info("governance run started", extra={"job": event.job.value, "run_id": first.run_id, "as_of": str(as_of)})
     return first.model_dump(mode="json")

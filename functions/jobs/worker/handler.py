@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.composition.jobs import fan_out_from_environment
+from rapport.composition.functions import jobs_fan_out
 from rapport.jobs.fanout import WorkItem
 from rapport.jobs.report import JobReport
 
@@ -25,7 +25,7 @@ _reports: list[JobReport] = []
 
 
 def record_handler(record: SQSRecord) -> None:
-    _reports.append(fan_out_from_environment().handle(WorkItem.model_validate_json(record.body)))
+    _reports.append(jobs_fan_out().handle(WorkItem.model_validate_json(record.body)))
 
 
 def _publish(report: JobReport) -> None:

@@ -17,7 +17,9 @@ def _settings(args: argparse.Namespace) -> Settings:
     overrides: dict[str, object] = {}
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = Path(args.data_dir)
-    return Settings(**overrides)  # type: ignore[arg-type]
+    from rapport.composition.functions import settings_from_environment
+
+    return settings_from_environment(**overrides)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -31,7 +33,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_keys_create(args: argparse.Namespace) -> int:
-    from rapport.composition.services import build_store
+    from rapport.composition.adapters import build_store
     from rapport.services.auth import ApiKeyAuthenticator
 
     key = ApiKeyAuthenticator(build_store(_settings(args))).issue_key(args.tenant, name=args.name)

@@ -16,7 +16,7 @@ SettingsOf = Callable[[argparse.Namespace], Settings]
 
 
 def _open_index(settings: Settings) -> Any:
-    from rapport.composition.services import build_index, index_dimensions
+    from rapport.composition.adapters import build_index, index_dimensions
 
     return build_index(settings, index_dimensions(settings))
 
@@ -32,7 +32,7 @@ def _cmd_index_create(args: argparse.Namespace, settings_of: SettingsOf) -> int:
 
 
 def _cmd_reindex(args: argparse.Namespace, settings_of: SettingsOf) -> int:
-    from rapport.composition.services import build_store
+    from rapport.composition.adapters import build_store
     from rapport.services.index_sync import rebuild_index
 
     settings = settings_of(args)
@@ -50,8 +50,8 @@ def _cmd_reindex(args: argparse.Namespace, settings_of: SettingsOf) -> int:
 
 def _cmd_ingest_secret_set(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     from rapport.clock import SystemClock
+    from rapport.composition.adapters import build_store
     from rapport.composition.ingestion import build_tenant_secrets
-    from rapport.composition.services import build_store
     from rapport.ports.items import ItemStore
 
     # Never a command-line argument: it would sit in the shell history and the process list.

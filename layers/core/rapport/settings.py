@@ -1,4 +1,4 @@
-"""The one settings model: every number of the product brief, read from RAPPORT_* variables or a file."""
+"""The one settings model: every tunable number of the product, read from RAPPORT_* variables or a file."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class EmbedderKind(StrEnum):
     HASHING = "hashing"
 
 
-# --- Ingestion pipeline (issue 3): which language model extracts and filters, and where the pipeline runs ---------
+# --- Ingestion pipeline: which language model extracts and filters, and where the pipeline runs -------------------
 class LlmKind(StrEnum):
     AUTO = "auto"  # OpenAI when OPENAI_API_KEY is set, else the rule-based model
     OPENAI = "openai"
@@ -54,11 +54,11 @@ class RecallWeights(BaseSettings):
     recency: float = Field(0.08, ge=0)
     importance: float = Field(0.07, ge=0)
     strength: float = Field(0.05, ge=0)
-    # The graph's relation component (DESIGN §9, issue 7); 0 for a memory without edges, so it changes nothing then.
+    # The graph's relation component (docs/graph.md); 0 for a memory without edges, so it changes nothing then.
     relation: float = Field(0.25, ge=0)
 
 
-# --- Recall in its conversation (issue 6: docs/recall.md, docs/BENCHMARKS.md) ----------------------------------------
+# --- Recall in its conversation (docs/recall.md, docs/BENCHMARKS.md) -------------------------------------------------
 class RecallContextWeights(BaseSettings):
     """How much a candidate's conversation adds to its query match (domain.scoring.context_boosts); 0 turns one off.
 
@@ -75,13 +75,13 @@ class RecallContextWeights(BaseSettings):
     adjacent: float = Field(0.05, ge=0, le=1)  # x the better match of the messages right before and after it
 
 
-# --- Relational state, signals, /v1/process and the people a user mentions (DESIGN §8, issue 4) -------------------
+# --- Relational state, signals, /v1/process and the people a user mentions ----------------------------------------
 class RelationalSettings(BaseSettings):
-    """The brief's relational numbers (defaults are the brief's values); docs/relational-state.md explains each."""
+    """The relational numbers, each a setting; docs/relational-state.md explains each one and its default."""
 
     model_config = SettingsConfigDict(env_prefix="RAPPORT_RELATIONAL_")
 
-    # Where a person we have never talked to starts (the brief is silent): trust half-way, no familiarity.
+    # Where a person we have never talked to starts (no rule prescribes it): trust half-way, no familiarity.
     initial_trust: float = Field(0.5, ge=0, le=1)
     initial_familiarity: float = Field(0.0, ge=0, le=1)
 
@@ -95,7 +95,7 @@ class RelationalSettings(BaseSettings):
     broken_promise_penalty_high: float = Field(0.10, ge=0, le=1)
     broken_promise_penalty_medium: float = Field(0.05, ge=0, le=1)
     broken_promise_penalty_low: float = Field(0.02, ge=0, le=1)
-    # A kept promise earns what two ordinary interactions do, under the same ceiling (the brief is silent).
+    # A kept promise earns what two ordinary interactions do, under the same ceiling (a choice of ours).
     promise_kept_trust_bonus: float = Field(0.02, ge=0, le=1)
 
     # sentiment: 0.5 neutral, nudged by mood_delta x 0.7, half-life 6 h back toward neutral
@@ -109,7 +109,7 @@ class RelationalSettings(BaseSettings):
     grudge_anger_shouting: float = Field(0.15, ge=0, le=1)
     grudge_crisis: float = Field(0.20, ge=0, le=1)
     grudge_half_life_hours: float = Field(12.0, gt=0)
-    # Resolving a crisis takes back what flagging it added (the brief is silent).
+    # Resolving a crisis takes back what flagging it added (a choice of ours).
     crisis_resolved_grudge_relief: float = Field(0.20, ge=0, le=1)
 
     # familiarity: +0.005 per interaction, no decay
@@ -122,7 +122,7 @@ class RelationalSettings(BaseSettings):
     # Optimistic concurrency: how often a state/profile/person write is retried after a concurrent change.
     write_attempts: int = Field(10, ge=1, le=50)
 
-    # /v1/process: top-K 3 above similarity 0.3 (brief), plus up to 3 relational memories above the same bar.
+    # /v1/process: top-K 3 above similarity 0.3, plus up to 3 relational memories above the same bar.
     process_top_k: int = Field(3, ge=1, le=50)
     process_min_similarity: float = Field(0.3, ge=-1, le=1)
     process_relational_limit: int = Field(3, ge=0, le=50)
@@ -146,7 +146,7 @@ class RelationalSettings(BaseSettings):
         return self
 
 
-# --- Relationships between memories, enrichment, recall expansion, shared knowledge (DESIGN §9, issue 7) ---------
+# --- Relationships between memories, enrichment, recall expansion, shared knowledge ------------------------------
 class EnrichmentMode(StrEnum):
     INLINE = "inline"  # right after a memory is stored, in the same process (the local server, tests)
     EVENT = "event"  # the writer publishes a Memories Stored event; the enrichment function links (AWS, docs/graph.md)
@@ -154,7 +154,7 @@ class EnrichmentMode(StrEnum):
 
 
 class GraphSettings(BaseSettings):
-    """The graph's numbers; defaults are the brief's where it gives one. docs/graph.md explains each."""
+    """The graph's numbers, each a setting; docs/graph.md explains each one and its default."""
 
     model_config = SettingsConfigDict(env_prefix="RAPPORT_GRAPH_")
 
@@ -176,13 +176,13 @@ class GraphSettings(BaseSettings):
     pattern_full_confidence: int = Field(6, ge=2, le=1000)
     pattern_max_terms: int = Field(5, ge=0, le=20)  # key terms checked per memory (one keyword search each)
     pattern_candidate_limit: int = Field(50, ge=1, le=500)  # memories read per key term
-    # Recall expansion (brief: relation_limit 5 per seed, expansion_limit 25 in total).
+    # Recall expansion: relation_limit 5 per seed, expansion_limit 25 in total.
     relation_limit: int = Field(5, ge=0, le=50)
     expansion_limit: int = Field(25, ge=0, le=200)
     expand_min_strength: float = Field(0.3, ge=0, le=1)
     expand_min_importance: float = Field(0.0, ge=0, le=1)
     expand_edge_read_limit: int = Field(50, ge=1, le=1000)  # edges read per node and direction
-    # Relation score = incoming x 0.5 + outgoing x 0.3 + type diversity x 0.2 (brief); each part is normalised by
+    # Relation score = incoming x 0.5 + outgoing x 0.3 + type diversity x 0.2; each part is normalised by
     # saturation (summed strength / `relation_saturation`, distinct types / `relation_type_saturation`, capped at 1).
     relation_incoming_weight: float = Field(0.5, ge=0)
     relation_outgoing_weight: float = Field(0.3, ge=0)
@@ -214,7 +214,7 @@ class GraphSettings(BaseSettings):
         return self
 
 
-# --- Memory governance: decay, compression, consolidation, tiers, retention, jobs (DESIGN §10, issue 8) -----------
+# --- Memory governance: decay, compression, consolidation, tiers, retention, jobs ---------------------------------
 class PlanTier(StrEnum):
     """A plan's retention cap on conversation messages per end user (docs/governance.md)."""
 
@@ -224,14 +224,14 @@ class PlanTier(StrEnum):
 
 
 class GovernanceSettings(BaseSettings):
-    """The brief's governance numbers (defaults are the brief's values); docs/governance.md explains each."""
+    """The governance numbers, each a setting; docs/governance.md explains each one and its default."""
 
     model_config = SettingsConfigDict(env_prefix="RAPPORT_GOVERNANCE_")
 
     # decay: effective strength = strength x exp(-rate x days since last reinforcement); per day, by domain
     user_decay_rate: float = Field(0.1, ge=0)
     relational_decay_rate: float = Field(0.05, ge=0)
-    # The decay job skips a write that would move strength by less than this (the brief is silent): recall computes
+    # The decay job skips a write that would move strength by less than this (a choice of ours): recall computes
     # the exact value anyway, and rewriting every memory daily for a change in the fourth decimal buys nothing.
     decay_min_change: float = Field(0.001, ge=0, le=1)
 
@@ -240,11 +240,11 @@ class GovernanceSettings(BaseSettings):
     user_compress_below_strength: float = Field(0.3, ge=0, le=1)
     relational_compress_after_days: float = Field(14.0, ge=0)
     relational_compress_below_strength: float = Field(0.2, ge=0, le=1)
-    # How many memories one compact memory summarizes, and its length (the brief is silent).
+    # How many memories one compact memory summarizes, and its length (a choice of ours).
     compress_max_group: int = Field(20, ge=1, le=200)
     summary_max_chars: int = Field(2_000, ge=100, le=8_000)
 
-    # consolidation: clusters above this cosine (the brief leaves the number to a setting; below the pipeline's 0.9
+    # consolidation: clusters above this cosine (a setting, 0.85 by default: below the pipeline's 0.9
     # de-duplication, which already merges near-identical memories as they arrive)
     consolidation_min_similarity: float = Field(0.85, ge=-1, le=1)
     # "facts" for user memories, "patterns" for relational ones
@@ -335,7 +335,7 @@ class Settings(BaseSettings):
     openai_max_retries: int = Field(4, ge=0, le=10)
     openai_timeout_seconds: float = Field(30.0, gt=0)
 
-    # Ingestion pipeline (issue 3, docs/pipeline.md): record -> extract (user || relational) -> filter -> store
+    # Ingestion pipeline (docs/pipeline.md): record -> extract (user || relational) -> filter -> store
     llm: LlmKind = LlmKind.AUTO  # RAPPORT_LLM
     llm_model: str = "gpt-4o-mini"
     llm_temperature: float = Field(0.0, ge=0.0, le=2.0)
@@ -346,7 +346,7 @@ class Settings(BaseSettings):
     # A new memory this close (cosine) to an active one of its domain reinforces it instead of being added.
     pipeline_duplicate_similarity: float = Field(0.9, ge=0.0, le=1.0)
     pipeline_reinforcement_step: float = Field(0.1, ge=0.0, le=1.0)  # strength added per new observation, max 1.0
-    # Tier by importance (DESIGN §10): above 0.8 long-term, above 0.5 short-term, else the session's working memory.
+    # Tier by importance (docs/pipeline.md): above 0.8 long-term, above 0.5 short-term, else working memory.
     pipeline_long_term_importance: float = Field(0.8, ge=0.0, le=1.0)
     pipeline_short_term_importance: float = Field(0.5, ge=0.0, le=1.0)
 
@@ -358,17 +358,17 @@ class Settings(BaseSettings):
     max_interaction_chars: int = Field(90_000, ge=1)  # x4 bytes of UTF-8 stays under 400 KB
     max_page_size: int = Field(100, ge=1, le=1000)
 
-    # Episodes read in reply (issue 6, docs/recall.md): an episode's vector blends its own text with the text of the
+    # Episodes read in reply (docs/recall.md): an episode's vector blends its own text with the text of the
     # message before it followed by its own, this much of the latter (0: own text only, one embedding per episode).
     # Write-time: a change applies to episodes recorded after it.
     episode_reply_weight: float = Field(0.7, ge=0, le=1)
     episode_reply_chars: int = Field(500, ge=0, le=8_000)  # the preceding message's last characters that are kept
 
-    # Recall (brief: domain retrieval limit 5; /process top-K 3 above similarity 0.3)
+    # Recall: domain retrieval limit 5; /process top-K 3 above similarity 0.3
     recall_default_limit: int = Field(5, ge=1)
     recall_candidate_pool: int = Field(50, ge=1)
     # How deep keyword (BM25) scores are read: a candidate found by meaning keeps its keyword score when it ranks
-    # past the pool by keywords alone (issue 6: docs/recall.md). Only the pool's best by keywords become candidates.
+    # past the pool by keywords alone (docs/recall.md). Only the pool's best by keywords become candidates.
     recall_keyword_depth: int = Field(200, ge=1)
     recall_recency_half_life_days: float = Field(30.0, gt=0)
     recall_context: RecallContextWeights = Field(default_factory=RecallContextWeights)
@@ -376,16 +376,16 @@ class Settings(BaseSettings):
     strong_match_score: float = 0.6
     moderate_match_score: float = 0.35
 
-    # Relational state, signals, /v1/process, people (issue 4): see RelationalSettings above
+    # Relational state, signals, /v1/process, people: see RelationalSettings above
     relational: RelationalSettings = Field(default_factory=RelationalSettings)
 
-    # Relationships, enrichment, recall expansion, shared knowledge (issue 7): see GraphSettings above
+    # Relationships, enrichment, recall expansion, shared knowledge: see GraphSettings above
     graph: GraphSettings = Field(default_factory=GraphSettings)
 
-    # Decay, compression, consolidation, tiers, retention caps, jobs (issue 8): see GovernanceSettings above
+    # Decay, compression, consolidation, tiers, retention caps, jobs: see GovernanceSettings above
     governance: GovernanceSettings = Field(default_factory=GovernanceSettings)
 
-    # --- Deployment and chat-platform ingestion (issue 5; docs/deploy.md) ------------------------------------------
+    # --- Deployment and chat-platform ingestion (docs/deploy.md) ---------------------------------------------------
     # The EventBridge bus the signed ingest routes publish to. Unset: in-process dispatch to the consumer (local).
     event_bus_name: str | None = None
     # Where each tenant's Slack signing secret and webhook secret live (`rapport ingest-secret set`), and the name

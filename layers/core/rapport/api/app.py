@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
 from aws_lambda_powertools.event_handler.http_resolver import HttpResolverLocal
 
 from rapport import __version__
+from rapport.api.dependencies import use_caller
 from rapport.api.errors import register_error_handlers
 from rapport.api.identity import CallerOf, caller_from_authorizer, caller_from_local_gateway
 from rapport.api.routers.associations import build_associations_router
@@ -36,21 +37,22 @@ _DESCRIPTION = "Relational memory for AI assistants."
 def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> ResolverT:
     """Routers are built fresh for each resolver: a Router shared by two resolvers answers from the last one."""
     register_error_handlers(app)
+    use_caller(app, caller_of)
 
     @app.get("/v1/health", tags=["health"], summary="Liveness; no authentication")
     def health() -> dict:
         return {"status": "ok", "version": __version__}
 
-    app.include_router(build_memories_router(services, caller_of))
-    app.include_router(build_interactions_router(services, caller_of))
-    app.include_router(build_filter_decisions_router(services, caller_of))
-    app.include_router(build_privacy_router(services, caller_of))
-    app.include_router(build_relational_router(services, caller_of))
-    app.include_router(build_people_router(services, caller_of))
-    app.include_router(build_associations_router(services, caller_of))
-    app.include_router(build_knowledge_router(services, caller_of))
-    app.include_router(build_sessions_router(services, caller_of))
-    app.include_router(build_governance_router(services, caller_of))
+    app.include_router(build_memories_router(services))
+    app.include_router(build_interactions_router(services))
+    app.include_router(build_filter_decisions_router(services))
+    app.include_router(build_privacy_router(services))
+    app.include_router(build_relational_router(services))
+    app.include_router(build_people_router(services))
+    app.include_router(build_associations_router(services))
+    app.include_router(build_knowledge_router(services))
+    app.include_router(build_sessions_router(services))
+    app.include_router(build_governance_router(services))
     app.enable_swagger(path="/v1/docs", title=_TITLE, version=__version__, description=_DESCRIPTION)
 
     @app.get("/v1/openapi.json", include_in_schema=False)

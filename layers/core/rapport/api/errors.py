@@ -7,6 +7,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
+from aws_lambda_powertools.event_handler.depends import DependencyResolutionError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from rapport.errors import (
@@ -55,15 +56,34 @@ def register_error_handlers(app: ApiGatewayResolver) -> None:
 
     @app.exception_handler(RapportError)
     def on_domain_error(exc: RapportError) -> Response:
-        for kind, status, code in _STATUS:
-            if isinstance(exc, kind):
-                if status >= 500:
-                    logger.exception("dependency failure")
-                # A domain error may carry data for the client (e.g. the valid relation types) beside its message.
-                return error_response(status, code, str(exc), getattr(exc, "details", None))
-        logger.exception("unmapped domain error")
+        return _domain_error(exc)
+
+    @app.exception_handler(DependencyResolutionError)
+    def on_dependency_error(exc: DependencyResolutionError) -> Response:
+        # Powertools wraps what a dependency raised (an unknown key, a bad user id): answer for the original.
+        cause = exc.__cause__
+        if isinstance(cause, RapportError):
+            return _domain_error(cause)
+        logger.exception("dependency failed")
         return error_response(500, "internal_error", "an internal error occurred")
+
+    @app.exception_handler(Exception)
+    def on_unexpected(exc: Exception) -> Response:
+        # Every use case takes its writes back before an unexpected error leaves it; the client may retry.
+        logger.exception("unexpected error")
+        return error_response(500, "internal_error", "an internal error occurred; nothing was stored, try again")
 
     @app.not_found
     def on_not_found(_: Exception) -> Response:
         return error_response(404, "route_not_found", "no such route; see /v1/docs for the API")
+
+
+def _domain_error(exc: RapportError) -> Response:
+    for kind, status, code in _STATUS:
+        if isinstance(exc, kind):
+            if status >= 500:
+                logger.exception("dependency failure")
+            # A domain error may carry data for the client (e.g. the valid relation types) beside its message.
+            return error_response(status, code, str(exc), getattr(exc, "details", None))
+    logger.exception("unmapped domain error")
+    return error_response(500, "internal_error", "an internal error occurred")

@@ -102,7 +102,7 @@ class ProcessResponse(BaseModel):
 
 
 def _rounded(reading: StateReading) -> dict[str, float]:
-    # Six decimals: enough to check the brief's arithmetic, without float noise like 0.5099999999.
+    # Six decimals: enough to check the documented arithmetic by hand, without float noise like 0.5099999999.
     return {
         "trust": round(reading.trust, 6),
         "sentiment": round(reading.sentiment, 6),

@@ -19,7 +19,7 @@ from rapport.domain.models import (
     Provenance,
     Tier,
 )
-from rapport.services.memories import RecallHit
+from rapport.domain.recall import RecallHit
 
 
 class _Request(BaseModel):
@@ -102,7 +102,7 @@ class RecallHitOut(MemoryOut):
     match_strength: str
     match_reasons: list[str]
     matched_terms: list[str]
-    # Graph expansion (issue 7): empty for a hit the query found; the edges followed to one expansion reached.
+    # Graph expansion (docs/graph.md): empty for a hit the query found; the edges followed to one expansion reached.
     path: list[PathStepOut] = Field(default_factory=list)
 
     @classmethod

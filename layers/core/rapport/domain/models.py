@@ -66,6 +66,11 @@ class MemoryStatus(StrEnum):
     COMPRESSED = "compressed"
 
 
+# What recall, expansion and the decay job treat as current: a compact memory stands for the originals it archived,
+# so it is live like an active one. Archived and invalidated memories are history, returned only when asked for.
+LIVE_STATUSES: frozenset[MemoryStatus] = frozenset({MemoryStatus.ACTIVE, MemoryStatus.COMPRESSED})
+
+
 class SourceKind(StrEnum):
     API = "api"
     INTERACTION = "interaction"
@@ -112,7 +117,8 @@ class Memory(BaseModel):
     status: MemoryStatus = MemoryStatus.ACTIVE
     associations: list[str] = Field(default_factory=list)
     source: Provenance = Field(default_factory=Provenance)
-    # An episode's preceding message in its conversation (issue 6); None for the first message and for other memories.
+    # An episode's preceding message in its conversation (docs/recall.md); None for the first message and for any
+    # other memory.
     in_reply_to: PrecedingMessage | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-# Until the governance issue defines plan tiers, every end user is on the free one.
+# A new profile is on the free plan; the tenant's plan wins when it is more generous (docs/governance.md).
 DEFAULT_PLAN_TIER = "community"
 
 

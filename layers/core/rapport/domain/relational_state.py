@@ -1,4 +1,6 @@
-"""Relational state math (DESIGN §8): pure functions over trust, sentiment, grudge and familiarity, decayed on read."""
+"""Relational state math: pure functions over trust, sentiment, grudge and familiarity, decayed on read.
+
+The rules and their numbers: docs/relational-state.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Typed relationships between memories (DESIGN §9): the eleven edge types, the enrichment types, each type's
+"""Typed relationships between memories (docs/graph.md): the eleven edge types, the enrichment types, each type's
 properties, and the edge entity."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ BIDIRECTIONAL: frozenset[RelationType] = frozenset({RelationType.RELATES_TO, Rel
 
 
 class EnrichmentType(StrEnum):
-    """Edges only enrichment writes (DESIGN §9). Clients cannot post them, so the associate API accepts exactly the
+    """Edges only enrichment writes. Clients cannot post them, so the associate API accepts exactly the
     eleven relation types; they are stored, listed, expanded and deletable like any other edge."""
 
     PRECEDED_BY = "PRECEDED_BY"  # the later memory points at an earlier one of the same user (within a window)

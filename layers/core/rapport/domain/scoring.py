@@ -1,4 +1,4 @@
-"""Hybrid recall scoring: pure functions combining similarity, keywords, recency, importance and strength."""
+"""Hybrid recall scoring: pure functions composing every part of a memory's score, and the reasons behind it."""
 
 from __future__ import annotations
 
@@ -17,8 +17,22 @@ class MatchStrength(StrEnum):
 
 
 @dataclass(frozen=True)
+class ContextBoost:
+    """What the conversation adds to a candidate's query match, in score units, by reason."""
+
+    answer: float = 0.0  # it answers a question that matches the query
+    conversation: float = 0.0  # its conversation holds the best match for the query
+    speaker: float = 0.0  # the query names the person who said it
+    adjacent: float = 0.0  # a message right before or after it matches the query
+
+    @property
+    def total(self) -> float:
+        return self.answer + self.conversation + self.speaker + self.adjacent
+
+
+@dataclass(frozen=True)
 class RecallSignals:
-    """What recall knows about one candidate before it is ranked."""
+    """Everything recall knows about one memory when it scores it: every part of the score, and what explains it."""
 
     similarity: float  # cosine, -1..1
     keyword: float  # BM25 relative to the best keyword candidate, 0..1
@@ -27,8 +41,12 @@ class RecallSignals:
     age_days: float
     importance: float
     strength: float
-    # The graph's relation score, 0..1 (rapport/graph/relation_score.py); 0 for a memory without edges.
+    # The graph's relation score, 0..1 (rapport/graph/relation_score.py), and the edge types it counted; 0 and none
+    # for a memory without counted edges, or whose edges recall did not read.
     relation: float = 0.0
+    linked_by: tuple[str, ...] = ()
+    # What the memory's conversation adds (context_boosts); nothing for a memory that is not among the candidates.
+    context: ContextBoost = ContextBoost()
 
     @property
     def coverage(self) -> float:
@@ -42,6 +60,8 @@ def recency(age_days: float, half_life_days: float) -> float:
 
 
 def hybrid_score(signals: RecallSignals, weights: RecallWeights, half_life_days: float) -> float:
+    """The recall score, composed here and nowhere else: the query match (similarity, keywords), recency, importance,
+    strength and the relation component, each with its weight, plus what the conversation adds (in score units)."""
     similarity = max(signals.similarity, 0.0)
     return (
         weights.vector * similarity
@@ -50,6 +70,7 @@ def hybrid_score(signals: RecallSignals, weights: RecallWeights, half_life_days:
         + weights.importance * signals.importance
         + weights.strength * signals.strength
         + weights.relation * signals.relation
+        + signals.context.total
     )
 
 
@@ -82,6 +103,9 @@ def match_reasons(signals: RecallSignals, half_life_days: float) -> list[str]:
         reasons.append(f"important ({signals.importance:.2f})")
     if signals.strength >= 0.8:
         reasons.append(f"strong ({signals.strength:.2f})")
+    reasons += context_reasons(signals.context)
+    if signals.relation > 0:
+        reasons.append("linked: " + ", ".join(signals.linked_by))
     return reasons
 
 
@@ -108,20 +132,6 @@ class TurnPlace:
     message_index: int | None = None
     speaker: str | None = None
     asks: bool = False  # the message asks something, so the message after it is likely its answer
-
-
-@dataclass(frozen=True)
-class ContextBoost:
-    """What the conversation adds to a candidate's query match, in score units, by reason."""
-
-    answer: float = 0.0  # it answers a question that matches the query
-    conversation: float = 0.0  # its conversation holds the best match for the query
-    speaker: float = 0.0  # the query names the person who said it
-    adjacent: float = 0.0  # a message right before or after it matches the query
-
-    @property
-    def total(self) -> float:
-        return self.answer + self.conversation + self.speaker + self.adjacent
 
 
 def asks_question(text: str) -> bool:

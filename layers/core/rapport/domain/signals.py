@@ -171,8 +171,8 @@ def combine(readings: list[Signals]) -> Signals:
     )
 
 
-# Keys the enricher writes on an interaction's metadata. `detected_emotions` and `intent` are the brief's names;
-# `signals` keeps the rest so the relational state can be computed again from the history alone.
+# Keys the enricher writes on an interaction's metadata (docs/relational-state.md): `detected_emotions` and `intent`
+# under their public names, and `signals` the rest, so the relational state can be computed again from the history.
 METADATA_EMOTIONS = "detected_emotions"
 METADATA_INTENT = "intent"
 METADATA_SIGNALS = "signals"

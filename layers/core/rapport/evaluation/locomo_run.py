@@ -16,6 +16,7 @@ from tqdm import tqdm
 from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Memory, Message, MessageRole
+from rapport.domain.recall import RecallQuery
 from rapport.evaluation.baselines import (
     Bm25Ranker,
     DenseRanker,
@@ -27,7 +28,6 @@ from rapport.evaluation.locomo import Conversation, EvidenceDefects, Session, Tu
 from rapport.evaluation.metrics import ALL_AT, QuestionScore, score_question, summarise_by_category
 from rapport.ports.embedder import Embedder
 from rapport.services.interactions import NewInteraction
-from rapport.services.memories import RecallQuery
 from rapport.settings import LlmKind, PipelineMode, Settings, StoreBackend, VectorBackend
 
 TENANT = "locomo-eval"
@@ -103,7 +103,11 @@ class LocomoRun:
 def local_services(embedder: Embedder, clock: FixedClock, settings: Settings | None = None) -> Iterator[Services]:
     """The local stack (SQLite + embedded index) in a throwaway data directory, with the given embedder."""
     with tempfile.TemporaryDirectory(prefix="rapport-eval-") as data_dir:
-        base = settings or Settings()
+        if settings is None:
+            from rapport.composition.functions import settings_from_environment
+
+            settings = settings_from_environment()
+        base = settings
         local = {
             # The local stack whatever the environment says: SQLite, the embedded index, no LLM (the rule-based
             # pipeline, or none when the settings turn it off).
@@ -176,7 +180,7 @@ def ask(
     on_question: Callable[[], None] | None = None,
     expansion_seeds: int | None = None,
 ) -> list[QuestionScore]:
-    """`expansion_seeds` (issue 7, `--expand-relations`): the top DEPTH become that many hits the query found, then
+    """`expansion_seeds` (`--expand-relations`): the top DEPTH become that many hits the query found, then
     what graph expansion reached from them (docs/graph.md)."""
     scores = []
     for question in conversation.questions:
@@ -188,7 +192,7 @@ def ask(
             recall_query = RecallQuery(query=question.text, limit=DEPTH)
         else:
             recall_query = RecallQuery(query=question.text, limit=expansion_seeds, expand_relations=True)
-        hits = services.memories.recall(TENANT, user_id, recall_query)[:DEPTH]
+        hits = services.recall.recall(TENANT, user_id, recall_query)[:DEPTH]
         ranked = [turn_map.turns_behind(hit.memory) for hit in hits]
         scores.append(score_question(question.category, question.evidence, ranked))
     return scores

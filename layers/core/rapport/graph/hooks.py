@@ -1,19 +1,17 @@
-"""The graph's hooks into the memory lifecycle: enrich after a store, unlink after a delete, expand at recall."""
+"""The graph's hooks: enrich after a store, unlink after a delete, read edges for recall (the `MemoryGraph` port)."""
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 
 from rapport.domain.models import Memory
 from rapport.domain.relations import RelationType
 from rapport.errors import RapportError
 from rapport.graph.enrichment import ENRICHMENT_SOURCE, MEMORIES_STORED, Enricher, EnrichmentRequest
-from rapport.graph.expansion import RecallGraph
+from rapport.graph.expansion import RecallGraph, UserEdges
 from rapport.graph.patterns import is_pattern_id
 from rapport.ports.event_bus import BusEvent, EventBus
 from rapport.services.edges import EdgeRepository
-from rapport.services.memories import RecallHit, RecallQuery
 from rapport.settings import EnrichmentMode, GraphSettings
 
 logger = logging.getLogger(__name__)
@@ -21,7 +19,8 @@ _IDS_PER_EVENT = 500  # EnrichmentRequest's own limit; an event stays far under 
 
 
 class GraphHooks:
-    """What `MemoryService` calls (its `MemoryGraph` protocol); one object, so wiring attaches the graph once."""
+    """The `MemoryGraph` port, which the memory service and recall call; one object, so wiring attaches the graph
+    once."""
 
     def __init__(
         self,
@@ -79,13 +78,5 @@ class GraphHooks:
         for pattern in exemplified:
             self._enricher.recount_pattern(tenant_id, user_id, pattern)
 
-    def finish_recall(
-        self,
-        tenant_id: str,
-        user_id: str,
-        query: RecallQuery,
-        hits: list[RecallHit],
-        vector: list[float],
-        now: datetime,
-    ) -> list[RecallHit]:
-        return self._recall_graph.finish_recall(tenant_id, user_id, query, hits, vector, now)
+    def edges_for_recall(self, tenant_id: str, user_id: str) -> UserEdges | None:
+        return self._recall_graph.edges_for_recall(tenant_id, user_id)

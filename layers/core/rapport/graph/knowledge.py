@@ -21,27 +21,17 @@ from rapport.graph.knowledge_models import (
     NodeKind,
     node_id,
 )
-from rapport.ports.items import ItemQuery, ItemScope, ItemStore
+from rapport.graph.knowledge_store import KnowledgeRepository
+from rapport.ports.items import ItemStore
 from rapport.settings import GraphSettings
 
-# Tenant-scoped items (ItemScope without a user): erasing an end user never touches them, which is right only
-# because nothing here is derived from an end user's words without going through `add_entities`' filter.
-NODE_KIND = "KG_NODE"
-EDGE_KIND = "KG_EDGE"
-INCOMING_KIND = "KG_EDGE_IN"
-TERM_KIND = "KG_TERM"  # `{term}#{node id}`: finds nodes by the words of their name without a scan
 _MAX_QUERY_TERMS = 10
 _TERM_HITS = 100
-_PAGE = 200
-
-
-def _edge_key(source_id: str, relation: str, target_id: str) -> str:
-    return f"{source_id}#{relation}#{target_id}"
 
 
 class KnowledgeGraph:
     def __init__(self, items: ItemStore, settings: GraphSettings, clock: Clock) -> None:
-        self._items = items
+        self._knowledge = KnowledgeRepository(items)
         self._settings = settings
         self._clock = clock
 
@@ -55,39 +45,41 @@ class KnowledgeGraph:
             raise InvalidInputError(
                 f"{len(nodes) + len(edges)} nodes and edges; the limit is {self._settings.knowledge_max_batch} per call"
             )
-        scope = ItemScope(tenant_id=tenant_id)
         # A node of this request can be named by its name or by the id it will get.
         by_name = {n.name.casefold(): node_id(n.kind, n.name) for n in nodes}
         by_name |= {identifier: identifier for identifier in list(by_name.values())}
         planned = [
-            (self._resolve(scope, e.source, by_name), _relation(e.relation), self._resolve(scope, e.target, by_name), e)
+            (
+                self._resolve(tenant_id, e.source, by_name),
+                _relation(e.relation),
+                self._resolve(tenant_id, e.target, by_name),
+                e,
+            )
             for e in edges
         ]
         for source, relation, target, _ in planned:
             if source == target:
                 raise InvalidInputError(f"an edge {relation} from {source} to itself links nothing")
-        stored_nodes = [self._put_node(scope, new) for new in nodes]
-        stored_edges = [self._put_edge(scope, s, r, t, e) for s, r, t, e in planned]
+        stored_nodes = [self._put_node(tenant_id, new) for new in nodes]
+        stored_edges = [self._put_edge(tenant_id, s, r, t, e) for s, r, t, e in planned]
         return KnowledgeWrite(nodes=stored_nodes, edges=stored_edges)
 
     def add_entities(self, tenant_id: str, mentions: Sequence[EntityMention]) -> list[str]:
         """The pipeline's feed: entity names found in conversations, reduced to name and category. Only the
         shareable categories pass (things, not people); no end-user id, memory id or text is kept."""
         shareable = {c.casefold() for c in self._settings.knowledge_shareable_categories}
-        scope = ItemScope(tenant_id=tenant_id)
         ids: list[str] = []
         for mention in dict.fromkeys(mentions):
             if mention.category.casefold() not in shareable:
                 continue
             node = NewNode(kind=NodeKind.ENTITY, name=mention.name.strip(), category=mention.category.casefold())
-            ids.append(self._put_node(scope, node).id)
+            ids.append(self._put_node(tenant_id, node).id)
         return ids
 
-    def _put_node(self, scope: ItemScope, new: NewNode) -> KnowledgeNode:
+    def _put_node(self, tenant_id: str, new: NewNode) -> KnowledgeNode:
         now = self._clock.now()
         identifier = node_id(new.kind, new.name)
-        item = self._items.get_item(scope, NODE_KIND, identifier)
-        old = KnowledgeNode.model_validate(item.body) if item else None
+        old = self._knowledge.get_node(tenant_id, identifier)
         aliases = list(dict.fromkeys([*(old.aliases if old else []), *(a.strip() for a in new.aliases if a.strip())]))
         node = KnowledgeNode(
             id=identifier,
@@ -100,17 +92,14 @@ class KnowledgeGraph:
             created_at=old.created_at if old else now,
             updated_at=now,
         )
-        self._items.put_item(scope, NODE_KIND, identifier, node.model_dump(mode="json"), now=now)
-        for term in dict.fromkeys(t for text in (node.name, *node.aliases) for t in tokenize(text)):
-            self._items.put_item(scope, TERM_KIND, f"{term}#{identifier}", {"node_id": identifier}, now=now)
+        self._knowledge.put_node(tenant_id, node, _terms_of(node), now=now)
         return node
 
     def _put_edge(
-        self, scope: ItemScope, source: str, relation: str, target: str, new: NewKnowledgeEdge
+        self, tenant_id: str, source: str, relation: str, target: str, new: NewKnowledgeEdge
     ) -> KnowledgeEdge:
         now = self._clock.now()
-        item = self._items.get_item(scope, EDGE_KIND, _edge_key(source, relation, target))
-        old = KnowledgeEdge.model_validate(item.body) if item else None
+        old = self._knowledge.get_edge(tenant_id, source, relation, target)
         # The same rule as between memories: properties merge, strength never drops on a repeat.
         edge = KnowledgeEdge(
             source_id=source,
@@ -120,20 +109,18 @@ class KnowledgeGraph:
             properties={**(old.properties if old else {}), **new.properties},
             timestamp=now,
         )
-        body = edge.model_dump(mode="json")
-        self._items.put_item(scope, EDGE_KIND, _edge_key(source, relation, target), body, now=now)
-        self._items.put_item(scope, INCOMING_KIND, _edge_key(target, relation, source), body, now=now)
+        self._knowledge.put_edge(tenant_id, edge, now=now)
         return edge
 
-    def _resolve(self, scope: ItemScope, reference: str, by_name: dict[str, str]) -> str:
+    def _resolve(self, tenant_id: str, reference: str, by_name: dict[str, str]) -> str:
         reference = reference.strip()
-        if self._items.get_item(scope, NODE_KIND, reference) is not None:
+        if self._knowledge.has_node(tenant_id, reference):
             return reference
         if reference.casefold() in by_name:
             return by_name[reference.casefold()]
         for kind in NodeKind:
             candidate = node_id(kind, reference)
-            if self._items.get_item(scope, NODE_KIND, candidate) is not None:
+            if self._knowledge.has_node(tenant_id, candidate):
                 return candidate
         raise InvalidInputError(
             f"edge end {reference!r} is no node: send it in `nodes`, or name a stored node by id or name"
@@ -143,27 +130,20 @@ class KnowledgeGraph:
         """Removes a node, every edge to or from it (both the edge and its mirror) and its name's search terms;
         returns how many edges went. NotFoundError for no such node. The node goes last, so a retry after a
         failure half way finds it and finishes the job."""
-        scope = ItemScope(tenant_id=tenant_id)
         node = self.get_node(tenant_id, identifier)
         if node is None:
             raise NotFoundError(f"no knowledge node {identifier!r}")
         removed = 0
-        while edges := self._edges_of(scope, identifier):
+        while edges := self._knowledge.edges_of(tenant_id, identifier):
             for edge in edges:
-                forward = _edge_key(edge.source_id, edge.relation, edge.target_id)
-                mirror = _edge_key(edge.target_id, edge.relation, edge.source_id)
-                removed += self._items.delete_item(scope, EDGE_KIND, forward)
-                self._items.delete_item(scope, INCOMING_KIND, mirror)
-        for term in dict.fromkeys(t for text in (node.name, *node.aliases) for t in tokenize(text)):
-            self._items.delete_item(scope, TERM_KIND, f"{term}#{identifier}")
-        self._items.delete_item(scope, NODE_KIND, identifier)
+                removed += self._knowledge.delete_edge(tenant_id, edge)
+        self._knowledge.delete_node(tenant_id, identifier, _terms_of(node))
         return removed
 
     # reads
 
     def get_node(self, tenant_id: str, identifier: str) -> KnowledgeNode | None:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id), NODE_KIND, identifier)
-        return KnowledgeNode.model_validate(item.body) if item else None
+        return self._knowledge.get_node(tenant_id, identifier)
 
     def query(self, tenant_id: str, text: str, depth: int | None = None) -> KnowledgeResult:
         """Nodes whose name shares the query's words, then their neighbourhood up to `depth` hops, both ways."""
@@ -174,12 +154,10 @@ class KnowledgeGraph:
         terms = list(dict.fromkeys(tokenize(text)))[:_MAX_QUERY_TERMS]
         if not text.strip() or not terms:
             raise InvalidInputError("query has no searchable words: send a name or words to look for")
-        scope = ItemScope(tenant_id=tenant_id)
         matched: dict[str, list[str]] = {}
         for term in terms:
-            page = self._items.list_items(scope, ItemQuery(kind=TERM_KIND, key_prefix=f"{term}#", limit=_TERM_HITS))
-            for item in page.items:
-                matched.setdefault(str(item.body["node_id"]), []).append(term)
+            for found in self._knowledge.nodes_with_term(tenant_id, term, limit=_TERM_HITS):
+                matched.setdefault(found, []).append(term)
         counts = Counter({node: len(found) for node, found in matched.items()})
         seeds = [node for node, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))][
             : settings.knowledge_seed_limit
@@ -190,7 +168,7 @@ class KnowledgeGraph:
         for hop in range(1, depth + 1):
             following: list[str] = []
             for node in frontier:
-                for edge in self._edges_of(scope, node):
+                for edge in self._knowledge.edges_of(tenant_id, node):
                     edges[(edge.source_id, edge.relation, edge.target_id)] = edge
                     other = edge.target_id if edge.source_id == node else edge.source_id
                     if other in distance:
@@ -216,12 +194,10 @@ class KnowledgeGraph:
             truncated=truncated,
         )
 
-    def _edges_of(self, scope: ItemScope, node: str) -> list[KnowledgeEdge]:
-        found: list[KnowledgeEdge] = []
-        for kind in (EDGE_KIND, INCOMING_KIND):
-            page = self._items.list_items(scope, ItemQuery(kind=kind, key_prefix=f"{node}#", limit=_PAGE))
-            found.extend(KnowledgeEdge.model_validate(item.body) for item in page.items)
-        return found
+
+def _terms_of(node: KnowledgeNode) -> list[str]:
+    """The words of a node's name and aliases: what finds it."""
+    return list(dict.fromkeys(t for text in (node.name, *node.aliases) for t in tokenize(text)))
 
 
 def _relation(name: str) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from rapport.domain.recall import RelationScore
 from rapport.domain.relations import Edge
 from rapport.settings import GraphSettings
 
@@ -43,3 +44,8 @@ class RelationScoreRule:
             + self.outgoing_weight * min(1.0, sum(e.strength for e in counted_out) / self.saturation)
             + self.diversity_weight * min(1.0, len(types) / self.type_saturation)
         )
+
+    def relation(self, incoming: Sequence[Edge], outgoing: Sequence[Edge]) -> RelationScore:
+        """The score with the edge types it counted, which a hit names in its reasons."""
+        counted = {e.type.value for e in [*incoming, *outgoing] if e.type.value not in self.ignored}
+        return RelationScore(score=self.score(incoming, outgoing), edge_types=tuple(sorted(counted)))

@@ -18,7 +18,7 @@ SLACK_SOURCE = f"{SOURCE_PREFIX}.slack"
 WEBHOOK_SOURCE = f"{SOURCE_PREFIX}.webhook"
 INTERACTION_RECEIVED = "Interaction Received"
 
-# The same alphabet as end-user ids in the API (rapport.domain.identifiers), as a pattern pydantic can report on.
+# The same alphabet as end-user ids in the API (rapport.domain.scope), as a pattern pydantic can report on.
 USER_ID_PATTERN = r"^[A-Za-z0-9._@:+\-]{1,128}$"
 TENANT_ID_PATTERN = r"^[A-Za-z0-9_+=.@\-]{1,64}$"
 

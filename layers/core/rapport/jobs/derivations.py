@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -18,7 +19,7 @@ from rapport.domain.lifecycle.derived import GOVERNANCE_KEY, Operation
 from rapport.domain.models import Memory, MemoryStatus
 from rapport.domain.relations import RelationType
 from rapport.errors import InvalidInputError, NotFoundError
-from rapport.ports.items import ItemQuery, ItemScope, ItemStore, StoredItem
+from rapport.ports.items import ItemQuery, ItemScope, ItemStore
 from rapport.ports.store import MemoryStore
 from rapport.services.edges import EdgeRepository, edge_at
 from rapport.services.memories import MemoryService
@@ -50,6 +51,66 @@ class Derivation(BaseModel):
     undone_at: datetime | None = None
 
 
+class OpenMarker(BaseModel):
+    operation: Operation
+
+
+class KeptApart(BaseModel):
+    """The members of an undone consolidation: no later run merges any two of them again."""
+
+    member_ids: list[str] = Field(default_factory=list)
+
+
+class DerivationJournal:
+    """The records of an end user's derivations (`DERIVATION`), the markers of those still being carried out
+    (`DERIVATION_OPEN`) and the members kept apart after an undo (`DERIVATION_APART`), all keyed by the derived
+    memory's id."""
+
+    def __init__(self, items: ItemStore) -> None:
+        self._items = items
+
+    def get(self, tenant_id: str, user_id: str, derivation_id: str) -> Derivation | None:
+        item = self._items.get_item(_scope(tenant_id, user_id), DERIVATION_KIND, derivation_id)
+        return Derivation.model_validate(item.body) if item is not None else None
+
+    def open(self, derivation: Derivation, now: datetime) -> None:
+        """The marker first, so a record can never exist without a way to find it; the record only once."""
+        scope = _scope(derivation.derived.tenant_id, derivation.derived.user_id)
+        marker = OpenMarker(operation=derivation.operation).model_dump(mode="json")
+        self._items.put_item(scope, OPEN_KIND, derivation.id, marker, now=now)
+        self._items.put_item(
+            scope, DERIVATION_KIND, derivation.id, derivation.model_dump(mode="json"), now=now, expected_version=0
+        )
+
+    def save(self, derivation: Derivation, now: datetime) -> None:
+        scope = _scope(derivation.derived.tenant_id, derivation.derived.user_id)
+        self._items.put_item(scope, DERIVATION_KIND, derivation.id, derivation.model_dump(mode="json"), now=now)
+
+    def close(self, tenant_id: str, user_id: str, derivation_id: str) -> None:
+        self._items.delete_item(_scope(tenant_id, user_id), OPEN_KIND, derivation_id)
+
+    def open_ids(self, tenant_id: str, user_id: str) -> list[str]:
+        return [key for key, _ in self._all(tenant_id, user_id, OPEN_KIND)]
+
+    def keep_apart(self, derivation: Derivation, now: datetime) -> None:
+        scope = _scope(derivation.derived.tenant_id, derivation.derived.user_id)
+        apart = KeptApart(member_ids=derivation.member_ids).model_dump(mode="json")
+        self._items.put_item(scope, APART_KIND, derivation.id, apart, now=now)
+
+    def kept_apart(self, tenant_id: str, user_id: str) -> list[KeptApart]:
+        return [KeptApart.model_validate(body) for _, body in self._all(tenant_id, user_id, APART_KIND)]
+
+    def _all(self, tenant_id: str, user_id: str, kind: str) -> list[tuple[str, dict[str, Any]]]:
+        found: list[tuple[str, dict[str, Any]]] = []
+        cursor: str | None = None
+        while True:
+            page = self._items.list_items(_scope(tenant_id, user_id), ItemQuery(kind=kind, limit=_PAGE, cursor=cursor))
+            found.extend((item.key, item.body) for item in page.items)
+            cursor = page.next_cursor
+            if cursor is None:
+                return found
+
+
 class Completion(BaseModel):
     derivation: Derivation
     created: bool  # the derived memory was written by this call
@@ -64,7 +125,7 @@ class Derivations:
         store: MemoryStore,
         memories: MemoryService,
     ) -> None:
-        self._items = items
+        self._journal = DerivationJournal(items)
         self._store = store
         self._memories = memories
         self._edges = EdgeRepository(items)
@@ -72,41 +133,27 @@ class Derivations:
     # reading
 
     def get(self, tenant_id: str, user_id: str, derivation_id: str) -> Derivation:
-        item = self._items.get_item(_scope(tenant_id, user_id), DERIVATION_KIND, derivation_id)
-        if item is None:
+        derivation = self._journal.get(tenant_id, user_id, derivation_id)
+        if derivation is None:
             raise NotFoundError(f"no compression or consolidation {derivation_id} for this user")
-        return Derivation.model_validate(item.body)
+        return derivation
 
     def open_ids(self, tenant_id: str, user_id: str) -> list[str]:
-        return [item.key for item in self._all(tenant_id, user_id, OPEN_KIND)]
+        return self._journal.open_ids(tenant_id, user_id)
 
     def kept_apart(self, tenant_id: str, user_id: str) -> frozenset[frozenset[str]]:
         """Pairs of memories whose consolidation was undone: a later run must not merge them again."""
         pairs: set[frozenset[str]] = set()
-        for item in self._all(tenant_id, user_id, APART_KIND):
-            members = [str(m) for m in item.body.get("member_ids", [])]
+        for apart in self._journal.kept_apart(tenant_id, user_id):
+            members = apart.member_ids
             pairs.update(frozenset((a, b)) for i, a in enumerate(members) for b in members[i + 1 :])
         return frozenset(pairs)
-
-    def _all(self, tenant_id: str, user_id: str, kind: str) -> list[StoredItem]:
-        found: list[StoredItem] = []
-        cursor: str | None = None
-        while True:
-            page = self._items.list_items(_scope(tenant_id, user_id), ItemQuery(kind=kind, limit=_PAGE, cursor=cursor))
-            found.extend(page.items)
-            cursor = page.next_cursor
-            if cursor is None:
-                return found
 
     # carrying out
 
     def begin(self, derivation: Derivation, now: datetime) -> Derivation:
         """Write the intent down: the marker first, so a record can never exist without a way to find it."""
-        scope = _scope(derivation.derived.tenant_id, derivation.derived.user_id)
-        self._items.put_item(scope, OPEN_KIND, derivation.id, {"operation": derivation.operation.value}, now=now)
-        self._items.put_item(
-            scope, DERIVATION_KIND, derivation.id, derivation.model_dump(mode="json"), now=now, expected_version=0
-        )
+        self._journal.open(derivation, now)
         return derivation
 
     def resume(self, tenant_id: str, user_id: str, derivation_id: str, now: datetime) -> Completion | None:
@@ -115,17 +162,16 @@ class Derivations:
         try:
             derivation = self.get(tenant_id, user_id, derivation_id)
         except NotFoundError:
-            self._items.delete_item(_scope(tenant_id, user_id), OPEN_KIND, derivation_id)
+            self._journal.close(tenant_id, user_id, derivation_id)
             return None
         if derivation.state is DerivationState.UNDONE:
             # Undone after it finished: only its marker was left behind; finishing it again would redo it.
-            self._items.delete_item(_scope(tenant_id, user_id), OPEN_KIND, derivation_id)
+            self._journal.close(tenant_id, user_id, derivation_id)
             return None
         return self.complete(derivation, now)
 
     def complete(self, derivation: Derivation, now: datetime) -> Completion:
         tenant_id, user_id = derivation.derived.tenant_id, derivation.derived.user_id
-        scope = _scope(tenant_id, user_id)
         created = False
         if not self._exists(tenant_id, user_id, derivation.id):
             self._memories.remember_many(tenant_id, user_id, [derivation.derived])
@@ -146,8 +192,8 @@ class Derivations:
         archived, kept = self._archive_members(derivation, now)
         if derivation.state is DerivationState.PENDING:
             derivation = derivation.model_copy(update={"state": DerivationState.DONE, "completed_at": now})
-            self._items.put_item(scope, DERIVATION_KIND, derivation.id, derivation.model_dump(mode="json"), now=now)
-        self._items.delete_item(scope, OPEN_KIND, derivation.id)
+            self._journal.save(derivation, now)
+        self._journal.close(tenant_id, user_id, derivation.id)
         return Completion(derivation=derivation, created=created, archived=archived, kept=kept)
 
     def _archive_members(self, derivation: Derivation, now: datetime) -> tuple[list[str], list[str]]:
@@ -180,9 +226,8 @@ class Derivations:
         derivation = self.get(tenant_id, user_id, derivation_id)
         if derivation.state is DerivationState.PENDING:
             raise InvalidInputError(f"{derivation_id} is still being carried out; undo it once its job has finished")
-        scope = _scope(tenant_id, user_id)
         # Apart first: a consolidation running meanwhile must not merge what is being taken apart.
-        self._items.put_item(scope, APART_KIND, derivation.id, {"member_ids": derivation.member_ids}, now=now)
+        self._journal.keep_apart(derivation, now)
         restored: list[str] = []
         for member in self._store.get_memories(tenant_id, user_id, derivation.member_ids):
             if member.status is MemoryStatus.ARCHIVED:
@@ -196,7 +241,7 @@ class Derivations:
                 self._set_status(derived, MemoryStatus.ARCHIVED, now)
         if derivation.state is not DerivationState.UNDONE:
             derivation = derivation.model_copy(update={"state": DerivationState.UNDONE, "undone_at": now})
-            self._items.put_item(scope, DERIVATION_KIND, derivation.id, derivation.model_dump(mode="json"), now=now)
+            self._journal.save(derivation, now)
         return derivation, restored
 
     # helpers

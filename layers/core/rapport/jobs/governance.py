@@ -11,7 +11,7 @@ from rapport.clock import Clock
 from rapport.domain.lifecycle.decay import persist_decay
 from rapport.domain.lifecycle.derived import Operation
 from rapport.domain.lifecycle.tiers import is_conversation_message, leaving_short_term, working_memory_over
-from rapport.domain.models import Domain, Interaction, Memory, MemoryStatus
+from rapport.domain.models import LIVE_STATUSES, Domain, Interaction, Memory, MemoryStatus
 from rapport.errors import NotFoundError, RapportError
 from rapport.jobs.derivations import Derivation, Derivations
 from rapport.jobs.history import HistoryRetention
@@ -32,7 +32,6 @@ logger = logging.getLogger(__name__)
 
 _PAGE = 100
 _ALL_DOMAINS = (Domain.USER, Domain.RELATIONAL)
-_DECAYING = (MemoryStatus.ACTIVE, MemoryStatus.COMPRESSED)  # archived and invalidated memories are left alone
 
 
 class GovernanceJobs:
@@ -109,7 +108,7 @@ class GovernanceJobs:
     def _decay(self, tenant_id: str, user_id: str, as_of: datetime, report: JobReport) -> None:
         for memory in self._memories(tenant_id, user_id):
             report.examined += 1
-            if memory.status not in _DECAYING or persist_decay(memory, as_of, self._settings) is None:
+            if memory.status not in LIVE_STATUSES or persist_decay(memory, as_of, self._settings) is None:
                 continue
             # Re-read right before writing: a reinforcement since the page was read must not be overwritten.
             try:

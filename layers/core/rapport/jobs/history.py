@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -21,7 +23,45 @@ from rapport.services.versioned_items import modify_item
 logger = logging.getLogger(__name__)
 
 COUNTER_KIND = "MESSAGE_COUNT"
+COUNTER_KEY = ""  # one count per end user
 _PAGE = 100
+
+
+class MessageCount(BaseModel):
+    """The running count of an end user's messages, which the cap is checked against after each interaction."""
+
+    messages: int = 0
+
+
+@dataclass(frozen=True)
+class StoredCount:
+    count: MessageCount
+    version: int
+
+
+class MessageCountRepository:
+    def __init__(self, items: ItemStore, *, attempts: int) -> None:
+        self._items = items
+        self._attempts = attempts
+
+    def get(self, scope: ItemScope) -> StoredCount | None:
+        """The count and its version, or None before the first count."""
+        item = self._items.get_item(scope, COUNTER_KIND, COUNTER_KEY)
+        return StoredCount(MessageCount.model_validate(item.body), item.version) if item else None
+
+    def put(self, scope: ItemScope, count: MessageCount, *, now: datetime, expected_version: int) -> None:
+        """ConflictError when the count changed since it was read at `expected_version` (0: not there yet)."""
+        body = count.model_dump(mode="json")
+        self._items.put_item(scope, COUNTER_KIND, COUNTER_KEY, body, now=now, expected_version=expected_version)
+
+    def add(self, scope: ItemScope, messages: int, *, now: datetime) -> None:
+        """Add (or, negative, take away) messages; the count never goes below 0."""
+
+        def added(body: dict[str, Any] | None) -> dict[str, Any]:
+            current = MessageCount.model_validate(body or {})
+            return MessageCount(messages=max(current.messages + messages, 0)).model_dump(mode="json")
+
+        modify_item(self._items, scope, COUNTER_KIND, COUNTER_KEY, added, now=now, attempts=self._attempts)
 
 
 class Trim(BaseModel):
@@ -42,33 +82,23 @@ class HistoryRetention:
         self, store: MemoryStore, items: ItemStore, memories: MemoryService, plans: PlanDirectory, *, attempts: int
     ) -> None:
         self._store = store
-        self._items = items
+        self._counts = MessageCountRepository(items, attempts=attempts)
         self._memories = memories  # deleting through the service takes the index entry and the edges too
         self._plans = plans
-        self._attempts = attempts
 
     def after_interaction(self, interaction: Interaction, now: datetime) -> Trim:
         tenant_id, user_id = interaction.tenant_id, interaction.user_id
         scope = ItemScope(tenant_id=tenant_id, user_id=user_id)
-        if self._items.get_item(scope, COUNTER_KIND, "") is None:
+        if self._counts.get(scope) is None:
             # First count for this user (or after an erasure): the history, this interaction included.
             total = sum(len(i.messages) for i in self._history(tenant_id, user_id))
             # A concurrent first count may win the race; it counted this interaction too.
             with contextlib.suppress(ConflictError):
-                self._items.put_item(scope, COUNTER_KIND, "", {"messages": total}, now=now, expected_version=0)
+                self._counts.put(scope, MessageCount(messages=total), now=now, expected_version=0)
         else:
-            added = len(interaction.messages)
-            modify_item(
-                self._items,
-                scope,
-                COUNTER_KIND,
-                "",
-                lambda body: {"messages": int((body or {}).get("messages", 0)) + added},
-                now=now,
-                attempts=self._attempts,
-            )
-        counter = self._items.get_item(scope, COUNTER_KIND, "")
-        total = int(counter.body.get("messages", 0)) if counter else 0
+            self._counts.add(scope, len(interaction.messages), now=now)
+        counted = self._counts.get(scope)
+        total = counted.count.messages if counted else 0
         cap = self._plans.max_messages(tenant_id, user_id)
         excess = messages_over_cap(total, cap)
         trim = Trim(messages_before=total, cap=cap)
@@ -80,7 +110,7 @@ class HistoryRetention:
     def sweep(self, tenant_id: str, user_id: str, now: datetime) -> Trim:
         """Recount from the history, trim to the cap, and write the exact count."""
         scope = ItemScope(tenant_id=tenant_id, user_id=user_id)
-        before = self._items.get_item(scope, COUNTER_KIND, "")
+        before = self._counts.get(scope)
         history = list(self._history(tenant_id, user_id))
         total = sum(len(i.messages) for i in history)
         cap = self._plans.max_messages(tenant_id, user_id)
@@ -88,13 +118,11 @@ class HistoryRetention:
         excess = messages_over_cap(total, cap)
         if excess:
             self._trim(tenant_id, user_id, iter(history), excess, trim)
-        exact = {"messages": total - trim.messages}
-        if before is not None and before.body == exact:
+        exact = MessageCount(messages=total - trim.messages)
+        if before is not None and before.count == exact:
             return trim  # already right: a second run writes nothing
         try:
-            self._items.put_item(
-                scope, COUNTER_KIND, "", exact, now=now, expected_version=before.version if before else 0
-            )
+            self._counts.put(scope, exact, now=now, expected_version=before.version if before else 0)
         except ConflictError:
             # An interaction arrived during the sweep and counted itself; tonight's count is already stale, and the
             # running count stays close enough until the next sweep.
@@ -136,14 +164,5 @@ class HistoryRetention:
             trim.messages += len(interaction.messages)
 
     def _count_down(self, scope: ItemScope, removed: int, now: datetime) -> None:
-        if not removed:
-            return
-        modify_item(
-            self._items,
-            scope,
-            COUNTER_KIND,
-            "",
-            lambda body: {"messages": max(int((body or {}).get("messages", 0)) - removed, 0)},
-            now=now,
-            attempts=self._attempts,
-        )
+        if removed:
+            self._counts.add(scope, -removed, now=now)

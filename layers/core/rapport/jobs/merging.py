@@ -8,9 +8,10 @@ from datetime import datetime
 from typing import Any
 
 from rapport.domain.lifecycle.compression import compression_groups, is_compressible
-from rapport.domain.lifecycle.consolidation import cluster, highest_tier, is_consolidatable, strongest_first
+from rapport.domain.lifecycle.consolidation import cluster, is_consolidatable, strongest_first
 from rapport.domain.lifecycle.decay import effective_strength
 from rapport.domain.lifecycle.derived import GOVERNANCE_KEY, Operation
+from rapport.domain.lifecycle.tiers import highest_tier
 from rapport.domain.models import Memory, MemoryStatus, Provenance, SourceKind
 from rapport.ids import new_id
 from rapport.jobs.derivations import Completion, Derivation, Derivations

@@ -6,28 +6,31 @@ from datetime import datetime
 
 from rapport.domain.lifecycle.retention import effective_plan, parse_plan
 from rapport.ports.items import ItemScope, ItemStore
+from rapport.services.profiles import ProfileRepository
 from rapport.settings import GovernanceSettings, PlanTier
 
 PLAN_KIND = "PLAN"  # the tenant's item: sk `PLAN` in the `TENANT#{t}` partition
-PROFILE_KIND = "PROFILE"  # the end user's profile (services/profiles.py) carries `plan_tier`
-PROFILE_PLAN_FIELD = "plan_tier"
+PLAN_KEY = ""  # one plan per tenant
 
 
 class PlanDirectory:
+    """The tenant's plan (its `PLAN` item, `{"tier": …}`) and the end user's (their profile's `plan_tier`)."""
+
     def __init__(self, items: ItemStore, settings: GovernanceSettings) -> None:
         self._items = items
+        self._profiles = ProfileRepository(items)
         self._settings = settings
 
     def tenant_plan(self, tenant_id: str) -> PlanTier | None:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id), PLAN_KIND, "")
+        item = self._items.get_item(ItemScope(tenant_id=tenant_id), PLAN_KIND, PLAN_KEY)
         return parse_plan(item.body.get("tier")) if item else None
 
     def set_tenant_plan(self, tenant_id: str, plan: PlanTier, now: datetime) -> None:
-        self._items.put_item(ItemScope(tenant_id=tenant_id), PLAN_KIND, "", {"tier": plan.value}, now=now)
+        self._items.put_item(ItemScope(tenant_id=tenant_id), PLAN_KIND, PLAN_KEY, {"tier": plan.value}, now=now)
 
     def user_plan(self, tenant_id: str, user_id: str) -> PlanTier | None:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), PROFILE_KIND, "")
-        return parse_plan(item.body.get(PROFILE_PLAN_FIELD)) if item else None
+        profile = self._profiles.get(tenant_id, user_id)
+        return parse_plan(profile.plan_tier) if profile else None
 
     def plan_of(self, tenant_id: str, user_id: str) -> PlanTier:
         return effective_plan(

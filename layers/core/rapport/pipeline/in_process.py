@@ -7,16 +7,19 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from rapport.errors import RapportError
-from rapport.pipeline.models import PipelineRequest
 from rapport.pipeline.runner import PipelineRunner
-from rapport.ports.pipeline import PipelineRun, PipelineStatus
+from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus
+from rapport.ports.store import MemoryStore
 
 logger = logging.getLogger(__name__)
 
 
 class InProcessPipeline:
-    def __init__(self, runner: PipelineRunner, *, background_workers: int = 2) -> None:
+    """`store` reads back what a completed run stored or reinforced, for the answer of a `wait=True` start."""
+
+    def __init__(self, runner: PipelineRunner, store: MemoryStore, *, background_workers: int = 2) -> None:
         self._runner = runner
+        self._store = store
         self._workers = background_workers
         self._pool: ThreadPoolExecutor | None = None  # created on the first `wait=False`, not at construction
         self._pending: set[Future[None]] = set()
@@ -40,7 +43,7 @@ class InProcessPipeline:
                 error=f"{type(exc).__name__}: {exc}",
             )
         ids = [*outcome.stored, *outcome.reinforced]
-        found = {m.id: m for m in self._runner.ctx.store.get_memories(request.tenant_id, request.user_id, ids)}
+        found = {m.id: m for m in self._store.get_memories(request.tenant_id, request.user_id, ids)}
         return PipelineRun(
             interaction_id=request.interaction_id,
             status=PipelineStatus.COMPLETED,

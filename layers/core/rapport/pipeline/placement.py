@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rapport.clock import Clock
 from rapport.domain.lifecycle.decay import reinforce
-from rapport.domain.lifecycle.formation import higher_tier, tier_for
+from rapport.domain.lifecycle.tiers import higher_tier, tier_for
 from rapport.domain.models import (
     Domain,
     Interaction,
@@ -15,17 +16,19 @@ from rapport.domain.models import (
     MemoryStatus,
     Provenance,
     SourceKind,
+    Tier,
     UserMemoryType,
 )
 from rapport.domain.relations import RelationType
 from rapport.errors import NotFoundError
-from rapport.pipeline.context import PipelineContext
-from rapport.pipeline.ids import derived_id
-from rapport.pipeline.models import Judged
-from rapport.ports.items import ItemScope
-from rapport.ports.vector_index import IndexQuery
-from rapport.services.edges import edge_at
-from rapport.services.memories import NewMemory
+from rapport.ids import derived_id
+from rapport.ports.items import ItemScope, ItemStore
+from rapport.ports.pipeline import Judged
+from rapport.ports.store import MemoryStore
+from rapport.ports.vector_index import IndexQuery, VectorIndex
+from rapport.services.edges import EdgeRepository, edge_at
+from rapport.services.memories import MemoryService, NewMemory
+from rapport.settings import Settings
 
 SLOT_KIND = "SLOT"  # slot name -> the memory currently holding that single-valued fact
 _NEIGHBOURS = 10
@@ -45,113 +48,134 @@ def memory_id_for(interaction_id: str, judged: Judged) -> str:
     return derived_id(interaction_id, f"memory|{judged.candidate.domain.value}|{(judged.content or '').lower()}")
 
 
-def build_memory(ctx: PipelineContext, interaction: Interaction, judged: Judged) -> Memory:
-    """The memory a kept candidate becomes (validated like any memory; not yet embedded or written)."""
-    candidate = judged.candidate
-    metadata: dict[str, Any] = {
-        "extractor": judged.extractor,
-        "filter": {"decision_id": judged.decision_id, "verdict": judged.verdict.value, "decided_by": judged.decided_by},
-        "observations": 1,
-        "observed_at": interaction.occurred_at.isoformat(),
-        "evidence": candidate.evidence[:20],
-    }
-    fallbacks = [reason for reason in (judged.extractor_fallback_reason, judged.fallback_reason) if reason]
-    if fallbacks:
-        metadata["fallback"] = fallbacks
-    if candidate.slot:
-        metadata["slot"] = candidate.slot
-    if candidate.correction:
-        metadata["correction"] = True
-    if judged.content != candidate.content:
-        metadata["original"] = candidate.content
-    settings = ctx.settings
-    built = ctx.memories.build(
-        interaction.tenant_id,
-        interaction.user_id,
-        NewMemory(
-            content=judged.content or candidate.content,
-            domain=candidate.domain,
-            type=candidate.type,
-            importance=candidate.importance,
-            confidence=candidate.confidence,
-            tier=tier_for(
-                candidate.importance,
-                in_session=interaction.session_id is not None,
-                long_term_above=settings.pipeline_long_term_importance,
-                short_term_above=settings.pipeline_short_term_importance,
-            ),
-            metadata=metadata,
-            # Only events carry their date into the searchable text: a fact or a lesson is the same fact whenever it
-            # is observed, and a date in its text would keep its repetitions from being found as near-duplicates.
-            occurred_at=interaction.occurred_at if candidate.type == UserMemoryType.EVENT.value else None,
-            source=Provenance(
-                kind=SourceKind.PIPELINE,
-                interaction_id=interaction.id,
-                message_index=candidate.evidence[0] if candidate.evidence else None,
-                session_id=interaction.session_id,
-                channel=interaction.channel,
-            ),
-        ),
-    )
-    return built.model_copy(update={"id": memory_id_for(interaction.id, judged)})
-
-
 class Placer:
-    """Places the kept candidates of one interaction, in order (a later one sees the earlier ones in the index)."""
+    """Builds and places the kept candidates of an interaction; placed in order, a later one sees the earlier ones
+    in the index. Memories are written through the memory service only, so store, index and graph move together."""
 
-    def __init__(self, ctx: PipelineContext, interaction: Interaction) -> None:
-        self._ctx = ctx
-        self._interaction = interaction
-        self._tenant = interaction.tenant_id
-        self._user = interaction.user_id
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        index: VectorIndex,
+        items: ItemStore,
+        memories: MemoryService,
+        edges: EdgeRepository,
+        clock: Clock,
+        settings: Settings,
+    ) -> None:
+        self._store = store
+        self._index = index
+        self._items = items
+        self._memories = memories
+        self._edges = edges
+        self._clock = clock
+        self._settings = settings
 
-    def place(self, judged: Judged, memory: Memory) -> Placement:
+    def build(self, interaction: Interaction, judged: Judged) -> Memory:
+        """The memory a kept candidate becomes (validated like any memory; not yet embedded or written)."""
+        candidate = judged.candidate
+        metadata: dict[str, Any] = {
+            "extractor": judged.extractor,
+            "filter": {
+                "decision_id": judged.decision_id,
+                "verdict": judged.verdict.value,
+                "decided_by": judged.decided_by,
+            },
+            "observations": 1,
+            "observed_at": interaction.occurred_at.isoformat(),
+            "evidence": candidate.evidence[:20],
+        }
+        fallbacks = [reason for reason in (judged.extractor_fallback_reason, judged.fallback_reason) if reason]
+        if fallbacks:
+            metadata["fallback"] = fallbacks
+        if candidate.slot:
+            metadata["slot"] = candidate.slot
+        if candidate.correction:
+            metadata["correction"] = True
+        if judged.content != candidate.content:
+            metadata["original"] = candidate.content
+        built = self._memories.build(
+            interaction.tenant_id,
+            interaction.user_id,
+            NewMemory(
+                content=judged.content or candidate.content,
+                domain=candidate.domain,
+                type=candidate.type,
+                importance=candidate.importance,
+                confidence=candidate.confidence,
+                tier=self._tier(candidate.importance, interaction),
+                metadata=metadata,
+                # Only events carry their date into the searchable text: a fact or a lesson is the same fact
+                # whenever it is observed, and a date in its text would keep its repetitions from being found as
+                # near-duplicates.
+                occurred_at=interaction.occurred_at if candidate.type == UserMemoryType.EVENT.value else None,
+                source=Provenance(
+                    kind=SourceKind.PIPELINE,
+                    interaction_id=interaction.id,
+                    message_index=candidate.evidence[0] if candidate.evidence else None,
+                    session_id=interaction.session_id,
+                    channel=interaction.channel,
+                ),
+            ),
+        )
+        return built.model_copy(update={"id": memory_id_for(interaction.id, judged)})
+
+    def place(self, interaction: Interaction, judged: Judged, memory: Memory) -> Placement:
         """`memory` is the built, embedded memory for `judged`."""
-        existing = self._get(memory.id)
+        existing = self._get(interaction, memory.id)
         if existing is not None:
             # An earlier run wrote it: finish what that run may not have (index, edges, contradiction).
-            self._ctx.memories.store_embedded(existing)
-            return self._link_new(judged, existing, created=True)
-        duplicate = self._near_duplicate(memory, judged)
+            self._memories.store_embedded(existing)
+            return self._link_new(interaction, judged, existing, created=True)
+        duplicate = self._near_duplicate(interaction, memory, judged)
         if duplicate is not None:
-            if duplicate.source.interaction_id == self._interaction.id:
+            if duplicate.source.interaction_id == interaction.id:
                 return Placement(memory=duplicate, judged=judged, created=True)  # the same observation, said twice
-            return Placement(memory=self._reinforce(duplicate, judged), judged=judged, created=False, reinforced=True)
-        self._ctx.memories.store_embedded(memory)
-        return self._link_new(judged, memory, created=True)
+            reinforced = self._reinforce(interaction, duplicate, judged)
+            return Placement(memory=reinforced, judged=judged, created=False, reinforced=True)
+        self._memories.store_embedded(memory)
+        return self._link_new(interaction, judged, memory, created=True)
+
+    def _tier(self, importance: float, interaction: Interaction) -> Tier:
+        return tier_for(
+            importance,
+            in_session=interaction.session_id is not None,
+            long_term_above=self._settings.pipeline_long_term_importance,
+            short_term_above=self._settings.pipeline_short_term_importance,
+        )
 
     # new memories
 
-    def _link_new(self, judged: Judged, memory: Memory, *, created: bool) -> Placement:
-        self._ctx.edges.put(
-            self._tenant,
-            self._user,
+    def _link_new(self, interaction: Interaction, judged: Judged, memory: Memory, *, created: bool) -> Placement:
+        self._edges.put(
+            interaction.tenant_id,
+            interaction.user_id,
             edge_at(
                 memory.id,
                 RelationType.DERIVED_FROM,
-                self._interaction.id,
+                interaction.id,
                 memory.created_at,
                 strength=memory.confidence,
                 transformation="reframed" if judged.content != judged.candidate.content else "extracted",
                 confidence=memory.confidence,
             ),
         )
-        invalidated = self._supersede(judged, memory)
+        invalidated = self._supersede(interaction, judged, memory)
         return Placement(memory=memory, judged=judged, created=created, invalidated=invalidated)
 
-    def _supersede(self, judged: Judged, memory: Memory) -> str | None:
+    def _supersede(self, interaction: Interaction, judged: Judged, memory: Memory) -> str | None:
         """A single-valued user fact with a new value invalidates the old one: kept as history, linked, not deleted."""
         slot = judged.candidate.slot
         if memory.domain is not Domain.USER or not slot:
             return None
-        scope = ItemScope(tenant_id=self._tenant, user_id=self._user)
-        pointer = self._ctx.items.get_item(scope, SLOT_KIND, slot)
+        scope = ItemScope(tenant_id=interaction.tenant_id, user_id=interaction.user_id)
+        pointer = self._items.get_item(scope, SLOT_KIND, slot)
         old_id = str(pointer.body.get("memory_id")) if pointer else None
         invalidated: str | None = None
-        old = self._get(old_id) if old_id and old_id != memory.id else None
+        old = self._get(interaction, old_id) if old_id and old_id != memory.id else None
         if old is not None:
             if old.status is MemoryStatus.ACTIVE and not _same(old.content, memory.content):
-                now = self._ctx.clock.now()
+                now = self._clock.now()
                 marked = old.model_copy(
                     update={
                         "status": MemoryStatus.INVALIDATED,
@@ -159,34 +183,35 @@ class Placer:
                         "metadata": {**old.metadata, "invalidated_by": memory.id, "invalidated_at": now.isoformat()},
                     }
                 )
-                self._ctx.memories.save(marked, previous=old)
+                self._memories.save(marked, previous=old)
                 invalidated = old.id
             elif old.metadata.get("invalidated_by") == memory.id:
                 invalidated = old.id  # a rerun after a crash: the invalidation happened, finish linking it
             if invalidated:
                 reason = "corrected by the user" if judged.candidate.correction else f"a newer value for {slot}"
-                self._ctx.edges.put(
-                    self._tenant,
-                    self._user,
+                self._edges.put(
+                    interaction.tenant_id,
+                    interaction.user_id,
                     edge_at(old.id, RelationType.INVALIDATED_BY, memory.id, memory.created_at, reason=reason),
                 )
         if old_id != memory.id:
-            self._ctx.items.put_item(
+            self._items.put_item(
                 scope, SLOT_KIND, slot, {"memory_id": memory.id, "content": memory.content}, now=memory.created_at
             )
         return invalidated
 
     # near-duplicates
 
-    def _near_duplicate(self, memory: Memory, judged: Judged) -> Memory | None:
+    def _near_duplicate(self, interaction: Interaction, memory: Memory, judged: Judged) -> Memory | None:
         assert memory.embedding is not None
-        query = IndexQuery(tenant_id=self._tenant, user_id=self._user, domains=(memory.domain,), k=_NEIGHBOURS)
-        threshold = self._ctx.settings.pipeline_duplicate_similarity
-        scores = {hit.memory_id: hit.score for hit in self._ctx.index.knn_search(query, memory.embedding)}
+        tenant, user = interaction.tenant_id, interaction.user_id
+        query = IndexQuery(tenant_id=tenant, user_id=user, domains=(memory.domain,), k=_NEIGHBOURS)
+        threshold = self._settings.pipeline_duplicate_similarity
+        scores = {hit.memory_id: hit.score for hit in self._index.knn_search(query, memory.embedding)}
         close = [memory_id for memory_id, score in scores.items() if score >= threshold]
         if not close:
             return None
-        found = self._ctx.store.get_memories(self._tenant, self._user, close)
+        found = self._store.get_memories(tenant, user, close)
         eligible = [
             m
             for m in found
@@ -196,16 +221,16 @@ class Placer:
         ]
         return max(eligible, key=lambda m: scores[m.id], default=None)
 
-    def _reinforce(self, existing: Memory, judged: Judged) -> Memory:
+    def _reinforce(self, interaction: Interaction, existing: Memory, judged: Judged) -> Memory:
         """Strength up (bounded at 1.0), one more observation, a REINFORCES edge; counted once per interaction, and
         not lost to another pipeline reinforcing the same memory at the same moment (written only over the value it
         was computed from)."""
-        settings = self._ctx.settings
-        now = self._ctx.clock.now()
+        settings = self._settings
+        now = self._clock.now()
 
         def observed(current: Memory) -> Memory | None:
             seen_by = [str(i) for i in current.metadata.get("reinforced_by", [])]
-            if self._interaction.id in seen_by:
+            if interaction.id in seen_by:
                 return None  # a rerun of this interaction: counted already
             importance = max(current.importance, judged.candidate.importance)
             # governance: the step adds to today's decayed strength, and the decay restarts from now
@@ -213,31 +238,23 @@ class Placer:
             return stronger.model_copy(
                 update={
                     "importance": importance,
-                    "tier": higher_tier(
-                        current.tier,
-                        tier_for(
-                            importance,
-                            in_session=self._interaction.session_id is not None,
-                            long_term_above=settings.pipeline_long_term_importance,
-                            short_term_above=settings.pipeline_short_term_importance,
-                        ),
-                    ),
+                    "tier": higher_tier(current.tier, self._tier(importance, interaction)),
                     "updated_at": now,
                     "metadata": {
                         **current.metadata,
                         "observations": int(current.metadata.get("observations", 1)) + 1,
-                        "reinforced_by": [*seen_by, self._interaction.id][-_REINFORCED_BY_KEPT:],
+                        "reinforced_by": [*seen_by, interaction.id][-_REINFORCED_BY_KEPT:],
                     },
                 }
             )
 
         # One write carries the new strength and the marker, so a rerun cannot count this interaction twice.
-        existing = self._ctx.memories.rewrite(existing, observed)
-        self._ctx.edges.put(
-            self._tenant,
-            self._user,
+        existing = self._memories.rewrite(existing, observed)
+        self._edges.put(
+            interaction.tenant_id,
+            interaction.user_id,
             edge_at(
-                self._interaction.id,
+                interaction.id,
                 RelationType.REINFORCES,
                 existing.id,
                 existing.last_reinforced_at,
@@ -247,9 +264,9 @@ class Placer:
         )
         return existing
 
-    def _get(self, memory_id: str) -> Memory | None:
+    def _get(self, interaction: Interaction, memory_id: str) -> Memory | None:
         try:
-            return self._ctx.store.get_memory(self._tenant, self._user, memory_id)
+            return self._store.get_memory(interaction.tenant_id, interaction.user_id, memory_id)
         except NotFoundError:
             return None
 

@@ -6,17 +6,32 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from rapport.errors import RapportError
-from rapport.pipeline.constructive_filter import constructive_filter
-from rapport.pipeline.context import PipelineContext
-from rapport.pipeline.extract import extract_relational, extract_user
-from rapport.pipeline.models import PipelineRequest, PipelineState, StoreOutcome
-from rapport.pipeline.opening import record
-from rapport.pipeline.store import store
+from rapport.pipeline.constructive_filter import ConstructiveFilter
+from rapport.pipeline.extract import Extract
+from rapport.pipeline.opening import OpenRun
+from rapport.pipeline.runs import PipelineRunRepository
+from rapport.pipeline.store import Store
+from rapport.ports.pipeline import PipelineRequest, PipelineState, StoreOutcome
 
 
 class PipelineRunner:
-    def __init__(self, ctx: PipelineContext, *, extraction_threads: int = 4) -> None:
-        self.ctx = ctx
+    """The steps are public: the Lambda handlers call them one at a time, as the state machine's tasks."""
+
+    def __init__(
+        self,
+        *,
+        open_run: OpenRun,
+        extract: Extract,
+        constructive_filter: ConstructiveFilter,
+        store: Store,
+        runs: PipelineRunRepository,
+        extraction_threads: int = 4,
+    ) -> None:
+        self.open_run = open_run
+        self.extract = extract
+        self.constructive_filter = constructive_filter
+        self.store = store
+        self._runs = runs
         self._threads = extraction_threads
         self._pool: ThreadPoolExecutor | None = None  # started on the first run, then reused: threads cost ms each
         self._lock = threading.Lock()
@@ -26,15 +41,15 @@ class PipelineRunner:
         (the local stand-in for the dead-letter queue: the interaction stays in the history, ready to rerun)."""
         state = PipelineState(**request.model_dump())
         try:
-            state.recorded = record(self.ctx, request)
+            state.recorded = self.open_run(request)
             pool = self._extraction_pool()
-            user = pool.submit(extract_user, self.ctx, state)
-            relational = pool.submit(extract_relational, self.ctx, state)
+            user = pool.submit(self.extract.user, state)
+            relational = pool.submit(self.extract.relational, state)
             state.extracted = [user.result(), relational.result()]
-            state.filtered = constructive_filter(self.ctx, state)
-            return store(self.ctx, state)
+            state.filtered = self.constructive_filter(state)
+            return self.store(state)
         except RapportError as exc:
-            self.ctx.runs.failed(
+            self._runs.failed(
                 request.tenant_id, request.user_id, request.interaction_id, f"{type(exc).__name__}: {exc}"
             )
             raise

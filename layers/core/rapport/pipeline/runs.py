@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 
 from pydantic import BaseModel
 
 from rapport.clock import Clock
-from rapport.pipeline.models import StoreOutcome
 from rapport.ports.items import ItemScope, ItemStore
+from rapport.ports.pipeline import PipelineStatus, StoreOutcome
 
 RUN_KIND = "PIPELINE"
 
 
-class RunStatus(StrEnum):
-    RUNNING = "running"
-    COMPLETED = "completed"
-    FAILED = "failed"
-
-
 class PipelineRunRecord(BaseModel):
+    """The run's stored item: RUNNING, COMPLETED or FAILED, never STARTED (that is a trigger's answer)."""
+
     interaction_id: str
-    status: RunStatus
+    status: PipelineStatus
     attempts: int = 0
     started_at: datetime
     finished_at: datetime | None = None
@@ -43,7 +38,7 @@ class PipelineRunRepository:
         previous = self.get(tenant_id, user_id, interaction_id)
         record = PipelineRunRecord(
             interaction_id=interaction_id,
-            status=RunStatus.RUNNING,
+            status=PipelineStatus.RUNNING,
             attempts=(previous.attempts if previous else 0) + 1,
             started_at=self._clock.now(),
         )
@@ -54,7 +49,7 @@ class PipelineRunRepository:
         now = self._clock.now()
         record = PipelineRunRecord(
             interaction_id=outcome.interaction_id,
-            status=RunStatus.COMPLETED,
+            status=PipelineStatus.COMPLETED,
             attempts=previous.attempts if previous else 1,
             started_at=previous.started_at if previous else now,
             finished_at=now,
@@ -67,7 +62,7 @@ class PipelineRunRepository:
         now = self._clock.now()
         record = PipelineRunRecord(
             interaction_id=interaction_id,
-            status=RunStatus.FAILED,
+            status=PipelineStatus.FAILED,
             attempts=previous.attempts if previous else 1,
             started_at=previous.started_at if previous else now,
             finished_at=now,

@@ -4,120 +4,148 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rapport.clock import Clock
 from rapport.domain.filtering import FilterDecision, Verdict
 from rapport.domain.models import Domain, Interaction, Memory
 from rapport.domain.relations import RelationType
 from rapport.errors import InvalidInputError, NotFoundError
-from rapport.pipeline.context import PipelineContext
-from rapport.pipeline.models import Judged, PipelineState, StoreOutcome
-from rapport.pipeline.placement import Placement, Placer, build_memory
-from rapport.pipeline.runs import RunStatus
-from rapport.services.edges import edge_at
+from rapport.pipeline.placement import Placement, Placer
+from rapport.pipeline.runs import PipelineRunRepository
+from rapport.ports.embedder import Embedder
+from rapport.ports.pipeline import Judged, PipelineState, PipelineStatus, StoreOutcome
+from rapport.ports.store import MemoryStore
+from rapport.services.edges import EdgeRepository, edge_at
 from rapport.services.embedding import embed_memories
+from rapport.services.filter_decisions import FilterDecisionRepository
+from rapport.services.memories import MemoryService
 
 _ASSOCIATIONS_KEPT = 50  # a memory reinforced by many conversations would otherwise list every one of them
 
 
-def store(ctx: PipelineContext, state: PipelineState) -> StoreOutcome:
-    run = ctx.runs.get(state.tenant_id, state.user_id, state.interaction_id)
-    if run is not None and run.status is RunStatus.COMPLETED and run.outcome is not None:
-        return run.outcome.model_copy(update={"skipped": True})
-    if state.filtered is None:
-        raise InvalidInputError("the store step needs the filter's outcome under 'filtered'")
-    interaction = ctx.store.get_interaction(state.tenant_id, state.user_id, state.interaction_id)
-    kept = [j for j in state.filtered.judged if j.verdict is not Verdict.BLOCKED and j.content]
+class Store:
+    """`placer` decides where each kept memory lands; memories are written through `memories` only."""
 
-    built = [build_memory(ctx, interaction, j) for j in kept]
-    # One embedding call for the whole batch, before any write: if the model is down, nothing has been written.
-    vectors = embed_memories(ctx.embedder, built, reply_weight=0.0)  # extracted memories are not replies
-    # The embedding call can take seconds (retries), and an erasure of this user may have run meanwhile: look again
-    # right before the first write, so a run in flight does not bring back what the erasure removed (NotFoundError,
-    # a permanent failure: the interaction is gone).
-    ctx.store.get_interaction(state.tenant_id, state.user_id, state.interaction_id)
-    ctx.store.register_user(interaction.tenant_id, interaction.user_id)
-    placer = Placer(ctx, interaction)
-    placements = [
-        placer.place(j, m.model_copy(update={"embedding": v})) for j, m, v in zip(kept, built, vectors, strict=True)
-    ]
-    _associate(ctx, interaction, placements)
-    decisions = _keep_decisions(ctx, interaction, state.filtered.judged, placements)
-    # As for any stored memory: the graph links the new ones (similar, preceding, patterns); idempotent.
-    created = {p.memory.id: p.memory for p in placements if p.created}
-    ctx.memories.announce_stored(interaction.tenant_id, interaction.user_id, list(created.values()))
+    def __init__(
+        self,
+        *,
+        store: MemoryStore,
+        embedder: Embedder,
+        placer: Placer,
+        memories: MemoryService,
+        edges: EdgeRepository,
+        decisions: FilterDecisionRepository,
+        runs: PipelineRunRepository,
+        clock: Clock,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._placer = placer
+        self._memories = memories
+        self._edges = edges
+        self._decisions = decisions
+        self._runs = runs
+        self._clock = clock
 
-    outcome = StoreOutcome(
-        interaction_id=interaction.id,
-        stored=_unique(p.memory.id for p in placements if p.created),
-        reinforced=_unique(p.memory.id for p in placements if p.reinforced),
-        invalidated=_unique(p.invalidated for p in placements if p.invalidated),
-        decisions=[d.id for d in decisions],
-    )
-    ctx.runs.completed(interaction.tenant_id, interaction.user_id, outcome)
-    return outcome
+    def __call__(self, state: PipelineState) -> StoreOutcome:
+        run = self._runs.get(state.tenant_id, state.user_id, state.interaction_id)
+        if run is not None and run.status is PipelineStatus.COMPLETED and run.outcome is not None:
+            return run.outcome.model_copy(update={"skipped": True})
+        if state.filtered is None:
+            raise InvalidInputError("the store step needs the filter's outcome under 'filtered'")
+        interaction = self._store.get_interaction(state.tenant_id, state.user_id, state.interaction_id)
+        kept = [j for j in state.filtered.judged if j.verdict is not Verdict.BLOCKED and j.content]
 
+        built = [self._placer.build(interaction, j) for j in kept]
+        # One embedding call for the whole batch, before any write: if the model is down, nothing has been written.
+        vectors = embed_memories(self._embedder, built, reply_weight=0.0)  # extracted memories are not replies
+        # The embedding call can take seconds (retries), and an erasure of this user may have run meanwhile: look
+        # again right before the first write, so a run in flight does not bring back what the erasure removed
+        # (NotFoundError, a permanent failure: the interaction is gone).
+        self._store.get_interaction(state.tenant_id, state.user_id, state.interaction_id)
+        self._store.register_user(interaction.tenant_id, interaction.user_id)
+        placements = [
+            self._placer.place(interaction, j, m.model_copy(update={"embedding": v}))
+            for j, m, v in zip(kept, built, vectors, strict=True)
+        ]
+        self._associate(interaction, placements)
+        decisions = self._keep_decisions(interaction, state.filtered.judged, placements)
+        # As for any stored memory: the graph links the new ones (similar, preceding, patterns); idempotent.
+        created = {p.memory.id: p.memory for p in placements if p.created}
+        self._memories.announce_stored(interaction.tenant_id, interaction.user_id, list(created.values()))
 
-def _associate(ctx: PipelineContext, interaction: Interaction, placements: list[Placement]) -> None:
-    """Cross-domain association (DESIGN §5): each relational memory of the interaction with each of its user
-    memories, both in `associations` and as RELATES_TO edges."""
-    by_id = {p.memory.id: p.memory for p in placements}
-    users = [m for m in by_id.values() if m.domain is Domain.USER]
-    relational = [m for m in by_id.values() if m.domain is Domain.RELATIONAL]
-    if not users or not relational:
-        return
-    now = ctx.clock.now()
-    for r in relational:
-        for u in users:
-            ctx.edges.put(
-                interaction.tenant_id,
-                interaction.user_id,
-                edge_at(r.id, RelationType.RELATES_TO, u.id, now, context=f"same interaction ({interaction.id})"),
-            )
-    for memory in [*relational, *users]:
-        partners = users if memory.domain is Domain.RELATIONAL else relational
-        merged = _unique([*memory.associations, *(p.id for p in partners)])[-_ASSOCIATIONS_KEPT:]
-        if merged != memory.associations:
-            # The index holds no associations, so only the store is written.
-            current = ctx.store.get_memory(memory.tenant_id, memory.user_id, memory.id)
-            ctx.memories.save(current.model_copy(update={"associations": merged}), previous=current)
-
-
-def _keep_decisions(
-    ctx: PipelineContext, interaction: Interaction, judged: list[Judged], placements: list[Placement]
-) -> list[FilterDecision]:
-    memory_of = {p.judged.decision_id: p.memory for p in placements}
-    now = ctx.clock.now()
-    decisions: list[FilterDecision] = []
-    for j in judged:
-        memory: Memory | None = memory_of.get(j.decision_id)
-        fallbacks = [reason for reason in (j.extractor_fallback_reason, j.fallback_reason) if reason]
-        decision = FilterDecision(
-            id=j.decision_id,
-            tenant_id=interaction.tenant_id,
-            user_id=interaction.user_id,
+        outcome = StoreOutcome(
             interaction_id=interaction.id,
-            domain=j.candidate.domain,
-            type=j.candidate.type,
-            verdict=j.verdict,
-            reason=j.reason,
-            original=j.candidate.content,
-            content=j.content,
-            importance=j.candidate.importance,
-            decided_by=j.decided_by,
-            fallback_reason="; ".join(fallbacks) or None,
-            memory_id=memory.id if memory else None,
-            decided_at=now,
+            stored=_unique(p.memory.id for p in placements if p.created),
+            reinforced=_unique(p.memory.id for p in placements if p.reinforced),
+            invalidated=_unique(p.invalidated for p in placements if p.invalidated),
+            decisions=[d.id for d in decisions],
         )
-        try:
-            previous: FilterDecision | None = ctx.decisions.get(interaction.tenant_id, interaction.user_id, decision.id)
-        except NotFoundError:
-            previous = None
-        if previous is not None and previous.restored_memory_id:
-            # A rerun must not forget that a person already restored this one.
-            decision = decision.model_copy(
-                update={"restored_memory_id": previous.restored_memory_id, "restored_at": previous.restored_at}
+        self._runs.completed(interaction.tenant_id, interaction.user_id, outcome)
+        return outcome
+
+    def _associate(self, interaction: Interaction, placements: list[Placement]) -> None:
+        """Cross-domain association: each relational memory of the interaction with each of its user memories, both
+        in `associations` and as RELATES_TO edges, so recalling one brings the other along."""
+        by_id = {p.memory.id: p.memory for p in placements}
+        users = [m for m in by_id.values() if m.domain is Domain.USER]
+        relational = [m for m in by_id.values() if m.domain is Domain.RELATIONAL]
+        if not users or not relational:
+            return
+        now = self._clock.now()
+        for r in relational:
+            for u in users:
+                self._edges.put(
+                    interaction.tenant_id,
+                    interaction.user_id,
+                    edge_at(r.id, RelationType.RELATES_TO, u.id, now, context=f"same interaction ({interaction.id})"),
+                )
+        for memory in [*relational, *users]:
+            partners = users if memory.domain is Domain.RELATIONAL else relational
+            merged = _unique([*memory.associations, *(p.id for p in partners)])[-_ASSOCIATIONS_KEPT:]
+            if merged != memory.associations:
+                # The index holds no associations, so only the store is written.
+                current = self._store.get_memory(memory.tenant_id, memory.user_id, memory.id)
+                self._memories.save(current.model_copy(update={"associations": merged}), previous=current)
+
+    def _keep_decisions(
+        self, interaction: Interaction, judged: list[Judged], placements: list[Placement]
+    ) -> list[FilterDecision]:
+        memory_of = {p.judged.decision_id: p.memory for p in placements}
+        now = self._clock.now()
+        decisions: list[FilterDecision] = []
+        for j in judged:
+            memory: Memory | None = memory_of.get(j.decision_id)
+            fallbacks = [reason for reason in (j.extractor_fallback_reason, j.fallback_reason) if reason]
+            decision = FilterDecision(
+                id=j.decision_id,
+                tenant_id=interaction.tenant_id,
+                user_id=interaction.user_id,
+                interaction_id=interaction.id,
+                domain=j.candidate.domain,
+                type=j.candidate.type,
+                verdict=j.verdict,
+                reason=j.reason,
+                original=j.candidate.content,
+                content=j.content,
+                importance=j.candidate.importance,
+                decided_by=j.decided_by,
+                fallback_reason="; ".join(fallbacks) or None,
+                memory_id=memory.id if memory else None,
+                decided_at=now,
             )
-        decisions.append(ctx.decisions.put(decision))
-    return decisions
+            try:
+                previous: FilterDecision | None = self._decisions.get(
+                    interaction.tenant_id, interaction.user_id, decision.id
+                )
+            except NotFoundError:
+                previous = None
+            if previous is not None and previous.restored_memory_id:
+                # A rerun must not forget that a person already restored this one.
+                decision = decision.model_copy(
+                    update={"restored_memory_id": previous.restored_memory_id, "restored_at": previous.restored_at}
+                )
+            decisions.append(self._decisions.put(decision))
+        return decisions
 
 
 def _unique(ids: Iterable[str | None]) -> list[str]:

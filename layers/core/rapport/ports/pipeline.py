@@ -1,23 +1,117 @@
-"""Port `PipelineTrigger`: start the ingestion pipeline for a recorded interaction (Step Functions, or in process)."""
+"""Port `PipelineTrigger`: start the ingestion pipeline for a recorded interaction (Step Functions, or in process),
+and the models that flow between its steps: the same pydantic models in process and as Step Functions state."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from rapport.domain.models import Memory
-from rapport.pipeline.models import PipelineRequest, StoreOutcome
+from rapport.domain.filtering import Verdict
+from rapport.domain.models import Domain, Memory
 
 
 class PipelineStatus(StrEnum):
-    COMPLETED = "completed"  # ran to the end before the call returned; `outcome` says what it stored
+    """How far a run got. A trigger answers STARTED, COMPLETED or FAILED; the run's stored item says RUNNING,
+    COMPLETED or FAILED. STARTED and RUNNING stay apart because both are already in use as they are: STARTED in
+    the API's answer (the run goes on elsewhere), RUNNING in stored items (a step opened the run, none closed it)."""
+
     STARTED = "started"  # running elsewhere (Step Functions, a background thread)
+    RUNNING = "running"
+    COMPLETED = "completed"  # ran to the end; `outcome` says what it stored
     FAILED = "failed"  # did not run to the end; the interaction is kept and the run can be repeated
 
 
+class PipelineRequest(BaseModel):
+    """The state machine's input: a reference to a recorded interaction, never its text (the 256 KB state limit,
+    and end users' words stay out of execution state)."""
+
+    # The state carries the other steps' results and, after a failure, the error: each step reads what it needs.
+    model_config = ConfigDict(extra="ignore")
+
+    tenant_id: str = Field(min_length=1)
+    user_id: str = Field(min_length=1)
+    interaction_id: str = Field(min_length=1)
+
+
+class RecordOutcome(BaseModel):
+    interaction_id: str
+    message_count: int
+    session_id: str | None = None
+    # A previous run of this interaction completed: the later steps skip their work (Express executions are
+    # at-least-once, and a redriven message may arrive after the original succeeded).
+    already_done: bool = False
+
+
+class Candidate(BaseModel):
+    """A memory an extractor proposes, before the constructive filter has seen it."""
+
+    domain: Domain
+    type: str
+    content: str
+    importance: float = Field(ge=0.0, le=1.0)
+    confidence: float = Field(ge=0.0, le=1.0)
+    slot: str | None = None
+    correction: bool = False
+    evidence: list[int] = Field(default_factory=list)
+
+
+class ExtractionResult(BaseModel):
+    domain: Domain
+    candidates: list[Candidate] = Field(default_factory=list)
+    extractor: str  # the model that answered
+    fallback_reason: str | None = None  # why the rule-based model stood in, when it did
+    skipped: bool = False
+
+
+class Judged(BaseModel):
+    """A candidate with the filter's verdict; `content` is what will be stored (None when blocked)."""
+
+    decision_id: str
+    candidate: Candidate
+    verdict: Verdict
+    reason: str
+    content: str | None
+    decided_by: str
+    fallback_reason: str | None = None
+    extractor: str
+    extractor_fallback_reason: str | None = None
+
+
+class FilterOutcome(BaseModel):
+    judged: list[Judged] = Field(default_factory=list)
+    skipped: bool = False
+
+
+class StoreOutcome(BaseModel):
+    interaction_id: str
+    stored: list[str] = Field(default_factory=list)  # memories this interaction created
+    reinforced: list[str] = Field(default_factory=list)  # existing memories it observed again
+    invalidated: list[str] = Field(default_factory=list)  # facts it contradicted (kept, marked invalidated)
+    decisions: list[str] = Field(default_factory=list)  # every filter decision, blocked ones included
+    skipped: bool = False  # a previous run had already stored this interaction
+
+
+class PipelineState(PipelineRequest):
+    """The whole state of one run: the request plus each step's result under its own key."""
+
+    recorded: RecordOutcome | None = None
+    extracted: list[ExtractionResult] | None = None
+    filtered: FilterOutcome | None = None
+
+    def request(self) -> PipelineRequest:
+        return PipelineRequest(tenant_id=self.tenant_id, user_id=self.user_id, interaction_id=self.interaction_id)
+
+    @property
+    def already_done(self) -> bool:
+        return self.recorded is not None and self.recorded.already_done
+
+
 class PipelineRun(BaseModel):
+    """What a trigger answers. The run's stored item (`rapport.pipeline.runs.PipelineRunRecord`) is another shape on
+    purpose: it counts attempts and times, and never holds the memories this answer carries."""
+
     interaction_id: str
     status: PipelineStatus
     execution_id: str | None = None

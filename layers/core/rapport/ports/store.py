@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -54,7 +54,12 @@ class MemoryStore(Protocol):
         """Every memory (of one tenant, or all): for rebuilding the index."""
 
     # interactions
-    def put_interaction(self, interaction: Interaction) -> None: ...
+    def put_interaction(self, interaction: Interaction, episodes: Sequence[Memory] = ()) -> None:
+        """Store the history item and the episodes it lists in one atomic write: a crash or a failed request leaves
+        both or neither (DynamoDB: one transaction per 100 items, see docs/data-model.md)."""
+
+    def remove_interaction(self, interaction: Interaction) -> None:
+        """Undo `put_interaction`: the history item and the episodes it lists go together; missing ones are fine."""
 
     def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction: ...
 

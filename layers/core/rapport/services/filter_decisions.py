@@ -7,7 +7,7 @@ from rapport.domain.filtering import FilterDecision, Verdict
 from rapport.domain.models import Memory, Page, Provenance, SourceKind
 from rapport.domain.relations import RelationType
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError
-from rapport.pipeline.ids import derived_id
+from rapport.ids import derived_id
 from rapport.ports.items import ItemQuery, ItemScope, ItemStore
 from rapport.ports.store import MemoryStore
 from rapport.services.edges import EdgeRepository, edge_at

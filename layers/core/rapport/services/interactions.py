@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -24,16 +25,14 @@ from rapport.domain.models import (
 )
 from rapport.errors import InvalidInputError, RapportError
 from rapport.ids import new_id
-from rapport.pipeline.models import PipelineRequest
-from rapport.ports.pipeline import PipelineRun, PipelineStatus, PipelineTrigger
+from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus, PipelineTrigger
 from rapport.ports.store import MemoryStore
 from rapport.services.memories import MemoryService, NewMemory
+from rapport.services.signals import SignalService
+from rapport.services.versioned_items import undoable
 from rapport.settings import Settings
 
-# What a recorded interaction is handed to next (the extraction pipeline hooks in here).
-InteractionListener = Callable[[Interaction], None]
-# Runs before the interaction is stored and returns metadata to store with it (detected emotions, intent…).
-InteractionEnricher = Callable[[Interaction], dict[str, Any]]
+logger = logging.getLogger(__name__)
 
 _EPISODE_IMPORTANCE = {MessageRole.USER: 0.5, MessageRole.ASSISTANT: 0.3}
 
@@ -49,36 +48,98 @@ class NewInteraction(BaseModel):
 class RecordedInteraction(BaseModel):
     interaction: Interaction
     episodes: list[Memory]
-    pipeline: PipelineRun | None = None  # the ingestion pipeline's run, when one is attached
+    pipeline: PipelineRun | None = None  # the ingestion pipeline's run, when a pipeline is configured
+
+
+class InteractionFollower(Protocol):
+    """A consequence of a recorded interaction that belongs to the request (state, profile, people)."""
+
+    def record_interaction(self, interaction: Interaction) -> None: ...
+
+
+class DerivedWork(Protocol):
+    """Work derived from a recorded interaction that a later run redoes (working memory, the retention cap)."""
+
+    def __call__(self, interaction: Interaction) -> None: ...
 
 
 class InteractionService:
+    """Records a conversation, then reads the history back.
+
+    Failure policy of `record`, one for every side effect:
+    1. Before any write: validate, detect signals, build and embed the episodes. A failure stores nothing.
+    2. The commit: the history item and its episodes in one atomic write, then indexed.
+    3. What the interaction means for the relationship (relational state, profile, people) is part of the request:
+       if any of it fails, with an error of any kind, its changes and the commit are taken back and the request
+       fails with nothing stored, so a client's retry cannot store the conversation twice.
+    4. Derived work (working memory, the retention cap, graph links) never fails a stored request: each is logged
+       and redone by a later run (the next interaction, the nightly jobs, `rapport reindex`).
+    5. The pipeline is started last; a pipeline that cannot start is reported in the answer, not raised.
+    """
+
     def __init__(
         self,
+        *,
         store: MemoryStore,
         memories: MemoryService,
+        signals: SignalService,
+        followers: Sequence[InteractionFollower],
+        derived: Sequence[DerivedWork],
+        pipeline: PipelineTrigger | None,
         settings: Settings,
         clock: Clock,
-        listeners: list[InteractionListener] | None = None,
-        enrichers: list[InteractionEnricher] | None = None,
     ) -> None:
         self._store = store
         self._memories = memories
+        self._signals = signals
+        self._followers = list(followers)
+        self._derived = list(derived)
+        self._pipeline = pipeline
         self._settings = settings
         self._clock = clock
-        self._listeners = list(listeners or [])
-        self._enrichers = list(enrichers or [])
-        self._pipeline: PipelineTrigger | None = None
 
-    def add_listener(self, listener: InteractionListener) -> None:
-        self._listeners.append(listener)
+    def record(
+        self,
+        tenant_id: str,
+        user_id: str,
+        new: NewInteraction,
+        *,
+        enrichment: dict[str, Any] | None = None,
+        wait: bool = True,
+    ) -> RecordedInteraction:
+        """`enrichment`: signals a server-side caller already detected (/v1/process detects them before it replies),
+        so nothing is computed twice; client metadata never counts as enrichment: detected keys overwrite the
+        client's. `wait`: run the pipeline to the end before returning (in process), or only start it."""
+        self._check(new)
+        interaction = self._interaction_of(tenant_id, user_id, new, enrichment)
+        episodes = self._memories.embedded(self._episodes_of(interaction))
+        interaction.memory_ids = [m.id for m in episodes]
+        with undoable():
+            self._memories.remember_interaction(interaction, episodes)
+            try:
+                for follower in self._followers:
+                    follower.record_interaction(interaction)
+            except BaseException:
+                self._memories.forget_interaction(interaction)
+                raise
+        for work in self._derived:
+            _run_derived(work, interaction)
+        self._memories.announce_stored(tenant_id, user_id, episodes)
+        return RecordedInteraction(
+            interaction=interaction,
+            episodes=[m.without_embedding() for m in episodes],
+            pipeline=self._start_pipeline(interaction, wait),
+        )
 
-    def add_enricher(self, enricher: InteractionEnricher) -> None:
-        self._enrichers.append(enricher)
+    def history(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[Interaction]:
+        if not 1 <= limit <= self._settings.max_page_size:
+            raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
+        return self._store.list_interactions(tenant_id, user_id, limit=limit, cursor=cursor)
 
-    def set_pipeline(self, pipeline: PipelineTrigger | None) -> None:
-        """Every recorded interaction then starts the ingestion pipeline (after the listeners have run)."""
-        self._pipeline = pipeline
+    def get(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
+        return self._store.get_interaction(tenant_id, user_id, interaction_id)
+
+    # the steps of `record`
 
     def _check(self, new: NewInteraction) -> None:
         limits = self._settings
@@ -102,20 +163,9 @@ class InteractionService:
                 f"the interaction has {total} characters; the limit is {limits.max_interaction_chars}"
             )
 
-    def record(
-        self,
-        tenant_id: str,
-        user_id: str,
-        new: NewInteraction,
-        *,
-        enrichment: dict[str, Any] | None = None,
-        wait: bool = True,
-    ) -> RecordedInteraction:
-        """`enrichment`: metadata a server-side caller already computed (/v1/process detects signals before it
-        replies); it replaces the enrichers' run so nothing is computed twice. Client metadata never counts as
-        enrichment: enrichers' keys overwrite the client's. `wait`: run the pipeline to the end before returning
-        (in process), or only start it."""
-        self._check(new)
+    def _interaction_of(
+        self, tenant_id: str, user_id: str, new: NewInteraction, enrichment: dict[str, Any] | None
+    ) -> Interaction:
         now = self._clock.now()
         interaction = Interaction(
             id=new_id(now),
@@ -128,44 +178,16 @@ class InteractionService:
             created_at=now,
             metadata=new.metadata or {},
         )
-        if enrichment is not None:
-            interaction.metadata = {**interaction.metadata, **enrichment}
-        else:
-            for enricher in self._enrichers:
-                interaction.metadata = {**interaction.metadata, **enricher(interaction)}
-        before = self._last_said_in_session(tenant_id, user_id, interaction.session_id)
-        episodes = [
-            self._memories.build(tenant_id, user_id, episode)
+        detected = enrichment if enrichment is not None else self._signals.enrich(interaction)
+        interaction.metadata = {**interaction.metadata, **detected}
+        return interaction
+
+    def _episodes_of(self, interaction: Interaction) -> list[Memory]:
+        before = self._last_said_in_session(interaction.tenant_id, interaction.user_id, interaction.session_id)
+        return [
+            self._memories.build(interaction.tenant_id, interaction.user_id, episode)
             for episode in _episodes_of(interaction, self._settings, before)
         ]
-        # Episodes first (they undo themselves on failure), then the history item that lists them.
-        stored = self._memories.remember_many(tenant_id, user_id, episodes)
-        interaction.memory_ids = [m.id for m in stored]
-        try:
-            self._store.put_interaction(interaction)
-        except RapportError:
-            for memory in stored:
-                self._memories.delete(tenant_id, user_id, memory.id)
-            raise
-        for listener in self._listeners:
-            listener(interaction)
-        return RecordedInteraction(
-            interaction=interaction,
-            episodes=[m.without_embedding() for m in stored],
-            pipeline=self._start_pipeline(interaction, wait),
-        )
-
-    def _start_pipeline(self, interaction: Interaction, wait: bool) -> PipelineRun | None:
-        if self._pipeline is None:
-            return None
-        request = PipelineRequest(
-            tenant_id=interaction.tenant_id, user_id=interaction.user_id, interaction_id=interaction.id
-        )
-        try:
-            return self._pipeline.start(request, wait=wait)
-        except RapportError as exc:
-            # The history is written and stays: a pipeline that could not start is reported, not a failed request.
-            return PipelineRun(interaction_id=interaction.id, status=PipelineStatus.FAILED, error=str(exc))
 
     def _last_said_in_session(self, tenant_id: str, user_id: str, session_id: str | None) -> PrecedingMessage | None:
         """The last message of the session's previous interaction, when the latest recorded interaction is of this
@@ -178,13 +200,26 @@ class InteractionService:
         said = [m for m in latest[0].messages if m.role is not MessageRole.SYSTEM and m.content.strip()]
         return _preceding(said[-1], self._settings.episode_reply_chars) if said else None
 
-    def history(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[Interaction]:
-        if not 1 <= limit <= self._settings.max_page_size:
-            raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
-        return self._store.list_interactions(tenant_id, user_id, limit=limit, cursor=cursor)
+    def _start_pipeline(self, interaction: Interaction, wait: bool) -> PipelineRun | None:
+        if self._pipeline is None:
+            return None
+        request = PipelineRequest(
+            tenant_id=interaction.tenant_id, user_id=interaction.user_id, interaction_id=interaction.id
+        )
+        try:
+            return self._pipeline.start(request, wait=wait)
+        except Exception as exc:
+            # The history is written and stays: a pipeline that could not start is reported, not a failed request.
+            logger.warning("pipeline not started for interaction %s", interaction.id, exc_info=True)
+            message = str(exc) if isinstance(exc, RapportError) else f"{type(exc).__name__}: {exc}"
+            return PipelineRun(interaction_id=interaction.id, status=PipelineStatus.FAILED, error=message)
 
-    def get(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
-        return self._store.get_interaction(tenant_id, user_id, interaction_id)
+
+def _run_derived(work: DerivedWork, interaction: Interaction) -> None:
+    try:
+        work(interaction)
+    except Exception:
+        logger.warning("derived work %r failed after interaction %s", work, interaction.id, exc_info=True)
 
 
 def _preceding(message: Message, chars: int) -> PrecedingMessage | None:

@@ -1,59 +1,45 @@
-"""The memory service: remember, get, update, delete, list and recall one end user's memories."""
+"""The memory service: remember, get, update, delete and list one end user's memories, as their one writer."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from rapport.clock import Clock
-from rapport.domain.lifecycle.decay import effective_strength, reinforce
+from rapport.domain.lifecycle.decay import reinforce
 from rapport.domain.lifecycle.derived import without_archived
+from rapport.domain.lifecycle.tiers import tier_for
 from rapport.domain.models import (
     DEFAULT_TYPE,
     TYPES_BY_DOMAIN,
     Domain,
     DomainFilter,
+    Interaction,
     Memory,
     MemoryPatch,
     MemoryStatus,
     Page,
     PrecedingMessage,
     Provenance,
-    SourceKind,
     Tier,
 )
-from rapport.domain.relations import PathStep
-from rapport.domain.rendering import search_text
-from rapport.domain.scoring import (
-    ContextBoost,
-    MatchStrength,
-    RecallSignals,
-    TurnPlace,
-    asks_question,
-    context_boosts,
-    context_reasons,
-    hybrid_score,
-    match_reasons,
-    match_strength,
-    matched_terms,
-    named_speakers,
-    query_match,
-    relevance,
-)
-from rapport.domain.text import tokenize
-from rapport.domain.vectors import cosine
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, RapportError
 from rapport.ids import new_id
 from rapport.ports.embedder import Embedder
+from rapport.ports.graph import MemoryGraph
 from rapport.ports.store import MemoryStore
-from rapport.ports.vector_index import IndexQuery, VectorIndex
+from rapport.ports.vector_index import VectorIndex
 from rapport.services.embedding import embed_memories
 from rapport.services.index_sync import indexed_view
 from rapport.settings import Settings
+
+logger = logging.getLogger(__name__)
 
 
 class NewMemory(BaseModel):
@@ -67,52 +53,6 @@ class NewMemory(BaseModel):
     occurred_at: datetime | None = None
     source: Provenance = Field(default_factory=Provenance)
     in_reply_to: PrecedingMessage | None = None  # an episode's preceding message (InteractionService)
-
-
-class RecallQuery(BaseModel):
-    query: str
-    domain: DomainFilter = DomainFilter.BOTH
-    limit: int = Field(5, ge=1)
-    min_similarity: float = Field(0.0, ge=-1.0, le=1.0)
-    memory_type: str | None = None
-    include_archived: bool = False
-    # Graph expansion (issue 7, docs/graph.md): follow edges from the hits; None takes the graph settings' value.
-    expand_relations: bool = False
-    relation_limit: int | None = Field(None, ge=0, le=50)
-    expansion_limit: int | None = Field(None, ge=0, le=200)
-    expand_min_strength: float | None = Field(None, ge=0.0, le=1.0)
-    expand_min_importance: float | None = Field(None, ge=0.0, le=1.0)
-
-
-class RecallHit(BaseModel):
-    memory: Memory
-    similarity: float
-    score: float
-    match_strength: MatchStrength
-    match_reasons: list[str]
-    matched_terms: list[str]
-    # Empty for a hit the query found; for one expansion reached, the edges followed from a seed hit to it.
-    path: list[PathStep] = Field(default_factory=list)
-
-
-# --- the relationship graph's hooks (issue 7: rapport/graph/hooks.py implements this) -----------------------------
-class MemoryGraph(Protocol):
-    def memories_stored(self, tenant_id: str, user_id: str, memories: list[Memory]) -> None:
-        """After memories are stored and indexed (enrichment); must not raise for a stored memory."""
-
-    def memory_deleted(self, tenant_id: str, user_id: str, memory_id: str) -> None:
-        """After a memory is deleted: its edges go too."""
-
-    def finish_recall(
-        self,
-        tenant_id: str,
-        user_id: str,
-        query: RecallQuery,
-        hits: list[RecallHit],
-        vector: list[float],
-        now: datetime,
-    ) -> list[RecallHit]:
-        """Adds the relation component, ranks, cuts to the limit and appends what expansion reached."""
 
 
 class MemoryService:
@@ -178,7 +118,7 @@ class MemoryService:
             content=self._check_content(new.content),
             importance=importance,
             confidence=1.0 if new.confidence is None else new.confidence,
-            tier=new.tier or _tier_for(importance),
+            tier=new.tier or _tier_for(importance, self._settings),
             metadata=self._check_metadata(new.metadata),
             source=new.source,
             in_reply_to=new.in_reply_to,
@@ -192,11 +132,11 @@ class MemoryService:
         return self.remember_many(tenant_id, user_id, [self.build(tenant_id, user_id, new)])[0]
 
     def remember_many(self, tenant_id: str, user_id: str, memories: list[Memory]) -> list[Memory]:
-        """Embed (one call), store, index. Embedding first: if the model fails, nothing has been written."""
+        """Embed (one call), store, index, then tell the graph. Embedding first: if the model fails, nothing has been
+        written; a failure of any kind while writing takes this call's writes back before it is raised."""
         if not memories:
             return []
-        vectors = embed_memories(self._embedder, memories, self._settings.episode_reply_weight)
-        embedded = [m.model_copy(update={"embedding": v}) for m, v in zip(memories, vectors, strict=True)]
+        embedded = self.embedded(memories)
         self._store.register_user(tenant_id, user_id)
         written: list[Memory] = []
         try:
@@ -204,14 +144,37 @@ class MemoryService:
                 self._store.put_memory(memory)
                 written.append(memory)
                 self._index.upsert(memory)
-        except RapportError:
-            # Keep store and index in step: undo this call's writes rather than leave half of them.
+        except Exception:
             for memory in written:
                 self._forget_quietly(memory)
             raise
-        if self._graph is not None:
-            self._graph.memories_stored(tenant_id, user_id, embedded)  # graph (issue 7): enrichment
+        self.announce_stored(tenant_id, user_id, embedded)
         return embedded
+
+    def embedded(self, memories: list[Memory]) -> list[Memory]:
+        """The memories with their vectors, from one embedder call; nothing is written."""
+        vectors = embed_memories(self._embedder, memories, self._settings.episode_reply_weight)
+        return [m.model_copy(update={"embedding": v}) for m, v in zip(memories, vectors, strict=True)]
+
+    def remember_interaction(self, interaction: Interaction, episodes: list[Memory]) -> None:
+        """The history item and its (embedded) episodes in one atomic store write, then the episodes indexed; an
+        index failure takes the write back. The graph hears of the episodes through `announce_stored`."""
+        self._store.register_user(interaction.tenant_id, interaction.user_id)
+        self._store.put_interaction(interaction, episodes)
+        try:
+            for memory in episodes:
+                self._index.upsert(memory)
+        except Exception:
+            self.forget_interaction(interaction)
+            raise
+
+    def forget_interaction(self, interaction: Interaction) -> None:
+        """Undo `remember_interaction` (a later step of the request failed): index entries, episodes, history item."""
+        for memory_id in interaction.memory_ids:
+            # The index is derived: `rapport reindex` repairs what a failed undo leaves there.
+            with contextlib.suppress(RapportError):
+                self._index.delete(interaction.tenant_id, interaction.user_id, memory_id)
+        self._store.remove_interaction(interaction)
 
     def store_embedded(self, memory: Memory) -> Memory:
         """Write one new memory that is already embedded (the pipeline embeds a batch before placing it) to the store
@@ -221,9 +184,14 @@ class MemoryService:
         return memory
 
     def announce_stored(self, tenant_id: str, user_id: str, memories: list[Memory]) -> None:
-        """The graph links newly stored memories (enrichment); it never fails a write that has happened."""
-        if self._graph is not None and memories:
+        """The graph links newly stored memories (enrichment). Links are derived and a later enrichment run can still
+        add them, so no failure here, of any kind, turns a stored write into a failed request."""
+        if self._graph is None or not memories:
+            return
+        try:
             self._graph.memories_stored(tenant_id, user_id, memories)
+        except Exception:
+            logger.warning("enrichment failed; the memories are stored without links", exc_info=True)
 
     def save(self, updated: Memory, *, previous: Memory) -> Memory:
         """Write a changed memory over `previous`; the index is written only when what it holds changed (status,
@@ -292,7 +260,7 @@ class MemoryService:
         self._store.delete_memory(tenant_id, user_id, memory_id)
         self._index.delete(tenant_id, user_id, memory_id)
         if self._graph is not None:
-            self._graph.memory_deleted(tenant_id, user_id, memory_id)  # graph (issue 7): its edges, both ways
+            self._graph.memory_deleted(tenant_id, user_id, memory_id)  # its edges, both ways
 
     def list_memories(
         self,
@@ -306,7 +274,7 @@ class MemoryService:
         include_archived: bool = False,
     ) -> Page[Memory]:
         self._check_limit(limit)
-        # governance (issue 8): archived memories are listed only when asked for
+        # archived memories are listed only when asked for
         return without_archived(
             lambda size, after: self._store.list_memories(
                 tenant_id, user_id, domains=domain.domains(), memory_type=memory_type, limit=size, cursor=after
@@ -325,7 +293,7 @@ class MemoryService:
         now = self._clock.now()
         reinforced: list[Memory] = []
         for memory in self._store.get_memories(tenant_id, user_id, dict.fromkeys(memory_ids)):
-            # governance (issue 8): the boost adds to today's decayed strength, not to a stale stored one; written
+            # the boost adds to today's decayed strength, not to a stale stored one; written
             # over the value it was computed from, so a concurrent reinforcement is not lost
             try:
                 updated = self.rewrite(
@@ -340,113 +308,13 @@ class MemoryService:
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
 
-    # recall
 
-    def recall(self, tenant_id: str, user_id: str, query: RecallQuery) -> list[RecallHit]:
-        self._check_limit(query.limit)
-        text = query.query.strip()
-        if not text:
-            raise InvalidInputError("query is empty: send the text to recall by")
-        if len(text) > self._settings.max_content_chars:
-            raise InvalidInputError(
-                f"query has {len(text)} characters; the limit is {self._settings.max_content_chars}"
-            )
-        statuses = [MemoryStatus.ACTIVE.value, MemoryStatus.COMPRESSED.value]  # governance: compact memories are live
-        if query.include_archived:
-            statuses += [s.value for s in MemoryStatus if s.value not in statuses]
-        pool = max(self._settings.recall_candidate_pool, query.limit * 4)
-        index_query = IndexQuery(
-            tenant_id=tenant_id,
-            user_id=user_id,
-            domains=query.domain.domains(),
-            statuses=tuple(statuses),
-            k=pool,
-        )
-        vector = self._embedder.embed([text])[0]
-        vector_hits = {h.memory_id: h.score for h in self._index.knn_search(index_query, vector)}
-        # Keyword scores are read deeper than the pool (docs/recall.md): a memory found by meaning keeps its BM25
-        # score when it ranks past the pool by keywords alone; only the pool's best by keywords become candidates.
-        deeper = index_query.model_copy(update={"k": max(pool, self._settings.recall_keyword_depth)})
-        keyword_ranked = self._index.keyword_search(deeper, text)
-        keyword_hits = {h.memory_id: h.score for h in keyword_ranked}
-        found = {*vector_hits, *(h.memory_id for h in keyword_ranked[:pool])}
-        candidates = self._store.get_memories(tenant_id, user_id, found)
-        best_keyword = max(keyword_hits.values(), default=0.0)
-        now = self._clock.now()
-        query_terms = len(dict.fromkeys(tokenize(text)))
-        weights = self._settings.weights
-        half_life = self._settings.recall_recency_half_life_days
-        scored: list[tuple[Memory, float, RecallSignals]] = []
-        for memory in candidates:
-            if query.memory_type is not None and memory.type != query.memory_type:
-                continue
-            if memory.status.value not in statuses:
-                continue  # governance: the store decides, since a lagging index (a stream, another process) may not
-            similarity = vector_hits.get(memory.id)
-            if similarity is None:
-                similarity = cosine(vector, memory.embedding)
-            if similarity < query.min_similarity:
-                continue
-            terms = matched_terms(text, search_text(memory))
-            if similarity <= 0.0 and not terms:
-                continue  # nothing ties it to the query: returning it would be noise
-            signals = RecallSignals(
-                similarity=similarity,
-                keyword=keyword_hits.get(memory.id, 0.0) / best_keyword if best_keyword > 0 else 0.0,
-                matched_terms=terms,
-                query_terms=query_terms,
-                age_days=(now - (memory.occurred_at or memory.created_at)).total_seconds() / 86_400,
-                importance=memory.importance,
-                strength=effective_strength(memory, now, self._settings.governance),  # governance: decayed to now
-            )
-            scored.append((memory, similarity, signals))
-        # issue 6: a message is read in its conversation (answers, sittings, speakers): docs/recall.md
-        boosts = self._context_boosts(text, scored)
-        hits: list[RecallHit] = []
-        for memory, similarity, signals in scored:
-            boost = boosts[memory.id]
-            hits.append(
-                RecallHit(
-                    memory=memory.without_embedding(),
-                    similarity=round(similarity, 6),
-                    score=round(hybrid_score(signals, weights, half_life) + boost.total, 6),
-                    match_strength=match_strength(
-                        relevance(signals, weights),
-                        self._settings.strong_match_score,
-                        self._settings.moderate_match_score,
-                    ),
-                    match_reasons=match_reasons(signals, half_life) + context_reasons(boost),
-                    matched_terms=list(signals.matched_terms),
-                )
-            )
-        if self._graph is not None:
-            # Graph (issue 7): relation component, ranking and cut, then expansion along edges.
-            return self._graph.finish_recall(tenant_id, user_id, query, hits, vector, now)
-        hits.sort(key=lambda hit: (-hit.score, hit.memory.id))
-        return hits[: query.limit]
-
-    def _context_boosts(self, text: str, scored: list[tuple[Memory, float, RecallSignals]]) -> dict[str, ContextBoost]:
-        matches = {memory.id: query_match(signals, self._settings.weights) for memory, _, signals in scored}
-        places = {memory.id: _place_of(memory) for memory, _, _ in scored}
-        named = named_speakers(text, {p.speaker for p in places.values() if p.speaker})
-        return context_boosts(matches, places, named, self._settings.recall_context)
-
-
-def _place_of(memory: Memory) -> TurnPlace:
-    """A message's place in its conversation; a memory made from a conversation (pipeline) belongs to its sitting."""
-    source = memory.source
-    conversation = source.session_id or source.interaction_id
-    if source.kind is not SourceKind.INTERACTION:
-        return TurnPlace(conversation=conversation)
-    return TurnPlace(
-        conversation=conversation,
-        interaction_id=source.interaction_id,
-        message_index=source.message_index,
-        speaker=source.speaker,
-        asks=asks_question(memory.content),
+def _tier_for(importance: float, settings: Settings) -> Tier:
+    """A memory a client stores has no session to live in, so the formation rule keeps it at least short-term: the
+    client asked for it to be stored."""
+    return tier_for(
+        importance,
+        in_session=False,
+        long_term_above=settings.pipeline_long_term_importance,
+        short_term_above=settings.pipeline_short_term_importance,
     )
-
-
-def _tier_for(importance: float) -> Tier:
-    """The brief's formation rule: importance above 0.8 goes to long-term memory."""
-    return Tier.LONG_TERM if importance > 0.8 else Tier.SHORT_TERM

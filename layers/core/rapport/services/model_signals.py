@@ -7,10 +7,10 @@ from typing import Annotated
 from aws_lambda_powertools import Logger
 from pydantic import BaseModel, BeforeValidator, Field
 
-from rapport.adapters.local.vader import RuleSignalDetector
 from rapport.domain.signals import Emotion, Intent, Signals
 from rapport.errors import UpstreamError
 from rapport.ports.language_model import LanguageModel
+from rapport.ports.signals import SignalDetector
 
 logger = Logger(service="rapport-signals", child=True)
 
@@ -46,9 +46,9 @@ class LanguageModelSignalDetector:
     """Asks the model; shouting is a matter of typography and stays with the rules. Crisis language is flagged when
     either the model or the rules see it: for safety, the two are combined with OR, never replaced."""
 
-    def __init__(self, model: LanguageModel, rules: RuleSignalDetector | None = None) -> None:
+    def __init__(self, model: LanguageModel, rules: SignalDetector) -> None:
         self._model = model
-        self._rules = rules or RuleSignalDetector()
+        self._rules = rules
 
     @property
     def name(self) -> str:

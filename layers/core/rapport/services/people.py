@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -23,9 +24,50 @@ PERSON_KIND = "PERSON"
 MAX_KNOWN_PEOPLE = 500
 
 
+class PersonRepository:
+    """The people of one end user, one `Person` item each, keyed by slug (so listings come in slug order)."""
+
+    def __init__(self, items: ItemStore) -> None:
+        self._items = items
+
+    def page(self, scope: ItemScope, *, limit: int, cursor: str | None) -> Page[Person]:
+        page = self._items.list_items(scope, ItemQuery(kind=PERSON_KIND, limit=limit, cursor=cursor))
+        return Page[Person](items=[Person.model_validate(i.body) for i in page.items], next_cursor=page.next_cursor)
+
+    def get(self, scope: ItemScope, slug: str) -> Person | None:
+        item = self._items.get_item(scope, PERSON_KIND, slug)
+        return Person.model_validate(item.body) if item else None
+
+    def change(
+        self,
+        scope: ItemScope,
+        slug: str,
+        change: Callable[[Person | None], Person],
+        *,
+        now: datetime,
+        attempts: int,
+    ) -> Person:
+        """Apply `change` to the stored person; a concurrent write makes it read again and re-apply."""
+
+        def body_change(body: dict[str, Any] | None) -> dict[str, Any]:
+            current = Person.model_validate(body) if body is not None else None
+            return dict(change(current).model_dump(mode="json"))
+
+        item = modify_item(self._items, scope, PERSON_KIND, slug, body_change, now=now, attempts=attempts)
+        assert item is not None  # body_change always writes
+        return Person.model_validate(item.body)
+
+    def put(self, scope: ItemScope, person: Person, *, now: datetime) -> None:
+        self._items.put_item(scope, PERSON_KIND, person.slug, person.model_dump(mode="json"), now=now)
+
+    def delete(self, scope: ItemScope, slug: str) -> bool:
+        """True when this call deleted it."""
+        return self._items.delete_item(scope, PERSON_KIND, slug)
+
+
 class PeopleService:
     def __init__(self, items: ItemStore, scorer: SentimentScorer, settings: Settings, clock: Clock) -> None:
-        self._items = items
+        self._people = PersonRepository(items)
         self._scorer = scorer
         self._settings = settings
         self._policy = settings.relational
@@ -39,23 +81,20 @@ class PeopleService:
         """People in slug order, one page at a time."""
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
-        page = self._items.list_items(
-            self._scope(tenant_id, user_id), ItemQuery(kind=PERSON_KIND, limit=limit, cursor=cursor)
-        )
-        return Page[Person](items=[Person.model_validate(i.body) for i in page.items], next_cursor=page.next_cursor)
+        return self._people.page(self._scope(tenant_id, user_id), limit=limit, cursor=cursor)
 
     def get(self, tenant_id: str, user_id: str, slug: str) -> Person:
-        item = self._items.get_item(self._scope(tenant_id, user_id), PERSON_KIND, slug)
-        if item is None:
+        person = self._people.get(self._scope(tenant_id, user_id), slug)
+        if person is None:
             raise NotFoundError(f"no person {slug!r} for this user; GET /v1/users/{user_id}/people lists them")
-        return Person.model_validate(item.body)
+        return person
 
     def _known(self, scope: ItemScope) -> list[Person]:
         people: list[Person] = []
         cursor: str | None = None
         while len(people) < MAX_KNOWN_PEOPLE:
-            page = self._items.list_items(scope, ItemQuery(kind=PERSON_KIND, limit=100, cursor=cursor))
-            people.extend(Person.model_validate(i.body) for i in page.items)
+            page = self._people.page(scope, limit=100, cursor=cursor)
+            people.extend(page.items)
             cursor = page.next_cursor
             if cursor is None:
                 break
@@ -103,54 +142,37 @@ class PeopleService:
                         known[merged.slug] = merged
 
     def _write_mention(self, scope: ItemScope, mention: Mention, at: datetime) -> Person:
-        def change(body: dict[str, Any] | None) -> dict[str, Any]:
-            current = Person.model_validate(body) if body is not None else None
-            return dict(self._with(current, mention, at).model_dump(mode="json"))
-
-        item = modify_item(
-            self._items,
+        return self._people.change(
             scope,
-            PERSON_KIND,
             mention.slug,
-            change,
+            lambda current: self._with(current, mention, at),
             now=self._clock.now(),
             attempts=self._policy.write_attempts,
         )
-        assert item is not None  # change always writes
-        return Person.model_validate(item.body)
 
     def _absorb_unnamed(self, scope: ItemScope, named: Person) -> Person | None:
         """ "My mom" said before we knew her name is the same person as "my mom Linda": join the two records."""
         assert named.role is not None
         unnamed_slug = slugify(named.role)
-        unnamed_item = self._items.get_item(scope, PERSON_KIND, unnamed_slug)
-        if unnamed_item is None:
+        unnamed = self._people.get(scope, unnamed_slug)
+        if unnamed is None:
             return None
-        unnamed = Person.model_validate(unnamed_item.body)
         if unnamed.name:
             return None  # a person literally named after the role; leave it alone
         # Delete first: of two concurrent absorbs only the one whose delete succeeds adds the mentions.
-        if not self._items.delete_item(scope, PERSON_KIND, unnamed_slug):
+        if not self._people.delete(scope, unnamed_slug):
             return None
         try:
-            item = modify_item(
-                self._items,
+            return self._people.change(
                 scope,
-                PERSON_KIND,
                 named.slug,
-                lambda body: dict(
-                    absorb(
-                        Person.model_validate(body) if body is not None else named,
-                        unnamed,
-                        max_facts=self._policy.person_max_facts,
-                    ).model_dump(mode="json")
+                lambda current: absorb(
+                    named if current is None else current, unnamed, max_facts=self._policy.person_max_facts
                 ),
                 now=self._clock.now(),
                 attempts=self._policy.write_attempts,
             )
         except RapportError:
             # Put the unnamed record back rather than lose its mentions.
-            self._items.put_item(scope, PERSON_KIND, unnamed_slug, unnamed_item.body, now=self._clock.now())
+            self._people.put(scope, unnamed, now=self._clock.now())
             raise
-        assert item is not None
-        return Person.model_validate(item.body)

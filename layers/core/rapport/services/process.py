@@ -9,15 +9,17 @@ from pydantic import BaseModel
 from rapport.clock import Clock
 from rapport.domain.models import DomainFilter, Interaction, Message, MessageRole
 from rapport.domain.profile import Profile
+from rapport.domain.recall import RecallHit, RecallQuery
 from rapport.domain.relational_state import StateReading
 from rapport.domain.reply_context import ReplyContext, build_system_prompt
 from rapport.domain.signals import Signals, to_metadata
 from rapport.errors import InvalidInputError
 from rapport.ports.language_model import LanguageModel
 from rapport.services.interactions import InteractionService, NewInteraction
-from rapport.services.memories import MemoryService, RecallHit, RecallQuery
+from rapport.services.memories import MemoryService
 from rapport.services.people import PeopleService
 from rapport.services.profiles import ProfileService
+from rapport.services.recall import Recall
 from rapport.services.relational_state import RelationalStateService
 from rapport.services.signals import SignalService
 from rapport.settings import Settings
@@ -43,6 +45,7 @@ class ProcessService:
         self,
         *,
         memories: MemoryService,
+        recall: Recall,
         interactions: InteractionService,
         signals: SignalService,
         state: RelationalStateService,
@@ -53,6 +56,7 @@ class ProcessService:
         clock: Clock,
     ) -> None:
         self._memories = memories
+        self._recall = recall
         self._interactions = interactions
         self._signals = signals
         self._state = state
@@ -159,10 +163,12 @@ class ProcessService:
 
     def _relevant_memories(self, tenant_id: str, user_id: str, text: str) -> list[RecallHit]:
         """Top-K of both domains above the similarity bar, then the relational memories above it that the top-K
-        left out: how we work with this person matters to a reply even when a fact outranks it."""
+        left out: how we work with this person matters to a reply even when a fact outranks it. Both search by the
+        same text, so it is embedded once."""
         query = text[: self._settings.max_content_chars]
         policy = self._policy
-        hits = self._memories.recall(
+        vector = self._recall.query_vector(query)
+        hits = self._recall.recall(
             tenant_id,
             user_id,
             RecallQuery(
@@ -171,10 +177,11 @@ class ProcessService:
                 limit=policy.process_top_k,
                 min_similarity=policy.process_min_similarity,
             ),
+            vector=vector,
         )
         if policy.process_relational_limit:
             seen = {h.memory.id for h in hits}
-            relational = self._memories.recall(
+            relational = self._recall.recall(
                 tenant_id,
                 user_id,
                 RecallQuery(
@@ -183,6 +190,7 @@ class ProcessService:
                     limit=policy.process_relational_limit,
                     min_similarity=policy.process_min_similarity,
                 ),
+                vector=vector,
             )
             hits += [h for h in relational if h.memory.id not in seen]
         return hits

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -14,19 +15,54 @@ from rapport.services.versioned_items import modify_item
 from rapport.settings import Settings
 
 PROFILE_KIND = "PROFILE"
-PROFILE_KEY = ""
+PROFILE_KEY = ""  # one profile per end user
+
+
+class ProfileRepository:
+    """The end user's `Profile`, one versioned item; the plan tier it carries is read by the retention jobs too."""
+
+    def __init__(self, items: ItemStore) -> None:
+        self._items = items
+
+    def get(self, tenant_id: str, user_id: str) -> Profile | None:
+        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), PROFILE_KIND, PROFILE_KEY)
+        return Profile.model_validate(item.body) if item else None
+
+    def change(
+        self,
+        tenant_id: str,
+        user_id: str,
+        change: Callable[[Profile | None], Profile],
+        *,
+        now: datetime,
+        attempts: int,
+    ) -> None:
+        """Apply `change` to the stored profile; a concurrent write makes it read again and re-apply."""
+
+        def body_change(body: dict[str, Any] | None) -> dict[str, Any]:
+            current = Profile.model_validate(body) if body is not None else None
+            return dict(change(current).model_dump(mode="json"))
+
+        modify_item(
+            self._items,
+            ItemScope(tenant_id=tenant_id, user_id=user_id),
+            PROFILE_KIND,
+            PROFILE_KEY,
+            body_change,
+            now=now,
+            attempts=attempts,
+        )
 
 
 class ProfileService:
     def __init__(self, items: ItemStore, settings: Settings, clock: Clock) -> None:
-        self._items = items
+        self._profiles = ProfileRepository(items)
         self._attempts = settings.relational.write_attempts
         self._clock = clock
 
     def get(self, tenant_id: str, user_id: str) -> Profile | None:
         """The profile, or None for someone we have not talked to yet."""
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), PROFILE_KIND, PROFILE_KEY)
-        return Profile.model_validate(item.body) if item else None
+        return self._profiles.get(tenant_id, user_id)
 
     def preview(self, tenant_id: str, user_id: str, at: datetime) -> Profile:
         """The profile as one more interaction at `at` would leave it, without writing it."""
@@ -35,17 +71,10 @@ class ProfileService:
     def record_interaction(self, interaction: Interaction) -> None:
         """The listener on recorded interactions."""
         at = interaction_time(interaction)
-
-        def change(body: dict[str, Any] | None) -> dict[str, Any]:
-            current = Profile.model_validate(body) if body is not None else None
-            return dict(observe_interaction(current, at).model_dump(mode="json"))
-
-        modify_item(
-            self._items,
-            ItemScope(tenant_id=interaction.tenant_id, user_id=interaction.user_id),
-            PROFILE_KIND,
-            PROFILE_KEY,
-            change,
+        self._profiles.change(
+            interaction.tenant_id,
+            interaction.user_id,
+            lambda current: observe_interaction(current, at),
             now=self._clock.now(),
             attempts=self._attempts,
         )

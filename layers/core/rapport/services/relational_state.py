@@ -51,6 +51,64 @@ class StateEventRecord(BaseModel):
     after: dict[str, float] = Field(default_factory=dict)
 
 
+class ReportedKey(BaseModel):
+    """An idempotency key already used: the event it reported, and of which type."""
+
+    event_id: str
+    type: str
+
+
+class RelationalStateRepository:
+    """The state (`STATE`, one versioned item per agent), the reported events (`STATE_EVENT`, keyed by their
+    time-ordered id) and the idempotency keys they were reported with (`STATE_EVENT_KEY`, keyed by digest)."""
+
+    def __init__(self, items: ItemStore) -> None:
+        self._items = items
+
+    def stored(self, scope: ItemScope) -> RelationalState | None:
+        item = self._items.get_item(scope, STATE_KIND, DEFAULT_AGENT)
+        return RelationalState.model_validate(item.body) if item else None
+
+    def change(
+        self,
+        scope: ItemScope,
+        change: Callable[[RelationalState | None], RelationalState],
+        *,
+        now: datetime,
+        attempts: int,
+    ) -> RelationalState:
+        """Apply `change` to the stored state; a concurrent write makes it read again and re-apply."""
+
+        def body_change(body: dict[str, Any] | None) -> dict[str, Any]:
+            current = RelationalState.model_validate(body) if body is not None else None
+            return dict(change(current).model_dump(mode="json"))
+
+        item = modify_item(self._items, scope, STATE_KIND, DEFAULT_AGENT, body_change, now=now, attempts=attempts)
+        assert item is not None  # body_change always writes
+        return RelationalState.model_validate(item.body)
+
+    def put_event(self, scope: ItemScope, record: StateEventRecord, *, now: datetime) -> None:
+        self._items.put_item(scope, EVENT_KIND, record.id, record.model_dump(mode="json"), now=now)
+
+    def get_event(self, scope: ItemScope, event_id: str) -> StateEventRecord | None:
+        item = self._items.get_item(scope, EVENT_KIND, event_id)
+        return StateEventRecord.model_validate(item.body) if item is not None else None
+
+    def events(self, scope: ItemScope, *, limit: int, cursor: str | None) -> Page[StateEventRecord]:
+        """Newest first."""
+        page = self._items.list_items(scope, ItemQuery(kind=EVENT_KIND, limit=limit, cursor=cursor, descending=True))
+        return Page[StateEventRecord](
+            items=[StateEventRecord.model_validate(i.body) for i in page.items], next_cursor=page.next_cursor
+        )
+
+    def put_key(self, scope: ItemScope, digest: str, reported: ReportedKey, *, now: datetime) -> None:
+        self._items.put_item(scope, EVENT_KEY_KIND, digest, reported.model_dump(mode="json"), now=now)
+
+    def get_key(self, scope: ItemScope, digest: str) -> ReportedKey | None:
+        item = self._items.get_item(scope, EVENT_KEY_KIND, digest)
+        return ReportedKey.model_validate(item.body) if item is not None else None
+
+
 def _key_digest(key: str) -> str:
     """What is stored of a client's idempotency key: its SHA-256 (the key may hold anything the client chose)."""
     if not key.strip() or len(key) > MAX_IDEMPOTENCY_KEY_CHARS:
@@ -84,7 +142,7 @@ def _numbers(reading: StateReading) -> dict[str, float]:
 
 class RelationalStateService:
     def __init__(self, items: ItemStore, settings: Settings, clock: Clock) -> None:
-        self._items = items
+        self._states = RelationalStateRepository(items)
         self._policy = settings.relational
         self._settings = settings
         self._clock = clock
@@ -92,14 +150,9 @@ class RelationalStateService:
     def _scope(self, tenant_id: str, user_id: str) -> ItemScope:
         return ItemScope(tenant_id=tenant_id, user_id=user_id)
 
-    @staticmethod
-    def _decode(body: dict[str, Any] | None) -> RelationalState | None:
-        return RelationalState.model_validate(body) if body is not None else None
-
     def stored(self, tenant_id: str, user_id: str) -> RelationalState:
         """The stored state (a new person's starting state when there is none); decay not applied."""
-        item = self._items.get_item(self._scope(tenant_id, user_id), STATE_KIND, DEFAULT_AGENT)
-        return self._decode(item.body if item else None) or initial_state(self._policy)
+        return self._states.stored(self._scope(tenant_id, user_id)) or initial_state(self._policy)
 
     def read(self, tenant_id: str, user_id: str, at: datetime | None = None) -> StateReading:
         """The state now (or at `at`), decay applied. Never writes: reading cannot change what the next read says."""
@@ -113,21 +166,12 @@ class RelationalStateService:
     def _update(
         self, tenant_id: str, user_id: str, change: Callable[[RelationalState], RelationalState]
     ) -> RelationalState:
-        def body_change(body: dict[str, Any] | None) -> dict[str, Any]:
-            current = self._decode(body) or initial_state(self._policy)
-            return dict(change(current).model_dump(mode="json"))
-
-        item = modify_item(
-            self._items,
+        return self._states.change(
             self._scope(tenant_id, user_id),
-            STATE_KIND,
-            DEFAULT_AGENT,
-            body_change,
+            lambda current: change(current or initial_state(self._policy)),
             now=self._clock.now(),
             attempts=self._policy.write_attempts,
         )
-        assert item is not None  # body_change always writes
-        return RelationalState.model_validate(item.body)
 
     def record_interaction(self, interaction: Interaction) -> None:
         """The listener on recorded interactions: trust and familiarity grow, sentiment and grudge follow the
@@ -176,31 +220,23 @@ class RelationalStateService:
         record = StateEventRecord(
             id=new_id(now), type=event, note=note, at=now, before=_numbers(before), after=_numbers(after)
         )
-        self._items.put_item(scope, EVENT_KIND, record.id, record.model_dump(mode="json"), now=now)
+        self._states.put_event(scope, record, now=now)
         if digest is not None:
-            marker = {"event_id": record.id, "type": event.value}
-            self._items.put_item(scope, EVENT_KEY_KIND, digest, marker, now=now)
+            self._states.put_key(scope, digest, ReportedKey(event_id=record.id, type=event.value), now=now)
         return record, after, False
 
     def _reported_with(self, scope: ItemScope, digest: str, event: RelationalEvent) -> StateEventRecord | None:
-        marker = self._items.get_item(scope, EVENT_KEY_KIND, digest)
-        if marker is None:
+        reported = self._states.get_key(scope, digest)
+        if reported is None:
             return None
-        if marker.body.get("type") != event.value:
+        if reported.type != event.value:
             raise ConflictError(
-                f"this Idempotency-Key was used for a {marker.body.get('type')} event; use a new key for a new event"
+                f"this Idempotency-Key was used for a {reported.type} event; use a new key for a new event"
             )
-        item = self._items.get_item(scope, EVENT_KIND, str(marker.body["event_id"]))
-        return StateEventRecord.model_validate(item.body) if item is not None else None
+        return self._states.get_event(scope, reported.event_id)
 
     def events(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[StateEventRecord]:
         """Reported events, newest first."""
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
-        page = self._items.list_items(
-            self._scope(tenant_id, user_id),
-            ItemQuery(kind=EVENT_KIND, limit=limit, cursor=cursor, descending=True),
-        )
-        return Page[StateEventRecord](
-            items=[StateEventRecord.model_validate(i.body) for i in page.items], next_cursor=page.next_cursor
-        )
+        return self._states.events(self._scope(tenant_id, user_id), limit=limit, cursor=cursor)

@@ -3,18 +3,62 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from rapport.clock import Clock
 from rapport.domain.lifecycle.working_memory import SessionContext, add_interaction, context_tokens
 from rapport.domain.models import Interaction
 from rapport.errors import ConflictError, NotFoundError, RapportError
-from rapport.ports.items import ItemScope, ItemStore
+from rapport.ports.items import ItemScope, ItemStore, StoredItem
 from rapport.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 SESSION_KIND = "SESSION"
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    context: SessionContext
+    item: StoredItem  # its version (for the next write) and its expiry
+
+    def is_live(self, now: datetime) -> bool:
+        return self.item.is_live(now)
+
+
+class SessionRepository:
+    """Each session's working memory (`SessionContext`), one item per session that expires with the session."""
+
+    def __init__(self, items: ItemStore) -> None:
+        self._items = items
+
+    def get(self, tenant_id: str, user_id: str, session_id: str) -> StoredSession | None:
+        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), SESSION_KIND, session_id)
+        if item is None:
+            return None
+        return StoredSession(SessionContext.model_validate(item.body), item)
+
+    def put(
+        self,
+        tenant_id: str,
+        user_id: str,
+        context: SessionContext,
+        *,
+        now: datetime,
+        expected_version: int,
+        expires_at: datetime,
+    ) -> None:
+        """ConflictError when the session changed since it was read at `expected_version` (0: not there yet)."""
+        self._items.put_item(
+            ItemScope(tenant_id=tenant_id, user_id=user_id),
+            SESSION_KIND,
+            context.session_id,
+            context.model_dump(mode="json"),
+            now=now,
+            expected_version=expected_version,
+            expires_at=expires_at,
+        )
 
 
 class SessionView(SessionContext):
@@ -28,7 +72,7 @@ class SessionView(SessionContext):
 
 class SessionService:
     def __init__(self, items: ItemStore, settings: Settings, clock: Clock) -> None:
-        self._items = items
+        self._sessions = SessionRepository(items)
         self._settings = settings
         self._governance = settings.governance
         self._clock = clock
@@ -47,23 +91,22 @@ class SessionService:
         """The listener on recorded interactions: a conversation without a session has no working memory."""
         if not interaction.session_id:
             return
-        scope = ItemScope(tenant_id=interaction.tenant_id, user_id=interaction.user_id)
+        tenant_id, user_id = interaction.tenant_id, interaction.user_id
         for _ in range(self._settings.relational.write_attempts):
             now = self._clock.now()
-            item = self._items.get_item(scope, SESSION_KIND, interaction.session_id)
+            stored = self._sessions.get(tenant_id, user_id, interaction.session_id)
             # An expired session the table's TTL has not removed yet is over: a new one starts.
-            current = SessionContext.model_validate(item.body) if item is not None and item.is_live(now) else None
+            current = stored.context if stored is not None and stored.is_live(now) else None
             updated = add_interaction(current, interaction, now, self._governance)
             if updated is current:
                 return
             try:
-                self._items.put_item(
-                    scope,
-                    SESSION_KIND,
-                    interaction.session_id,
-                    updated.model_dump(mode="json"),
+                self._sessions.put(
+                    tenant_id,
+                    user_id,
+                    updated,
                     now=now,
-                    expected_version=item.version if item is not None else 0,
+                    expected_version=stored.item.version if stored is not None else 0,
                     expires_at=now + self._ttl(),
                 )
                 return
@@ -72,22 +115,22 @@ class SessionService:
         raise ConflictError(f"session {interaction.session_id!r} kept changing; its working memory was not updated")
 
     def context(self, tenant_id: str, user_id: str, session_id: str) -> SessionView:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), SESSION_KIND, session_id)
+        stored = self._sessions.get(tenant_id, user_id, session_id)
         now = self._clock.now()
-        if item is None or not item.is_live(now):
+        if stored is None or not stored.is_live(now):
             raise NotFoundError(
                 f"no working memory for session {session_id!r}: it never had an interaction, or it expired "
                 f"{self._governance.session_ttl_minutes:g} minutes after its last activity"
             )
-        context = SessionContext.model_validate(item.body)
+        context = stored.context
         return SessionView(
             **context.model_dump(),
             user_id=user_id,
             token_estimate=context_tokens(context, self._governance),
             token_budget=self._governance.session_max_tokens,
-            expires_at=item.expires_at or context.last_activity_at + self._ttl(),
+            expires_at=stored.item.expires_at or context.last_activity_at + self._ttl(),
         )
 
     def is_live(self, tenant_id: str, user_id: str, session_id: str, at: datetime) -> bool:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), SESSION_KIND, session_id)
-        return item is not None and item.is_live(at)
+        stored = self._sessions.get(tenant_id, user_id, session_id)
+        return stored is not None and stored.is_live(at)

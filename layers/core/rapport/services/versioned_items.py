@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from rapport.errors import ConflictError
+from rapport.errors import ConflictError, RapportError
 from rapport.ports.items import ItemScope, ItemStore, StoredItem
+
+logger = logging.getLogger(__name__)
 
 # body of the current item (None when there is none) -> the new body, or None to leave the item as it is
 Change = Callable[[dict[str, Any] | None], dict[str, Any] | None]
@@ -35,8 +41,66 @@ def modify_item(
         if body is None:
             return current
         try:
-            return items.put_item(scope, kind, key, body, now=now, expected_version=current.version if current else 0)
+            written = items.put_item(
+                scope, kind, key, body, now=now, expected_version=current.version if current else 0
+            )
         except ConflictError:
             # Jittered, growing pause so writers that collided do not collide again in lock step.
             sleep(random.uniform(0, 0.002 * 2 ** min(attempt, 6)))
+            continue
+        undo = _undo_log.get()
+        if undo is not None:
+            undo.append(_Written(items, scope, kind, key, current, written))
+        return written
     raise ConflictError(f"{kind} {key!r} changed {attempts} times while being updated; retry the request")
+
+
+@dataclass(frozen=True)
+class _Written:
+    items: ItemStore
+    scope: ItemScope
+    kind: str
+    key: str
+    previous: StoredItem | None
+    written: StoredItem
+
+    def undo(self) -> None:
+        """Put the previous body back, unless someone wrote after us (their write stands: it saw ours)."""
+        if self.previous is None:
+            current = self.items.get_item(self.scope, self.kind, self.key)
+            if current is not None and current.version == self.written.version:
+                self.items.delete_item(self.scope, self.kind, self.key)
+            return
+        self.items.put_item(
+            self.scope,
+            self.kind,
+            self.key,
+            self.previous.body,
+            now=self.previous.updated_at,
+            expected_version=self.written.version,
+            expires_at=self.previous.expires_at,
+        )
+
+
+# The changes `modify_item` made while an `undoable()` block is open, in this thread or task.
+_undo_log: ContextVar[list[_Written] | None] = ContextVar("rapport_undo_log", default=None)
+
+
+@contextmanager
+def undoable() -> Iterator[None]:
+    """Every `modify_item` inside the block is taken back, newest first, if the block raises: a use case whose later
+    step fails leaves no earlier step's change behind. Taking back a change somebody has since built on is skipped
+    (and logged): their write already counted ours."""
+    log: list[_Written] = []
+    token = _undo_log.set(log)
+    try:
+        yield
+    except BaseException:
+        for written in reversed(log):
+            try:
+                written.undo()
+            except RapportError:
+                logger.warning("could not take back %s %r after a failed request", written.kind, written.key)
+        raise
+    finally:
+        _undo_log.reset(token)

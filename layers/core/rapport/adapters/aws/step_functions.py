@@ -9,8 +9,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from rapport.errors import UpstreamError
-from rapport.pipeline.models import PipelineRequest
-from rapport.ports.pipeline import PipelineRun, PipelineStatus
+from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus
 
 _CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
 

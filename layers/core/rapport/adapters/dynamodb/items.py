@@ -26,7 +26,7 @@ def _partition(scope: ItemScope) -> str:
 
 
 def _sort_key(kind: str, key: str) -> str:
-    """`STATE` for a singleton, `PERSON#sarah` or `EDGE#{src}#{TYPE}#{dst}` otherwise (DESIGN §4)."""
+    """`STATE` for a singleton, `PERSON#sarah` or `EDGE#{src}#{TYPE}#{dst}` otherwise (docs/data-model.md)."""
     return check_kind(kind) if not key else f"{check_kind(kind)}#{key}"
 
 

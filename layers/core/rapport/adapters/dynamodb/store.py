@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +14,15 @@ from botocore.exceptions import ClientError
 from rapport.adapters.dynamodb import keys as keys
 from rapport.adapters.dynamodb import records as records
 from rapport.adapters.dynamodb.items import DynamoDbItems
-from rapport.adapters.dynamodb.table import batch_delete, batch_get, create_table, query_page, translated
+from rapport.adapters.dynamodb.table import (
+    TRANSACTION_SIZE,
+    batch_delete,
+    batch_get,
+    create_table,
+    query_page,
+    transact_put,
+    translated,
+)
 from rapport.domain.models import (
     ApiKeyRecord,
     AuditEvent,
@@ -180,11 +188,37 @@ class DynamoDbMemoryStore(DynamoDbItems):
 
     # interactions
 
-    def put_interaction(self, interaction: Interaction) -> None:
+    def put_interaction(self, interaction: Interaction, episodes: Sequence[Memory] = ()) -> None:
         item = records.interaction_to_item(interaction)
         records.check_item_size(item, f"interaction {interaction.id}")
-        with translated("put interaction"):
-            self._table.put_item(Item=item)
+        episode_items = [records.memory_to_item(memory) for memory in episodes]
+        for memory, episode in zip(episodes, episode_items, strict=True):
+            records.check_item_size(episode, f"memory {memory.id}")
+        if not episode_items:
+            with translated("put interaction"):
+                self._table.put_item(Item=item)
+            return
+        # The last transaction carries the history item with the episodes that fit beside it; episodes past what one
+        # transaction holds go first, and are taken back when a later write fails.
+        head = episode_items[: TRANSACTION_SIZE - 1]
+        rest = episode_items[TRANSACTION_SIZE - 1 :]
+        written: list[Mapping[str, Any]] = []
+        try:
+            for start in range(0, len(rest), TRANSACTION_SIZE):
+                chunk = rest[start : start + TRANSACTION_SIZE]
+                transact_put(self._dynamodb, self._table_name, chunk)
+                written += chunk
+            transact_put(self._dynamodb, self._table_name, [*head, item])
+        except Exception:
+            if written:
+                batch_delete(self._dynamodb, self._table_name, [_key_of(i) for i in written])
+            raise
+
+    def remove_interaction(self, interaction: Interaction) -> None:
+        pk = keys.user_partition(interaction.tenant_id, interaction.user_id)
+        doomed = [{keys.PARTITION_KEY: pk, keys.SORT_KEY: keys.memory_sort_key(m)} for m in interaction.memory_ids]
+        doomed.append({keys.PARTITION_KEY: pk, keys.SORT_KEY: keys.interaction_sort_key(interaction.id)})
+        batch_delete(self._dynamodb, self._table_name, doomed)
 
     def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
         sort_key = keys.interaction_sort_key(interaction_id)
@@ -354,3 +388,7 @@ class DynamoDbMemoryStore(DynamoDbItems):
             newest_first=True,
         )
         return Page[AuditEvent](items=[records.audit_event_from_item(item) for item in items], next_cursor=next_cursor)
+
+
+def _key_of(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {keys.PARTITION_KEY: item[keys.PARTITION_KEY], keys.SORT_KEY: item[keys.SORT_KEY]}

@@ -22,6 +22,7 @@ Item = dict[str, Any]
 
 BATCH_GET_SIZE = 100  # DynamoDB's BatchGetItem maximum
 BATCH_WRITE_SIZE = 25  # DynamoDB's BatchWriteItem maximum
+TRANSACTION_SIZE = 100  # DynamoDB's TransactWriteItems maximum
 MAX_BATCH_ATTEMPTS = 6
 _BACKOFF_BASE_SECONDS = 0.05
 _BACKOFF_CAP_SECONDS = 2.0
@@ -168,6 +169,14 @@ def batch_delete(resource: DynamoDBServiceResource, table_name: str, doomed: lis
             _back_off(attempt)
         else:
             raise StorageError("DynamoDB kept throttling a batch delete; retry later (deletes are idempotent)")
+
+
+def transact_put(resource: DynamoDBServiceResource, table_name: str, items: list[Item]) -> None:
+    """Put up to TRANSACTION_SIZE items all-or-nothing (TransactWriteItems). The resource's client serializes the
+    items' Python values as the table's own calls do."""
+    actions = [{"Put": {"TableName": table_name, "Item": item}} for item in items]
+    with translated("transactional write"):
+        resource.meta.client.transact_write_items(TransactItems=actions)  # type: ignore[arg-type]
 
 
 def _back_off(attempt: int) -> None:

@@ -6,7 +6,7 @@ import base64
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -152,7 +152,6 @@ class SqliteMemoryStore:
         return memory
 
     def put_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
-        body = memory.model_dump_json(exclude={"embedding"})
         with self._transaction() as conn:
             if if_reinforced_at is not None:
                 row = conn.execute(
@@ -163,19 +162,7 @@ class SqliteMemoryStore:
                     raise NotFoundError(f"memory {memory.id} not found")
                 if Memory.model_validate_json(row[0]).last_reinforced_at != if_reinforced_at:
                     raise ConflictError(f"memory {memory.id} was reinforced concurrently")
-            conn.execute(
-                "INSERT OR REPLACE INTO memories (tenant_id, user_id, id, domain, type, body, embedding)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    memory.tenant_id,
-                    memory.user_id,
-                    memory.id,
-                    memory.domain.value,
-                    memory.type,
-                    body,
-                    _embedding_to_blob(memory.embedding),
-                ),
-            )
+            _insert_memory(conn, memory)
 
     def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
         rows = self._query(
@@ -258,12 +245,23 @@ class SqliteMemoryStore:
 
     # interactions
 
-    def put_interaction(self, interaction: Interaction) -> None:
+    def put_interaction(self, interaction: Interaction, episodes: Sequence[Memory] = ()) -> None:
         with self._transaction() as conn:
+            for memory in episodes:
+                _insert_memory(conn, memory)
             conn.execute(
                 "INSERT OR REPLACE INTO interactions (tenant_id, user_id, id, body) VALUES (?, ?, ?, ?)",
                 (interaction.tenant_id, interaction.user_id, interaction.id, interaction.model_dump_json()),
             )
+
+    def remove_interaction(self, interaction: Interaction) -> None:
+        scope = (interaction.tenant_id, interaction.user_id)
+        with self._transaction() as conn:
+            conn.executemany(
+                "DELETE FROM memories WHERE tenant_id=? AND user_id=? AND id=?",
+                [(*scope, memory_id) for memory_id in interaction.memory_ids],
+            )
+            conn.execute("DELETE FROM interactions WHERE tenant_id=? AND user_id=? AND id=?", (*scope, interaction.id))
 
     def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
         rows = self._query(
@@ -457,3 +455,19 @@ class SqliteMemoryStore:
                 (tenant_id, user_id, check_kind(kind), key),
             )
         return cursor.rowcount > 0
+
+
+def _insert_memory(conn: sqlite3.Connection, memory: Memory) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO memories (tenant_id, user_id, id, domain, type, body, embedding)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            memory.tenant_id,
+            memory.user_id,
+            memory.id,
+            memory.domain.value,
+            memory.type,
+            memory.model_dump_json(exclude={"embedding"}),
+            _embedding_to_blob(memory.embedding),
+        ),
+    )

@@ -8,24 +8,22 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from rapport.api.dependencies import UserScope
 from rapport.api.graph_schemas import AssociateRequest, AssociationOut, ListedAssociationOut
-from rapport.api.identity import CallerOf
 from rapport.composition.services import Services
-from rapport.domain.identifiers import check_user_id
 from rapport.graph.associations import NewAssociation
 
 
-def build_associations_router(services: Services, caller_of: CallerOf) -> Router:
+def build_associations_router(services: Services) -> Router:
     router = Router()
     associations = services.graph.associations
 
-    def tenant() -> str:
-        return caller_of(router.current_event).tenant_id
-
     @router.post("/v1/users/<user_id>/associations", tags=["associations"], summary="Link two memories")
-    def associate(user_id: str, body: AssociateRequest):  # a Response: powertools cannot build its schema
+    def associate(
+        user_id: str, scope: UserScope, body: AssociateRequest
+    ):  # a Response: powertools cannot build its schema
         result = associations.associate(
-            tenant(), check_user_id(user_id), NewAssociation.model_validate(body.model_dump())
+            scope.tenant_id, scope.user_id, NewAssociation.model_validate(body.model_dump())
         )
         return Response(
             status_code=201 if result.created else 200,
@@ -40,10 +38,11 @@ def build_associations_router(services: Services, caller_of: CallerOf) -> Router
     )
     def list_associations(
         user_id: str,
+        scope: UserScope,
         memory_id: str,
         relation: Annotated[str | None, Query(description="Only this relation (enrichment types too).")] = None,
     ) -> dict:
-        listed = associations.list_for(tenant(), check_user_id(user_id), memory_id, relation)
+        listed = associations.list_for(scope.tenant_id, scope.user_id, memory_id, relation)
         return {
             "memory_id": memory_id,
             "associations": [ListedAssociationOut.of(a).model_dump(mode="json") for a in listed],
@@ -52,11 +51,12 @@ def build_associations_router(services: Services, caller_of: CallerOf) -> Router
     @router.delete("/v1/users/<user_id>/associations", tags=["associations"], summary="Remove one association")
     def remove_association(
         user_id: str,
+        scope: UserScope,
         memory_id: Annotated[str, Query(min_length=1)],
         related_memory_id: Annotated[str, Query(min_length=1)],
         relation: Annotated[str, Query(min_length=1)],
     ):  # a Response: powertools cannot build a schema for its annotation
-        associations.remove(tenant(), check_user_id(user_id), memory_id, related_memory_id, relation)
+        associations.remove(scope.tenant_id, scope.user_id, memory_id, related_memory_id, relation)
         return Response(status_code=204, content_type=content_types.APPLICATION_JSON, body="")
 
     return router

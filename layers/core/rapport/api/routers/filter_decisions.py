@@ -7,20 +7,16 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from rapport.api.identity import CallerOf
+from rapport.api.dependencies import UserScope
 from rapport.api.pipeline_schemas import FilterDecisionOut
 from rapport.api.schemas import MemoryOut
 from rapport.composition.services import Services
 from rapport.domain.filtering import Verdict
-from rapport.domain.identifiers import check_user_id
 
 
-def build_filter_decisions_router(services: Services, caller_of: CallerOf) -> Router:
+def build_filter_decisions_router(services: Services) -> Router:
     router = Router()
     decisions = services.filter_decisions
-
-    def tenant() -> str:
-        return caller_of(router.current_event).tenant_id
 
     @router.get(
         "/v1/users/<user_id>/filter-decisions",
@@ -29,29 +25,28 @@ def build_filter_decisions_router(services: Services, caller_of: CallerOf) -> Ro
     )
     def list_decisions(
         user_id: str,
+        scope: UserScope,
         verdict: Annotated[Verdict | None, Query(description="Only decisions with this verdict.")] = None,
         limit: Annotated[int, Query()] = 20,
         cursor: Annotated[str | None, Query()] = None,
     ) -> dict:
-        page = decisions.list(tenant(), check_user_id(user_id), limit=limit, cursor=cursor, verdict=verdict)
+        page = decisions.list(scope.tenant_id, scope.user_id, limit=limit, cursor=cursor, verdict=verdict)
         return {
             "decisions": [FilterDecisionOut.of(d).model_dump(mode="json") for d in page.items],
             "next_cursor": page.next_cursor,
         }
 
     @router.get("/v1/users/<user_id>/filter-decisions/<decision_id>", tags=["pipeline"], summary="One decision")
-    def get_decision(user_id: str, decision_id: str) -> dict:
-        return FilterDecisionOut.of(decisions.get(tenant(), check_user_id(user_id), decision_id)).model_dump(
-            mode="json"
-        )
+    def get_decision(user_id: str, scope: UserScope, decision_id: str) -> dict:
+        return FilterDecisionOut.of(decisions.get(scope.tenant_id, scope.user_id, decision_id)).model_dump(mode="json")
 
     @router.post(
         "/v1/users/<user_id>/filter-decisions/<decision_id>/restore",
         tags=["pipeline"],
         summary="Store the original of a blocked or reframed memory (idempotent)",
     )
-    def restore(user_id: str, decision_id: str) -> dict:
-        decision, memory = decisions.restore(tenant(), check_user_id(user_id), decision_id)
+    def restore(user_id: str, scope: UserScope, decision_id: str) -> dict:
+        decision, memory = decisions.restore(scope.tenant_id, scope.user_id, decision_id)
         return {
             "decision": FilterDecisionOut.of(decision).model_dump(mode="json"),
             "memory": MemoryOut.of(memory).model_dump(mode="json"),

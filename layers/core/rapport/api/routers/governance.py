@@ -4,28 +4,24 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from rapport.api.dependencies import UserScope
 from rapport.api.governance_schemas import MarkUsedOut, MarkUsedRequest, UndoConsolidationOut
-from rapport.api.identity import CallerOf
 from rapport.api.schemas import MemoryOut
 from rapport.composition.services import Services
-from rapport.domain.identifiers import check_user_id
 
 
-def build_governance_router(services: Services, caller_of: CallerOf) -> Router:
+def build_governance_router(services: Services) -> Router:
     router = Router()
-
-    def tenant() -> str:
-        return caller_of(router.current_event).tenant_id
 
     @router.post(
         "/v1/users/<user_id>/memories/used",
         tags=["governance"],
         summary="Mark memories as used in a reply: each gains strength (bounded at 1.0) and its decay restarts",
     )
-    def mark_used(user_id: str, body: MarkUsedRequest) -> dict:
+    def mark_used(user_id: str, scope: UserScope, body: MarkUsedRequest) -> dict:
         wanted = list(dict.fromkeys(body.memory_ids))
         reinforced = services.memories.reinforce(
-            tenant(), check_user_id(user_id), wanted, services.settings.relational.reinforcement_boost
+            scope.tenant_id, scope.user_id, wanted, services.settings.relational.reinforcement_boost
         )
         found = {m.id for m in reinforced}
         return MarkUsedOut(
@@ -37,10 +33,8 @@ def build_governance_router(services: Services, caller_of: CallerOf) -> Router:
         tags=["governance"],
         summary="Undo a consolidation: the originals become active again and the merged memory is archived",
     )
-    def undo_consolidation(user_id: str, consolidation_id: str) -> dict:
-        derivation, restored = services.governance.undo_consolidation(
-            tenant(), check_user_id(user_id), consolidation_id
-        )
+    def undo_consolidation(user_id: str, scope: UserScope, consolidation_id: str) -> dict:
+        derivation, restored = services.governance.undo_consolidation(scope.tenant_id, scope.user_id, consolidation_id)
         return UndoConsolidationOut(
             consolidation_id=derivation.id,
             state=derivation.state.value,

@@ -8,32 +8,29 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from rapport.api.identity import CallerOf
+from rapport.api.dependencies import UserScope
 from rapport.api.pipeline_schemas import PipelineRunOut
 from rapport.api.schemas import CreateInteractionRequest, InteractionOut, MemoryOut
 from rapport.composition.services import Services
-from rapport.domain.identifiers import check_user_id
 from rapport.services.interactions import NewInteraction
 
 
-def build_interactions_router(services: Services, caller_of: CallerOf) -> Router:
+def build_interactions_router(services: Services) -> Router:
     router = Router()
     interactions = services.interactions
-
-    def tenant() -> str:
-        return caller_of(router.current_event).tenant_id
 
     @router.post("/v1/users/<user_id>/interactions", tags=["history"], summary="Record a conversation")
     def create_interaction(
         user_id: str,
+        scope: UserScope,
         body: CreateInteractionRequest,
         wait: Annotated[
             bool, Query(description="Wait for the memories the pipeline extracts (local); false returns at once.")
         ] = True,
     ):  # a Response: powertools cannot build a schema for its annotation
         recorded = interactions.record(
-            tenant(),
-            check_user_id(user_id),
+            scope.tenant_id,
+            scope.user_id,
             NewInteraction(
                 messages=[m.to_domain() for m in body.messages],
                 channel=body.channel,
@@ -56,10 +53,11 @@ def build_interactions_router(services: Services, caller_of: CallerOf) -> Router
     @router.get("/v1/users/<user_id>/history", tags=["history"], summary="Interactions, newest first")
     def history(
         user_id: str,
+        scope: UserScope,
         limit: Annotated[int, Query()] = 20,
         cursor: Annotated[str | None, Query()] = None,
     ) -> dict:
-        page = interactions.history(tenant(), check_user_id(user_id), limit=limit, cursor=cursor)
+        page = interactions.history(scope.tenant_id, scope.user_id, limit=limit, cursor=cursor)
         return {
             "interactions": [InteractionOut.of(i).model_dump(mode="json") for i in page.items],
             "next_cursor": page.next_cursor,

@@ -8,24 +8,23 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from rapport.api.dependencies import TenantId
 from rapport.api.graph_schemas import KnowledgeEdgeOut, KnowledgeQueryOut, KnowledgeRequest, NodeOut
-from rapport.api.identity import CallerOf
 from rapport.composition.services import Services
 from rapport.errors import NotFoundError
 from rapport.graph.knowledge_models import NewKnowledgeEdge, NewNode
 
 
-def build_knowledge_router(services: Services, caller_of: CallerOf) -> Router:
+def build_knowledge_router(services: Services) -> Router:
     router = Router()
     knowledge = services.graph.knowledge
 
-    def tenant() -> str:
-        return caller_of(router.current_event).tenant_id
-
     @router.post("/v1/knowledge", tags=["knowledge"], summary="Add shared knowledge: nodes and typed edges")
-    def add_knowledge(body: KnowledgeRequest):  # a Response: powertools cannot build a schema for its annotation
+    def add_knowledge(
+        body: KnowledgeRequest, tenant_id: TenantId
+    ):  # a Response: powertools cannot build a schema for its annotation
         written = knowledge.write(
-            tenant(),
+            tenant_id,
             [NewNode.model_validate(n.model_dump()) for n in body.nodes],
             [NewKnowledgeEdge.model_validate(e.model_dump()) for e in body.edges],
         )
@@ -42,20 +41,21 @@ def build_knowledge_router(services: Services, caller_of: CallerOf) -> Router:
     @router.get("/v1/knowledge/query", tags=["knowledge"], summary="Nodes matching a query and their neighbourhood")
     def query_knowledge(
         query: Annotated[str, Query(min_length=1, max_length=1000)],
+        tenant_id: TenantId,
         depth: Annotated[int | None, Query(description="Hops from the matched nodes; default 2.")] = None,
     ) -> dict:
-        return KnowledgeQueryOut.of(knowledge.query(tenant(), query, depth)).model_dump(mode="json")
+        return KnowledgeQueryOut.of(knowledge.query(tenant_id, query, depth)).model_dump(mode="json")
 
     @router.get("/v1/knowledge/nodes/<node_id>", tags=["knowledge"], summary="One node of the shared graph")
-    def get_node(node_id: str) -> dict:
-        node = knowledge.get_node(tenant(), node_id)
+    def get_node(node_id: str, tenant_id: TenantId) -> dict:
+        node = knowledge.get_node(tenant_id, node_id)
         if node is None:
             raise NotFoundError(f"no knowledge node {node_id!r}")
         return NodeOut.of(node).model_dump(mode="json")
 
     @router.delete("/v1/knowledge/nodes/<node_id>", tags=["knowledge"], summary="Remove a node and its edges")
-    def delete_node(node_id: str) -> dict:
-        edges_removed = knowledge.delete_node(tenant(), node_id)
+    def delete_node(node_id: str, tenant_id: TenantId) -> dict:
+        edges_removed = knowledge.delete_node(tenant_id, node_id)
         return {"deleted": node_id, "edges_removed": edges_removed}
 
     return router

@@ -8,29 +8,25 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from rapport.api.identity import CallerOf
+from rapport.api.dependencies import UserScope
 from rapport.api.schemas import CreateMemoryRequest, MemoryOut, PatchMemoryRequest, RecallHitOut
 from rapport.composition.services import Services
-from rapport.domain.identifiers import check_user_id
 from rapport.domain.models import DomainFilter, MemoryPatch
-from rapport.services.memories import NewMemory, RecallQuery
+from rapport.domain.recall import RecallQuery
+from rapport.services.memories import NewMemory
 
 
-def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
+def build_memories_router(services: Services) -> Router:
     router = Router()
     memories = services.memories
 
-    def tenant() -> str:
-        return caller_of(router.current_event).tenant_id
-
     @router.post("/v1/users/<user_id>/memories", tags=["memories"], summary="Store a memory about an end user")
     def create_memory(
-        user_id: str, body: CreateMemoryRequest
+        user_id: str, scope: UserScope, body: CreateMemoryRequest
     ):  # a Response: powertools cannot build a schema for its annotation
-        tenant_id = tenant()
         memory = memories.remember(
-            tenant_id,
-            check_user_id(user_id),
+            scope.tenant_id,
+            scope.user_id,
             NewMemory(
                 content=body.content,
                 domain=body.domain,
@@ -50,6 +46,7 @@ def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
     @router.get("/v1/users/<user_id>/memories", tags=["memories"], summary="Recall by query, or list newest first")
     def list_memories(
         user_id: str,
+        scope: UserScope,
         query: Annotated[str | None, Query(description="Recall by meaning and keywords when given.")] = None,
         domain: Annotated[DomainFilter, Query()] = DomainFilter.BOTH,
         type: Annotated[str | None, Query(description="Only memories of this type.")] = None,
@@ -63,11 +60,10 @@ def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
         relation_limit: Annotated[int | None, Query(ge=0, le=50, description="Links followed per hit (5).")] = None,
         expansion_limit: Annotated[int | None, Query(ge=0, le=200, description="Linked memories in all (25).")] = None,
     ) -> dict:
-        tenant_id = tenant()
-        user_id = check_user_id(user_id)
+        tenant_id, user_id = scope.tenant_id, scope.user_id
         total = memories.count(tenant_id, user_id)
         if query is not None:
-            hits = memories.recall(
+            hits = services.recall.recall(
                 tenant_id,
                 user_id,
                 RecallQuery(
@@ -103,18 +99,20 @@ def build_memories_router(services: Services, caller_of: CallerOf) -> Router:
         }
 
     @router.get("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Read one memory")
-    def get_memory(user_id: str, memory_id: str) -> dict:
-        return MemoryOut.of(memories.get(tenant(), check_user_id(user_id), memory_id)).model_dump(mode="json")
+    def get_memory(user_id: str, scope: UserScope, memory_id: str) -> dict:
+        return MemoryOut.of(memories.get(scope.tenant_id, scope.user_id, memory_id)).model_dump(mode="json")
 
     @router.patch("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Change a memory")
-    def patch_memory(user_id: str, memory_id: str, body: PatchMemoryRequest) -> dict:
+    def patch_memory(user_id: str, scope: UserScope, memory_id: str, body: PatchMemoryRequest) -> dict:
         patch = MemoryPatch.model_validate(body.model_dump(exclude_unset=True))
-        updated = memories.update(tenant(), check_user_id(user_id), memory_id, patch)
+        updated = memories.update(scope.tenant_id, scope.user_id, memory_id, patch)
         return MemoryOut.of(updated).model_dump(mode="json")
 
     @router.delete("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Delete a memory")
-    def delete_memory(user_id: str, memory_id: str):  # a Response: powertools cannot build a schema for its annotation
-        memories.delete(tenant(), check_user_id(user_id), memory_id)
+    def delete_memory(
+        user_id: str, scope: UserScope, memory_id: str
+    ):  # a Response: powertools cannot build a schema for its annotation
+        memories.delete(scope.tenant_id, scope.user_id, memory_id)
         return Response(status_code=204, content_type=content_types.APPLICATION_JSON, body="")
 
     return router

@@ -7,25 +7,25 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from rapport.api.identity import CallerOf
+from rapport.api.dependencies import CurrentCaller, TenantId, UserScope
 from rapport.api.schemas import AuditEventOut
 from rapport.composition.services import Services
-from rapport.domain.identifiers import check_user_id
 
 
-def build_privacy_router(services: Services, caller_of: CallerOf) -> Router:
+def build_privacy_router(services: Services) -> Router:
     router = Router()
     privacy = services.privacy
 
     @router.delete("/v1/privacy/erase/<user_id>", tags=["privacy"], summary="Erase everything about an end user")
-    def erase(user_id: str) -> dict:
-        caller = caller_of(router.current_event)
-        counts, event = privacy.erase_user(caller.tenant_id, check_user_id(user_id), actor=caller.principal)
+    def erase(user_id: str, scope: UserScope, caller: CurrentCaller) -> dict:
+        counts, event = privacy.erase_user(scope.tenant_id, scope.user_id, actor=caller.principal)
         return {"status": "erased", "user_id": user_id, "counts": counts.as_dict(), "audit_event_id": event.id}
 
     @router.get("/v1/audit", tags=["privacy"], summary="The tenant's audit trail, newest first")
-    def audit(limit: Annotated[int, Query()] = 20, cursor: Annotated[str | None, Query()] = None) -> dict:
-        page = privacy.audit_log(caller_of(router.current_event).tenant_id, limit=limit, cursor=cursor)
+    def audit(
+        tenant_id: TenantId, limit: Annotated[int, Query()] = 20, cursor: Annotated[str | None, Query()] = None
+    ) -> dict:
+        page = privacy.audit_log(tenant_id, limit=limit, cursor=cursor)
         return {
             "events": [AuditEventOut.of(e).model_dump(mode="json") for e in page.items],
             "next_cursor": page.next_cursor,

@@ -8,7 +8,7 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from rapport.api.identity import CallerOf
+from rapport.api.dependencies import TenantId, UserScope
 from rapport.api.relational_schemas import (
     ProcessRequest,
     ProcessResponse,
@@ -17,23 +17,20 @@ from rapport.api.relational_schemas import (
     StateOut,
 )
 from rapport.composition.services import Services
-from rapport.domain.identifiers import check_user_id
+from rapport.domain.scope import check_user_id
 from rapport.services.relational_state import parse_event
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
-def build_relational_router(services: Services, caller_of: CallerOf) -> Router:
+def build_relational_router(services: Services) -> Router:
     router = Router()
     state = services.relational_state
 
-    def tenant() -> str:
-        return caller_of(router.current_event).tenant_id
-
     @router.post("/v1/process", tags=["relational"], summary="Context (and a reply) for one user message")
-    def process(body: ProcessRequest) -> dict:
+    def process(body: ProcessRequest, tenant_id: TenantId) -> dict:
         outcome = services.process.process(
-            tenant(),
+            tenant_id,
             check_user_id(body.user_id),
             body.message,
             channel=body.channel,
@@ -42,8 +39,8 @@ def build_relational_router(services: Services, caller_of: CallerOf) -> Router:
         return ProcessResponse.of(outcome).model_dump(mode="json")
 
     @router.get("/v1/users/<user_id>/state", tags=["relational"], summary="Trust, sentiment, grudge, familiarity")
-    def get_state(user_id: str) -> dict:
-        tenant_id, user_id = tenant(), check_user_id(user_id)
+    def get_state(user_id: str, scope: UserScope) -> dict:
+        tenant_id, user_id = scope.tenant_id, scope.user_id
         now = services.clock.now()
         return StateOut.of(
             user_id,
@@ -54,9 +51,9 @@ def build_relational_router(services: Services, caller_of: CallerOf) -> Router:
 
     @router.post("/v1/users/<user_id>/events", tags=["relational"], summary="Report a broken or kept promise…")
     def report_event(
-        user_id: str, body: StateEventRequest
+        user_id: str, scope: UserScope, body: StateEventRequest
     ):  # a Response: powertools cannot build a schema for its annotation
-        tenant_id, user_id = tenant(), check_user_id(user_id)
+        tenant_id, user_id = scope.tenant_id, scope.user_id
         # A client retrying after a timeout sends the same Idempotency-Key: the event then counts once (200, replayed)
         key = router.current_event.get_header_value(IDEMPOTENCY_HEADER, case_sensitive=False)
         record, reading, replayed = state.report_event(
@@ -77,10 +74,11 @@ def build_relational_router(services: Services, caller_of: CallerOf) -> Router:
     @router.get("/v1/users/<user_id>/events", tags=["relational"], summary="Reported events, newest first")
     def list_events(
         user_id: str,
+        scope: UserScope,
         limit: Annotated[int, Query()] = 20,
         cursor: Annotated[str | None, Query()] = None,
     ) -> dict:
-        page = state.events(tenant(), check_user_id(user_id), limit=limit, cursor=cursor)
+        page = state.events(scope.tenant_id, scope.user_id, limit=limit, cursor=cursor)
         return {
             "events": [StateEventOut.of(e).model_dump(mode="json") for e in page.items],
             "next_cursor": page.next_cursor,

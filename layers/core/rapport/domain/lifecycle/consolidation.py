@@ -9,10 +9,8 @@ from datetime import datetime
 
 from rapport.domain.lifecycle.decay import effective_strength
 from rapport.domain.lifecycle.derived import is_derived
-from rapport.domain.models import Domain, Memory, MemoryStatus, Tier
+from rapport.domain.models import Domain, Memory, MemoryStatus
 from rapport.settings import GovernanceSettings
-
-_TIER_RANK = {Tier.WORKING: 0, Tier.SHORT_TERM: 1, Tier.LONG_TERM: 2}
 
 
 def consolidatable_types(domain: Domain, settings: GovernanceSettings) -> frozenset[str]:
@@ -82,7 +80,3 @@ def strongest_first(memories: Sequence[Memory], now: datetime, settings: Governa
         memories,
         key=lambda m: (-effective_strength(m, now, settings), -m.importance, -m.created_at.timestamp(), m.id),
     )
-
-
-def highest_tier(memories: Sequence[Memory]) -> Tier:
-    return max((m.tier for m in memories), key=_TIER_RANK.__getitem__)

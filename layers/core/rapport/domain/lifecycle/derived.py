@@ -30,11 +30,6 @@ def is_derived(memory: Memory) -> bool:
     return derivation_of(memory) is not None
 
 
-def is_live(memory: Memory) -> bool:
-    """What recall returns by default: active memories and compact ones, never archived or invalidated ones."""
-    return memory.status in (MemoryStatus.ACTIVE, MemoryStatus.COMPRESSED)
-
-
 def without_archived(
     fetch: Callable[[int, str | None], Page[Memory]], limit: int, cursor: str | None, include_archived: bool
 ) -> Page[Memory]:

@@ -1,14 +1,39 @@
-"""Tier rules: which conversation messages leave the short-term window and when working-tier memories retire."""
+"""Tier rules: which tier a memory forms in, which conversation messages leave the short-term window, and when
+working-tier memories retire."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from rapport.domain.lifecycle.decay import days_between
 from rapport.domain.models import Memory, MemoryStatus, Tier, UserMemoryType
 from rapport.settings import GovernanceSettings
+
+# From the shortest-lived to the one without expiry.
+_RANK = {Tier.WORKING: 0, Tier.SHORT_TERM: 1, Tier.LONG_TERM: 2}
+
+
+def tier_for(importance: float, *, in_session: bool, long_term_above: float, short_term_above: float) -> Tier:
+    """Above `long_term_above`: long-term (no expiry). Above `short_term_above`: short-term. Below both: working
+    memory, which is the session's; a memory without a session to live in (a sessionless conversation's, or one a
+    client stores itself) has none, so it goes short-term. The thresholds are settings: 0.8 and 0.5 by default."""
+    if importance > long_term_above:
+        return Tier.LONG_TERM
+    if importance > short_term_above or not in_session:
+        return Tier.SHORT_TERM
+    return Tier.WORKING
+
+
+def higher_tier(a: Tier, b: Tier) -> Tier:
+    """Reinforcement may promote a memory, never demote it."""
+    return a if _RANK[a] >= _RANK[b] else b
+
+
+def highest_tier(memories: Sequence[Memory]) -> Tier:
+    """A memory derived from others lives as long as the longest-lived of them."""
+    return max((m.tier for m in memories), key=_RANK.__getitem__)
 
 
 def is_conversation_message(memory: Memory) -> bool:

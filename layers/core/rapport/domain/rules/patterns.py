@@ -421,7 +421,7 @@ RELATIONAL_TEMPLATES: tuple[RelationalTemplate, ...] = (
 
 # --- the constructive filter ---------------------------------------------------------------------------------------
 
-# A correction of fact is kept whatever its tone (DESIGN §6).
+# A correction of fact is kept whatever its tone: the corrected fact must win over the wrong one (docs/pipeline.md).
 FILTER_CORRECTIONS: tuple[str, ...] = (
     r"(?i)\b(?:corrected|correction|set (?:me|it|the record) straight|clarified that)\b",
     r"(?i)\bnot (?:\w+ ){1,3}but\b",

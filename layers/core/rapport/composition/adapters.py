@@ -1,0 +1,138 @@
+"""Builds the adapters the settings ask for: each builder names the outside system it talks to, and none of them
+opens a connection (clients are created on first use)."""
+
+from __future__ import annotations
+
+from pydantic import SecretStr
+
+from rapport.clock import Clock
+from rapport.ports.event_bus import EventBus
+from rapport.ports.items import ItemStore
+from rapport.ports.language_model import LanguageModel
+from rapport.ports.pipeline import PipelineTrigger
+from rapport.ports.signals import SignalDetector
+from rapport.ports.store import MemoryStore
+from rapport.ports.tenant_secrets import TenantSecrets
+from rapport.ports.vector_index import VectorIndex
+from rapport.ports.work_queue import WorkQueue
+from rapport.settings import EmbedderKind, IngestSecretBackend, PipelineMode, Settings, StoreBackend, VectorBackend
+
+
+def build_store(settings: Settings) -> MemoryStore:
+    """DynamoDB in AWS, SQLite locally; both also implement `ItemStore` on the same table or file."""
+    if settings.store is StoreBackend.DYNAMODB:
+        from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
+
+        return DynamoDbMemoryStore(settings.table_name, region_name=settings.aws_region)
+    from rapport.adapters.local.sqlite_store import SqliteMemoryStore
+
+    return SqliteMemoryStore(settings.sqlite_path)
+
+
+def build_index(settings: Settings, dimensions: int) -> VectorIndex:
+    if settings.vector_backend is VectorBackend.OPENSEARCH:
+        from rapport.adapters.opensearch.index import OpenSearchVectorIndex, build_opensearch_client
+
+        if not settings.opensearch_url:
+            raise ValueError("RAPPORT_VECTOR_BACKEND=opensearch needs RAPPORT_OPENSEARCH_URL")
+        client = build_opensearch_client(
+            settings.opensearch_url,
+            region=settings.aws_region,
+            service=settings.opensearch_service,
+            sigv4=settings.opensearch_sigv4,
+        )
+        return OpenSearchVectorIndex(client, settings.opensearch_index, dimensions)
+    from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+
+    return EmbeddedVectorIndex(settings.embedded_index_path, dimensions)
+
+
+def index_dimensions(settings: Settings) -> int:
+    """The embedding width the settings imply, without building the embedder (no model load, no API key): what the
+    indexer Lambda and `rapport reindex` need to open the index."""
+    if settings.embedder is EmbedderKind.HASHING:
+        return settings.hashing_dimensions
+    if settings.embedder is EmbedderKind.MINILM or (
+        settings.embedder is EmbedderKind.AUTO
+        and settings.openai_api_key is None
+        and not settings.openai_api_key_secret_arn
+    ):
+        from rapport.adapters.local.minilm import MiniLmEmbedder
+
+        return MiniLmEmbedder().dimensions  # constructing it loads nothing
+    return settings.embedding_dimensions
+
+
+def resolve_secrets(settings: Settings) -> Settings:
+    """Fetch the OpenAI key from Secrets Manager when only its ARN is configured (the AWS deployment)."""
+    if settings.openai_api_key is not None or not settings.openai_api_key_secret_arn:
+        return settings
+    from aws_lambda_powertools.utilities.parameters import get_secret
+
+    key = get_secret(settings.openai_api_key_secret_arn, max_age=3600)
+    return settings.model_copy(update={"openai_api_key": SecretStr(str(key))})
+
+
+def build_language_model(settings: Settings) -> LanguageModel:
+    from rapport.composition.language_models import build_language_model as build
+
+    return build(settings)
+
+
+def build_fallback_model(settings: Settings, model: LanguageModel) -> LanguageModel | None:
+    """The rule-based model stands in when the configured model's answers do not validate; none for the rules."""
+    from rapport.composition.language_models import build_rules_model
+
+    return None if model.name == "rules" else build_rules_model(settings)
+
+
+def build_signal_detector(language_model: LanguageModel) -> SignalDetector:
+    """The language model reads signals when a real one is configured; the rule-based one has no rules for them, so
+    VADER and the signal rules answer instead (and stand in when the model fails)."""
+    from rapport.adapters.local.vader import RuleSignalDetector
+    from rapport.services.model_signals import LanguageModelSignalDetector
+
+    if language_model.name == "rules":
+        return RuleSignalDetector()
+    return LanguageModelSignalDetector(language_model, RuleSignalDetector())
+
+
+def build_event_bus(settings: Settings) -> EventBus:
+    """EventBridge when a bus is named (AWS), else the in-process dispatcher (the local server, tests)."""
+    if settings.event_bus_name:
+        from rapport.adapters.aws.eventbridge import EventBridgeBus
+
+        return EventBridgeBus(settings.event_bus_name, region_name=settings.aws_region)
+    from rapport.adapters.local.in_process_bus import InProcessBus
+
+    return InProcessBus()
+
+
+def build_tenant_secrets(settings: Settings, items: ItemStore, clock: Clock) -> TenantSecrets:
+    if settings.ingest_secret_backend is IngestSecretBackend.SECRETS_MANAGER:
+        from rapport.adapters.aws.secrets_manager import SecretsManagerTenantSecrets
+
+        return SecretsManagerTenantSecrets(settings.ingest_secret_prefix, region_name=settings.aws_region)
+    from rapport.ingestion.stored_secrets import ItemStoreTenantSecrets
+
+    return ItemStoreTenantSecrets(items, clock)
+
+
+def build_work_queue(settings: Settings) -> WorkQueue:
+    if not settings.governance.job_queue_url:
+        raise ValueError("the jobs need RAPPORT_GOVERNANCE_JOB_QUEUE_URL: the SQS queue their per-user work goes to")
+    from rapport.adapters.aws.sqs import SqsWorkQueue
+
+    return SqsWorkQueue(settings.governance.job_queue_url, region_name=settings.aws_region)
+
+
+def build_step_functions_trigger(settings: Settings) -> PipelineTrigger | None:
+    """The AWS pipeline trigger when the settings ask for Step Functions; None otherwise (the local runner is built
+    with the pipeline's steps, or no pipeline runs)."""
+    if settings.pipeline is not PipelineMode.STEP_FUNCTIONS:
+        return None
+    from rapport.adapters.aws.step_functions import StepFunctionsPipeline
+
+    if not settings.pipeline_state_machine_arn:
+        raise ValueError("RAPPORT_PIPELINE=step_functions needs RAPPORT_PIPELINE_STATE_MACHINE_ARN")
+    return StepFunctionsPipeline(settings.pipeline_state_machine_arn, region_name=settings.aws_region)

@@ -1,0 +1,79 @@
+"""One cached factory per Lambda function profile: each builds, on the function's first event (never at import), only
+what that function uses, so a function's cold start creates no client it does not need."""
+
+from __future__ import annotations
+
+import functools
+from typing import cast
+
+from rapport.clock import SystemClock
+from rapport.composition.adapters import build_event_bus, build_index, build_store, build_work_queue, index_dimensions
+from rapport.composition.ingestion import build_ingestion
+from rapport.composition.services import Services, services_from_environment
+from rapport.graph.enrichment import Enricher
+from rapport.ingestion.consumer import InteractionConsumer
+from rapport.ingestion.service import IngestionService
+from rapport.jobs.fanout import FanOut
+from rapport.ports.items import ItemStore
+from rapport.ports.work_queue import WorkQueue
+from rapport.services.auth import ApiKeyAuthenticator
+from rapport.services.index_sync import IndexSync
+from rapport.settings import Settings
+
+
+def settings_from_environment(**overrides: object) -> Settings:
+    """The settings of this process, read from its environment (each factory below is cached itself); a command
+    line's options override what the environment says."""
+    return Settings(**overrides)  # type: ignore[arg-type]
+
+
+def api_services() -> Services:
+    """The REST API function: every use case."""
+    return services_from_environment()
+
+
+@functools.cache
+def authenticator() -> ApiKeyAuthenticator:
+    """The authorizer sits on every uncached request's path: the store only, no embedder or index client."""
+    return ApiKeyAuthenticator(build_store(settings_from_environment()))
+
+
+@functools.cache
+def webhook_ingestion() -> IngestionService:
+    """The webhooks function: store (for claims), tenant secrets and the bus; no embedder, index or model clients."""
+    settings = settings_from_environment()
+    items = cast(ItemStore, build_store(settings))
+    return build_ingestion(settings, items=items, clock=SystemClock(), bus=build_event_bus(settings))
+
+
+def interaction_consumer() -> InteractionConsumer:
+    """The bus consumer records interactions: the whole write path."""
+    return services_from_environment().consumer
+
+
+def enricher() -> Enricher:
+    return services_from_environment().graph.enricher
+
+
+@functools.cache
+def index_sync() -> IndexSync:
+    """The index sync: the index only (no store, embedder or model clients)."""
+    settings = settings_from_environment()
+    return IndexSync(build_index(settings, index_dimensions(settings)))
+
+
+@functools.cache
+def jobs_work_queue() -> WorkQueue:
+    """The jobs producer's only dependency: no store, index or model clients."""
+    return build_work_queue(settings_from_environment())
+
+
+@functools.cache
+def jobs_fan_out() -> FanOut:
+    services = services_from_environment()
+    return FanOut(
+        services.store,
+        services.governance,
+        build_work_queue(services.settings),
+        page_size=services.settings.governance.fanout_page_size,
+    )

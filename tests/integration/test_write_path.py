@@ -1,0 +1,148 @@
+"""The write path as a user sees it: a recorded interaction either answers 2xx with all its effects stored, or an
+error with nothing stored, whatever step fails and however it fails; the history item and its episodes never part."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from rapport.adapters.dynamodb import keys, records
+from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
+from rapport.api.app import create_lambda_app
+from rapport.composition.services import Services, build_services
+from rapport.domain.models import Interaction, Message, MessageRole
+from rapport.services.interactions import NewInteraction
+from rapport.services.people import PeopleService
+from rapport.settings import PipelineMode, Settings
+from tests.integration.conftest import TABLE_NAME
+
+T, U = "tenant-a", "dana"
+EXCHANGE = [
+    ("user", "My sister Maria is visiting next week and I am so happy about it"),
+    ("assistant", "That sounds lovely! Shall we plan something for her visit?"),
+]
+
+
+def conversation(messages: list[tuple[str, str]] = EXCHANGE) -> NewInteraction:
+    return NewInteraction(
+        messages=[Message(role=MessageRole(role), content=text) for role, text in messages], session_id="s-1"
+    )
+
+
+def nothing_stored(services: Services) -> None:
+    assert services.interactions.history(T, U, limit=10, cursor=None).items == []
+    assert services.store.count_memories(T, U) == 0
+    assert services.people.list_people(T, U, limit=10, cursor=None).items == []
+    profile = services.profiles.get(T, U)
+    assert profile is None or profile.interaction_count == 0
+    assert services.relational_state.stored(T, U).familiarity_at is None  # never moved, or moved back
+
+
+def api_event(method: str, path: str, body: Any = None) -> dict[str, Any]:
+    return {
+        "resource": path,
+        "path": path,
+        "httpMethod": method,
+        "headers": {"Content-Type": "application/json"},
+        "queryStringParameters": None,
+        "pathParameters": None,
+        "requestContext": {"authorizer": {"tenant_id": T, "principalId": "p"}, "resourcePath": path},
+        "body": json.dumps(body) if body is not None else None,
+        "isBase64Encoded": False,
+    }
+
+
+@pytest.mark.parametrize("failure", [OverflowError("date value out of range"), RuntimeError("boom")])
+def test_a_failure_after_the_store_write_stores_nothing_and_answers_an_error(
+    services: Services, monkeypatch: pytest.MonkeyPatch, failure: Exception
+) -> None:
+    # Given the last step that belongs to the request (people) fails with an error no one expects
+    def fail(self: PeopleService, interaction: Interaction) -> None:
+        raise failure
+
+    monkeypatch.setattr(PeopleService, "record_interaction", fail)
+    # When the conversation is posted
+    response = create_lambda_app(services).resolve(
+        api_event(
+            "POST",
+            f"/v1/users/{U}/interactions",
+            {"messages": [{"role": r, "content": c} for r, c in EXCHANGE]},
+        ),
+        None,
+    )
+    # Then the client gets a clear error, and a retry cannot duplicate anything: nothing of it is stored, and the
+    # relational state and profile that moved before the failure are back where they were
+    assert response["statusCode"] == 500
+    assert json.loads(response["body"])["error"] == "internal_error"
+    nothing_stored(services)
+    assert services.index.count(T, U) == 0
+
+
+def test_derived_work_that_fails_never_fails_a_stored_interaction(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given working memory cannot be written
+    def fail(*_: Any) -> None:
+        raise RuntimeError("session store down")
+
+    monkeypatch.setattr(type(services.sessions), "record_interaction", fail)
+    # When a conversation is recorded, it is stored whole: history, episodes, people, state
+    recorded = services.interactions.record(T, U, conversation())
+    assert [i.id for i in services.interactions.history(T, U, limit=10, cursor=None).items] == [recorded.interaction.id]
+    assert services.store.count_memories(T, U) >= len(EXCHANGE)
+    assert services.relational_state.stored(T, U).familiarity_at is not None
+
+
+def test_a_failure_between_the_interactions_writes_leaves_neither_locally(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the history item cannot be serialised, after its episodes were written in the same transaction
+    def fail(self: Interaction, **_: Any) -> str:
+        raise ValueError("cannot serialise")
+
+    monkeypatch.setattr(Interaction, "model_dump_json", fail)
+    with pytest.raises(ValueError, match="cannot serialise"):
+        services.interactions.record(T, U, conversation())
+    monkeypatch.undo()
+    # Then neither the history item nor any episode is there
+    nothing_stored(services)
+
+
+def dynamodb_services(settings: Settings, clock: Any, moto_dynamodb: Any) -> Services:
+    from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+    from rapport.adapters.local.hashing_embedder import HashingEmbedder
+
+    embedder = HashingEmbedder(settings.hashing_dimensions)
+    store = DynamoDbMemoryStore(TABLE_NAME, dynamodb_resource=moto_dynamodb)
+    index = EmbeddedVectorIndex(settings.embedded_index_path, embedder.dimensions)
+    return build_services(settings, clock=clock, store=store, index=index, embedder=embedder)
+
+
+def test_a_failure_between_the_interactions_writes_leaves_neither_in_dynamodb(
+    settings: Settings, clock: Any, moto_dynamodb: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = dynamodb_services(settings, clock, moto_dynamodb)
+    # Given DynamoDB refuses the history item (a key DynamoDB rejects), in the transaction beside its episodes
+    original = records.interaction_to_item
+
+    def refused(interaction: Interaction) -> dict[str, Any]:
+        return {**original(interaction), keys.SORT_KEY: ""}
+
+    monkeypatch.setattr(records, "interaction_to_item", refused)
+    with pytest.raises(Exception):  # noqa: B017 - whichever error: what matters is what is left
+        services.interactions.record(T, U, conversation())
+    monkeypatch.undo()
+    nothing_stored(services)
+
+
+def test_a_long_interaction_is_stored_whole_in_dynamodb(settings: Settings, clock: Any, moto_dynamodb: Any) -> None:
+    # More episodes than one DynamoDB transaction holds (100 items)
+    # (the pipeline is not what this is about, and it would extract from all of them)
+    services = dynamodb_services(settings.model_copy(update={"pipeline": PipelineMode.OFF}), clock, moto_dynamodb)
+    long = [("user" if i % 2 == 0 else "assistant", f"message number {i} about the garden") for i in range(120)]
+    recorded = services.interactions.record(T, U, conversation(long))
+    stored = services.interactions.get(T, U, recorded.interaction.id)
+    assert len(stored.memory_ids) == 120
+    assert len(services.store.get_memories(T, U, stored.memory_ids)) == 120
