@@ -13,7 +13,7 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.composition.pipeline import pipeline_steps_from_environment
+from rapport.composition.functions import pipeline_steps
 from rapport.domain.filtering import Verdict
 from rapport.ports.pipeline import ExtractionResult, PipelineState
 
@@ -27,7 +27,7 @@ metrics = Metrics(namespace="Rapport")
 @metrics.log_metrics
 def record(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     state = _state(event)
-    outcome = pipeline_steps_from_environment().open_run(state.request())
+    outcome = pipeline_steps().open_run(state.request())
     metrics.add_metric(name="RunsRepeated" if outcome.already_done else "RunsStarted", unit=MetricUnit.Count, value=1)
     return outcome.model_dump(mode="json")
 
@@ -36,7 +36,7 @@ def record(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def extract_user(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = pipeline_steps_from_environment().extract.user(_state(event))
+    result = pipeline_steps().extract.user(_state(event))
     return _extracted(result)
 
 
@@ -44,7 +44,7 @@ def extract_user(event: dict[str, Any], context: LambdaContext) -> dict[str, Any
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def extract_relational(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = pipeline_steps_from_environment().extract.relational(_state(event))
+    result = pipeline_steps().extract.relational(_state(event))
     return _extracted(result)
 
 
@@ -52,7 +52,7 @@ def extract_relational(event: dict[str, Any], context: LambdaContext) -> dict[st
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def constructive_filter(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    outcome = pipeline_steps_from_environment().constructive_filter(_state(event))
+    outcome = pipeline_steps().constructive_filter(_state(event))
     for verdict in Verdict:
         count = sum(1 for judged in outcome.judged if judged.verdict is verdict)
         metrics.add_metric(name=f"Candidates{verdict.value.capitalize()}", unit=MetricUnit.Count, value=count)
@@ -63,7 +63,7 @@ def constructive_filter(event: dict[str, Any], context: LambdaContext) -> dict[s
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def store(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    outcome = pipeline_steps_from_environment().store(_state(event))
+    outcome = pipeline_steps().store(_state(event))
     metrics.add_metric(name="MemoriesStored", unit=MetricUnit.Count, value=len(outcome.stored))
     metrics.add_metric(name="MemoriesReinforced", unit=MetricUnit.Count, value=len(outcome.reinforced))
     metrics.add_metric(name="MemoriesInvalidated", unit=MetricUnit.Count, value=len(outcome.invalidated))

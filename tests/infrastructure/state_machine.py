@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -75,6 +76,9 @@ def function_arn(logical_id: str) -> str:
     return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{logical_id}"
 
 
+_COLD_STARTS = threading.Lock()
+
+
 def load_handler(function: StepFunction) -> ModuleType:
     """A fresh copy of functions/pipeline/handler.py, imported as the function's cold start would: with its own
     service name in the environment, which Powertools reads at import."""
@@ -83,15 +87,17 @@ def load_handler(function: StepFunction) -> ModuleType:
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
-    before = os.environ.get("POWERTOOLS_SERVICE_NAME")
-    os.environ["POWERTOOLS_SERVICE_NAME"] = function.service
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        if before is None:
-            del os.environ["POWERTOOLS_SERVICE_NAME"]
-        else:
-            os.environ["POWERTOOLS_SERVICE_NAME"] = before
+    # The two extractions run side by side: one process environment, so their cold starts take turns.
+    with _COLD_STARTS:
+        before = os.environ.get("POWERTOOLS_SERVICE_NAME")
+        os.environ["POWERTOOLS_SERVICE_NAME"] = function.service
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            if before is None:
+                del os.environ["POWERTOOLS_SERVICE_NAME"]
+            else:
+                os.environ["POWERTOOLS_SERVICE_NAME"] = before
     return module
 
 

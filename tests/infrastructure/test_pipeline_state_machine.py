@@ -18,7 +18,6 @@ from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
 from pydantic import ValidationError
 
 from rapport.adapters.dynamodb.store import create_table
-from rapport.composition.pipeline import pipeline_steps_from_environment
 from rapport.composition.services import Services, services_from_environment
 from rapport.domain.models import Domain
 from rapport.errors import UpstreamError
@@ -125,7 +124,6 @@ def world(template: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: P
     retry_sleeps: list[float] = []
     monkeypatch.setattr(retrier_decl, "time", SimpleNamespace(sleep=retry_sleeps.append))
     services_from_environment.cache_clear()
-    pipeline_steps_from_environment.cache_clear()
     with mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}):
         table = create_table(boto3.resource("dynamodb", region_name=REGION), TABLE)
         sqs = boto3.client("sqs", region_name=REGION)
@@ -155,7 +153,6 @@ def world(template: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: P
         with lambda_routed_to(LambdaRouter(functions), monkeypatch) as router:
             yield World(sfn, sqs, table, created["stateMachineArn"], queue_url, router, retry_sleeps)
     services_from_environment.cache_clear()
-    pipeline_steps_from_environment.cache_clear()
 
 
 def test_a_conversation_runs_through_the_synthesized_state_machine_into_the_table(world: World) -> None:
@@ -260,13 +257,13 @@ def test_an_error_that_cannot_clear_is_not_retried(world: World) -> None:
 
 
 def test_importing_the_handler_wires_nothing_and_a_malformed_state_is_refused_before_any_wiring() -> None:
-    pipeline_steps_from_environment.cache_clear()
+    services_from_environment.cache_clear()
     handler = load_handler(StepFunction(step="record", service="rapport-pipeline-record", entry_point="record"))
-    assert pipeline_steps_from_environment.cache_info().currsize == 0
+    assert services_from_environment.cache_info().currsize == 0
     # A redrive that lost the interaction id fails at once (no retry can mend it), and builds no client
     with pytest.raises(ValidationError):
         handler.record({"tenant_id": TENANT, "user_id": USER}, FakeLambdaContext())
-    assert pipeline_steps_from_environment.cache_info().currsize == 0
+    assert services_from_environment.cache_info().currsize == 0
 
 
 # --- the synthesized definition itself ------------------------------------------------------------------------------

@@ -435,6 +435,7 @@ def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services
         def memories_stored(self, tenant_id: str, user_id: str, memories: list[Any]) -> None:
             heard.append([m.id for m in memories])
 
+    from rapport.services.filter_decisions import FilterDecisionRepository
     from rapport.services.memories import MemoryService
 
     memories = MemoryService(
@@ -454,6 +455,8 @@ def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services
         embedder=services.embedder,
         memories=memories,
         language_model=services.language_model,
+        edges=services.edges,
+        decisions=FilterDecisionRepository(services.items),
     )
     overheard = build_services(
         services.settings,

@@ -44,15 +44,24 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
         return {"status": "ok", "version": __version__}
 
     app.include_router(build_memories_router(services))
-    app.include_router(build_interactions_router(services))
-    app.include_router(build_filter_decisions_router(services))
-    app.include_router(build_privacy_router(services))
-    app.include_router(build_relational_router(services))
-    app.include_router(build_people_router(services))
-    app.include_router(build_associations_router(services))
-    app.include_router(build_knowledge_router(services))
-    app.include_router(build_sessions_router(services))
-    app.include_router(build_governance_router(services))
+    app.include_router(build_interactions_router(services.interactions))
+    app.include_router(build_filter_decisions_router(services.filter_decisions))
+    app.include_router(build_privacy_router(services.privacy))
+    app.include_router(
+        build_relational_router(
+            processor=services.process,
+            state=services.relational_state,
+            profiles=services.profiles,
+            clock=services.clock,
+        )
+    )
+    app.include_router(build_people_router(services.people))
+    app.include_router(build_associations_router(services.graph.associations))
+    app.include_router(build_knowledge_router(services.graph.knowledge))
+    app.include_router(build_sessions_router(services.sessions))
+    app.include_router(
+        build_governance_router(memories=services.memories, governance=services.governance, settings=services.settings)
+    )
     app.enable_swagger(path="/v1/docs", title=_TITLE, version=__version__, description=_DESCRIPTION)
 
     @app.get("/v1/openapi.json", include_in_schema=False)

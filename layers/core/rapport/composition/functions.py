@@ -14,6 +14,7 @@ from rapport.graph.enrichment import Enricher
 from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.service import IngestionService
 from rapport.jobs.fanout import FanOut
+from rapport.pipeline.runner import PipelineRunner
 from rapport.ports.items import ItemStore
 from rapport.ports.work_queue import WorkQueue
 from rapport.services.auth import ApiKeyAuthenticator
@@ -49,6 +50,11 @@ def webhook_ingestion() -> IngestionService:
 def interaction_consumer() -> InteractionConsumer:
     """The bus consumer records interactions: the whole write path."""
     return services_from_environment().consumer
+
+
+def pipeline_steps() -> PipelineRunner:
+    """The pipeline's step functions: the steps over the process-wide store and memory service."""
+    return services_from_environment().pipeline
 
 
 def enricher() -> Enricher:

@@ -1,9 +1,6 @@
-"""Builds the ingestion pipeline's four steps over a process's adapters, and the steps the pipeline's Lambda
-functions call."""
+"""Builds the ingestion pipeline's four steps over a process's adapters, each step with only what it uses."""
 
 from __future__ import annotations
-
-import functools
 
 from rapport.clock import Clock
 from rapport.composition.adapters import build_fallback_model
@@ -35,13 +32,10 @@ def build_pipeline_runner(
     embedder: Embedder,
     memories: MemoryService,
     language_model: LanguageModel,
-    edges: EdgeRepository | None = None,
-    decisions: FilterDecisionRepository | None = None,
+    edges: EdgeRepository,
+    decisions: FilterDecisionRepository,
 ) -> PipelineRunner:
-    """Each step gets only what it uses. `edges` and `decisions` are shared with the services that read them, when
-    given; both are stateless over `items`."""
-    edges = edges or EdgeRepository(items)
-    decisions = decisions or FilterDecisionRepository(items)
+    """`edges` and `decisions` are the repositories the rest of the process reads them through."""
     runs = PipelineRunRepository(items, clock)
     fallback = build_fallback_model(settings, language_model)
     placer = Placer(
@@ -63,13 +57,3 @@ def build_pipeline_runner(
         ),
         runs=runs,
     )
-
-
-@functools.cache
-def pipeline_steps_from_environment() -> PipelineRunner:
-    """The steps of a pipeline Lambda container, built on its first event, never at import. For now they come with
-    the process-wide services (the same store and memory service the rest of the process uses)."""
-    # Imported here: the services module builds its runner with this module's builder.
-    from rapport.composition.services import services_from_environment
-
-    return services_from_environment().pipeline

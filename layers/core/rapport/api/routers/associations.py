@@ -10,13 +10,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.dependencies import UserScope
 from rapport.api.graph_schemas import AssociateRequest, AssociationOut, ListedAssociationOut
-from rapport.composition.services import Services
-from rapport.graph.associations import NewAssociation
+from rapport.graph.associations import AssociationService, NewAssociation
 
 
-def build_associations_router(services: Services) -> Router:
+def build_associations_router(associations: AssociationService) -> Router:
     router = Router()
-    associations = services.graph.associations
 
     @router.post("/v1/users/<user_id>/associations", tags=["associations"], summary="Link two memories")
     def associate(

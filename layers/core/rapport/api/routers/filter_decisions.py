@@ -10,13 +10,12 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from rapport.api.dependencies import UserScope
 from rapport.api.pipeline_schemas import FilterDecisionOut
 from rapport.api.schemas import MemoryOut
-from rapport.composition.services import Services
 from rapport.domain.filtering import Verdict
+from rapport.services.filter_decisions import FilterDecisionService
 
 
-def build_filter_decisions_router(services: Services) -> Router:
+def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
     router = Router()
-    decisions = services.filter_decisions
 
     @router.get(
         "/v1/users/<user_id>/filter-decisions",

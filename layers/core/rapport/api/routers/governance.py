@@ -7,10 +7,12 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from rapport.api.dependencies import UserScope
 from rapport.api.governance_schemas import MarkUsedOut, MarkUsedRequest, UndoConsolidationOut
 from rapport.api.schemas import MemoryOut
-from rapport.composition.services import Services
+from rapport.jobs.governance import GovernanceJobs
+from rapport.services.memories import MemoryService
+from rapport.settings import Settings
 
 
-def build_governance_router(services: Services) -> Router:
+def build_governance_router(*, memories: MemoryService, governance: GovernanceJobs, settings: Settings) -> Router:
     router = Router()
 
     @router.post(
@@ -20,9 +22,7 @@ def build_governance_router(services: Services) -> Router:
     )
     def mark_used(user_id: str, scope: UserScope, body: MarkUsedRequest) -> dict:
         wanted = list(dict.fromkeys(body.memory_ids))
-        reinforced = services.memories.reinforce(
-            scope.tenant_id, scope.user_id, wanted, services.settings.relational.reinforcement_boost
-        )
+        reinforced = memories.reinforce(scope.tenant_id, scope.user_id, wanted, settings.relational.reinforcement_boost)
         found = {m.id for m in reinforced}
         return MarkUsedOut(
             memories=[MemoryOut.of(m) for m in reinforced], not_found=[i for i in wanted if i not in found]
@@ -34,7 +34,7 @@ def build_governance_router(services: Services) -> Router:
         summary="Undo a consolidation: the originals become active again and the merged memory is archived",
     )
     def undo_consolidation(user_id: str, scope: UserScope, consolidation_id: str) -> dict:
-        derivation, restored = services.governance.undo_consolidation(scope.tenant_id, scope.user_id, consolidation_id)
+        derivation, restored = governance.undo_consolidation(scope.tenant_id, scope.user_id, consolidation_id)
         return UndoConsolidationOut(
             consolidation_id=derivation.id,
             state=derivation.state.value,

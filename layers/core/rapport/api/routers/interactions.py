@@ -11,13 +11,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from rapport.api.dependencies import UserScope
 from rapport.api.pipeline_schemas import PipelineRunOut
 from rapport.api.schemas import CreateInteractionRequest, InteractionOut, MemoryOut
-from rapport.composition.services import Services
-from rapport.services.interactions import NewInteraction
+from rapport.services.interactions import InteractionService, NewInteraction
 
 
-def build_interactions_router(services: Services) -> Router:
+def build_interactions_router(interactions: InteractionService) -> Router:
     router = Router()
-    interactions = services.interactions
 
     @router.post("/v1/users/<user_id>/interactions", tags=["history"], summary="Record a conversation")
     def create_interaction(

@@ -10,14 +10,13 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.dependencies import TenantId
 from rapport.api.graph_schemas import KnowledgeEdgeOut, KnowledgeQueryOut, KnowledgeRequest, NodeOut
-from rapport.composition.services import Services
 from rapport.errors import NotFoundError
+from rapport.graph.knowledge import KnowledgeGraph
 from rapport.graph.knowledge_models import NewKnowledgeEdge, NewNode
 
 
-def build_knowledge_router(services: Services) -> Router:
+def build_knowledge_router(knowledge: KnowledgeGraph) -> Router:
     router = Router()
-    knowledge = services.graph.knowledge
 
     @router.post("/v1/knowledge", tags=["knowledge"], summary="Add shared knowledge: nodes and typed edges")
     def add_knowledge(

@@ -9,12 +9,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.dependencies import UserScope
 from rapport.api.relational_schemas import PersonOut
-from rapport.composition.services import Services
+from rapport.services.people import PeopleService
 
 
-def build_people_router(services: Services) -> Router:
+def build_people_router(people: PeopleService) -> Router:
     router = Router()
-    people = services.people
 
     @router.get("/v1/users/<user_id>/people", tags=["people"], summary="People the user mentions")
     def list_people(

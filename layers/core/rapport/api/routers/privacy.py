@@ -9,12 +9,11 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.dependencies import CurrentCaller, TenantId, UserScope
 from rapport.api.schemas import AuditEventOut
-from rapport.composition.services import Services
+from rapport.services.privacy import PrivacyService
 
 
-def build_privacy_router(services: Services) -> Router:
+def build_privacy_router(privacy: PrivacyService) -> Router:
     router = Router()
-    privacy = services.privacy
 
     @router.delete("/v1/privacy/erase/<user_id>", tags=["privacy"], summary="Erase everything about an end user")
     def erase(user_id: str, scope: UserScope, caller: CurrentCaller) -> dict:

@@ -16,20 +16,23 @@ from rapport.api.relational_schemas import (
     StateEventRequest,
     StateOut,
 )
-from rapport.composition.services import Services
+from rapport.clock import Clock
 from rapport.domain.scope import check_user_id
-from rapport.services.relational_state import parse_event
+from rapport.services.process import ProcessService
+from rapport.services.profiles import ProfileService
+from rapport.services.relational_state import RelationalStateService, parse_event
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
-def build_relational_router(services: Services) -> Router:
+def build_relational_router(
+    *, processor: ProcessService, state: RelationalStateService, profiles: ProfileService, clock: Clock
+) -> Router:
     router = Router()
-    state = services.relational_state
 
     @router.post("/v1/process", tags=["relational"], summary="Context (and a reply) for one user message")
     def process(body: ProcessRequest, tenant_id: TenantId) -> dict:
-        outcome = services.process.process(
+        outcome = processor.process(
             tenant_id,
             check_user_id(body.user_id),
             body.message,
@@ -41,12 +44,12 @@ def build_relational_router(services: Services) -> Router:
     @router.get("/v1/users/<user_id>/state", tags=["relational"], summary="Trust, sentiment, grudge, familiarity")
     def get_state(user_id: str, scope: UserScope) -> dict:
         tenant_id, user_id = scope.tenant_id, scope.user_id
-        now = services.clock.now()
+        now = clock.now()
         return StateOut.of(
             user_id,
             state.read(tenant_id, user_id, now),
             state.stored(tenant_id, user_id),
-            services.profiles.get(tenant_id, user_id),
+            profiles.get(tenant_id, user_id),
         ).model_dump(mode="json")
 
     @router.post("/v1/users/<user_id>/events", tags=["relational"], summary="Report a broken or kept promise…")
@@ -66,7 +69,7 @@ def build_relational_router(services: Services) -> Router:
                 "event": StateEventOut.of(record).model_dump(mode="json"),
                 "replayed": replayed,
                 "state": StateOut.of(
-                    user_id, reading, state.stored(tenant_id, user_id), services.profiles.get(tenant_id, user_id)
+                    user_id, reading, state.stored(tenant_id, user_id), profiles.get(tenant_id, user_id)
                 ).model_dump(mode="json"),
             },
         )

@@ -6,12 +6,11 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from rapport.api.dependencies import UserScope
 from rapport.api.governance_schemas import SessionContextOut
-from rapport.composition.services import Services
+from rapport.services.sessions import SessionService
 
 
-def build_sessions_router(services: Services) -> Router:
+def build_sessions_router(sessions: SessionService) -> Router:
     router = Router()
-    sessions = services.sessions
 
     @router.get(
         "/v1/users/<user_id>/sessions/<session_id>/context",
