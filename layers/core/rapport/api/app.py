@@ -43,7 +43,9 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
     def health() -> dict:
         return {"status": "ok", "version": __version__}
 
-    app.include_router(build_memories_router(services))
+    app.include_router(
+        build_memories_router(memories=services.memories, recall=services.recall, settings=services.settings)
+    )
     app.include_router(build_interactions_router(services.interactions))
     app.include_router(build_filter_decisions_router(services.filter_decisions))
     app.include_router(build_privacy_router(services.privacy))

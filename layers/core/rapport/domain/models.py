@@ -71,6 +71,12 @@ class MemoryStatus(StrEnum):
 LIVE_STATUSES: frozenset[MemoryStatus] = frozenset({MemoryStatus.ACTIVE, MemoryStatus.COMPRESSED})
 
 
+def recalled_statuses(include_archived: bool) -> tuple[MemoryStatus, ...]:
+    """What a recall may return: the live statuses, and the history after them when it is asked for."""
+    live = (MemoryStatus.ACTIVE, MemoryStatus.COMPRESSED)
+    return live + tuple(s for s in MemoryStatus if s not in LIVE_STATUSES) if include_archived else live
+
+
 class SourceKind(StrEnum):
     API = "api"
     INTERACTION = "interaction"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rapport.domain.models import MemoryStatus
+from rapport.domain.models import recalled_statuses
 from rapport.domain.recall import RecallHit, RecallQuery, RelationScore, rank_key
 from rapport.domain.relations import Direction, Edge, EnrichmentType, PathStep, RelationType
 from rapport.graph.patterns import is_pattern_id
@@ -107,7 +107,7 @@ class UserEdges:
         wanted = {r.memory_id for found in reaches.values() for r in found}
         memories = {m.id: m for m in self._store.get_memories(self._tenant_id, self._user_id, wanted)}
         # As recall's own candidates: compressed memories are live; the rest is history, for include_archived.
-        statuses = set(MemoryStatus) if query.include_archived else {MemoryStatus.ACTIVE, MemoryStatus.COMPRESSED}
+        statuses = set(recalled_statuses(query.include_archived))
         domains = set(query.domain.domains())
         scored: dict[str, RecallHit] = {}
         expanded: list[RecallHit] = []

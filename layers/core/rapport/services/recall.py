@@ -7,7 +7,7 @@ from datetime import datetime
 
 from rapport.clock import Clock
 from rapport.domain.lifecycle.decay import effective_strength
-from rapport.domain.models import Memory, MemoryStatus
+from rapport.domain.models import Memory, recalled_statuses
 from rapport.domain.recall import RecallHit, RecallQuery, RecallScoring, RelationScore, place_of, ranked
 from rapport.domain.rendering import search_text
 from rapport.domain.scoring import RecallSignals, context_boosts, matched_terms, named_speakers, query_match
@@ -104,9 +104,7 @@ class Recall:
     def _candidates(self, tenant_id: str, user_id: str, query: RecallQuery, asked: _Asked) -> list[_Candidate]:
         """The `k` nearest by cosine and the `k` best by BM25, read from the store (the source of truth), less what
         the query's filters or a lagging index let through and what nothing ties to the query."""
-        statuses = [MemoryStatus.ACTIVE.value, MemoryStatus.COMPRESSED.value]  # governance: compact memories are live
-        if query.include_archived:
-            statuses += [s.value for s in MemoryStatus if s.value not in statuses]
+        statuses = [s.value for s in recalled_statuses(query.include_archived)]
         pool = max(self._settings.recall_candidate_pool, query.limit * 4)
         index_query = IndexQuery(
             tenant_id=tenant_id,

@@ -10,15 +10,15 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.dependencies import UserScope
 from rapport.api.schemas import CreateMemoryRequest, MemoryOut, PatchMemoryRequest, RecallHitOut
-from rapport.composition.services import Services
 from rapport.domain.models import DomainFilter, MemoryPatch
 from rapport.domain.recall import RecallQuery
-from rapport.services.memories import NewMemory
+from rapport.services.memories import MemoryService, NewMemory
+from rapport.services.recall import Recall
+from rapport.settings import Settings
 
 
-def build_memories_router(services: Services) -> Router:
+def build_memories_router(*, memories: MemoryService, recall: Recall, settings: Settings) -> Router:
     router = Router()
-    memories = services.memories
 
     @router.post("/v1/users/<user_id>/memories", tags=["memories"], summary="Store a memory about an end user")
     def create_memory(
@@ -63,13 +63,13 @@ def build_memories_router(services: Services) -> Router:
         tenant_id, user_id = scope.tenant_id, scope.user_id
         total = memories.count(tenant_id, user_id)
         if query is not None:
-            hits = services.recall.recall(
+            hits = recall.recall(
                 tenant_id,
                 user_id,
                 RecallQuery(
                     query=query,
                     domain=domain,
-                    limit=services.settings.recall_default_limit if limit is None else limit,
+                    limit=settings.recall_default_limit if limit is None else limit,
                     min_similarity=min_similarity,
                     memory_type=type,
                     include_archived=include_archived,
