@@ -28,6 +28,7 @@ from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Message, MessageRole
 from rapport.domain.recall import RecallQuery
 from rapport.domain.rendering import embedding_text
+from rapport.domain.scope import Scope
 from rapport.ports.embedder import Embedder
 from rapport.services.interactions import NewInteraction
 from rapport.services.memories import NewMemory
@@ -93,13 +94,13 @@ def populate(services: Services, user_id: str, count: int, text: SyntheticText, 
     of the benchmark at 100k, and recall's cost is what is measured here. One memory a minute, as a busy user's."""
     memories, store, index, embedder = services.memories, services.store, services.index, services.embedder
     clock = services.clock
-    store.register_user(TENANT, user_id)
+    store.register_user(Scope(TENANT, user_id))
     for start in range(0, count, batch):
         built = []
         for _ in range(min(batch, count - start)):
             if isinstance(clock, FixedClock):
                 clock.advance(timedelta(minutes=1))
-            built.append(memories.build(TENANT, user_id, NewMemory(content=text.sentence(), domain=Domain.USER)))
+            built.append(memories.build(Scope(TENANT, user_id), NewMemory(content=text.sentence(), domain=Domain.USER)))
         vectors = embedder.embed([embedding_text(m) for m in built])
         for memory, vector in zip(built, vectors, strict=True):
             embedded = memory.model_copy(update={"embedding": vector})
@@ -111,7 +112,7 @@ def time_recalls(recall: Recall, user_id: str, queries: Sequence[str], limit: in
     seconds = []
     for query in queries:
         started = time.perf_counter()
-        recall.recall(TENANT, user_id, RecallQuery(query=query, limit=limit))
+        recall.recall(Scope(TENANT, user_id), RecallQuery(query=query, limit=limit))
         seconds.append(time.perf_counter() - started)
     return seconds
 
@@ -206,10 +207,10 @@ def ingestion(work: Path, embedders: Sequence[tuple[str, Embedder]], count: int,
                     )
                     for n in range(count)
                 ]
-                services.interactions.record(TENANT, "warm-up", payloads[0])  # model load, first writes
+                services.interactions.record(Scope(TENANT, "warm-up"), payloads[0])  # model load, first writes
                 started = time.perf_counter()
                 for payload in payloads:
-                    services.interactions.record(TENANT, f"user-ingest-{run}", payload)
+                    services.interactions.record(Scope(TENANT, f"user-ingest-{run}"), payload)
                 rates.append(count / (time.perf_counter() - started))
         rows.append(IngestRow(name, Spread.of(rates), count))
     return rows

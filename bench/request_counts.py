@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rapport.domain.models import Memory
+from rapport.domain.scope import Scope
 from rapport.ports.vector_index import IndexHit, IndexQuery, VectorIndex
 
 
@@ -56,13 +57,13 @@ class CountingIndex:
         self._tally.counts["index:upsert"] += 1
         self._inner.upsert(memory)
 
-    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+    def delete(self, scope: Scope, memory_id: str) -> None:
         self._tally.counts["index:delete"] += 1
-        self._inner.delete(tenant_id, user_id, memory_id)
+        self._inner.delete(scope, memory_id)
 
-    def delete_user(self, tenant_id: str, user_id: str) -> int:
+    def delete_user(self, scope: Scope) -> int:
         self._tally.counts["index:delete_user"] += 1
-        return self._inner.delete_user(tenant_id, user_id)
+        return self._inner.delete_user(scope)
 
     def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
         self._tally.counts["index:knn_search"] += 1
@@ -72,8 +73,8 @@ class CountingIndex:
         self._tally.counts["index:keyword_search"] += 1
         return self._inner.keyword_search(query, text)
 
-    def count(self, tenant_id: str, user_id: str) -> int:
-        return self._inner.count(tenant_id, user_id)
+    def count(self, scope: Scope) -> int:
+        return self._inner.count(scope)
 
 
 class CountingEmbedder:
@@ -226,15 +227,15 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
 
         # Steady state: the end user, their profile and state exist; a first call costs a few more writes.
         for n in range(3):
-            services.interactions.record(tenant, user, interaction(n))
-            services.memories.remember(tenant, user, NewMemory(content=f"Prefers tea {n}", domain=Domain.USER))
+            services.interactions.record(Scope(tenant, user), interaction(n))
+            services.memories.remember(Scope(tenant, user), NewMemory(content=f"Prefers tea {n}", domain=Domain.USER))
         tally.reset()
-        services.memories.remember(tenant, user, NewMemory(content="Has a dog named Max", domain=Domain.USER))
+        services.memories.remember(Scope(tenant, user), NewMemory(content="Has a dog named Max", domain=Domain.USER))
         remember = tally.snapshot()
         tally.reset()
-        services.interactions.record(tenant, user, interaction(99))
+        services.interactions.record(Scope(tenant, user), interaction(99))
         recorded, embedded, prompt = tally.snapshot(), tally.embedded_chars, tally.prompt_chars
         tally.reset()
-        services.recall.recall(tenant, user, RecallQuery(query="where does the user live?", limit=5))
+        services.recall.recall(Scope(tenant, user), RecallQuery(query="where does the user live?", limit=5))
         recall = tally.snapshot()
     return OperationCounts(remember, recorded, recall, embedded, prompt)

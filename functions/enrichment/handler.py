@@ -25,6 +25,6 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     # An EventBridge event carries the request as its `detail`; a direct invocation (or a Pipe) sends it bare.
     request = EnrichmentRequest.model_validate(event.get("detail", event))
     logger.append_keys(tenant_id=request.tenant_id)
-    outcome = enricher().enrich(request.tenant_id, request.user_id, request.memory_ids)
+    outcome = enricher().enrich(request.scope, request.memory_ids)
     metrics.add_metric(name="EnrichmentEdges", unit=MetricUnit.Count, value=outcome.edges())
     return outcome.model_dump()

@@ -16,6 +16,7 @@ from rapport.adapters.dynamodb.store import create_table
 from rapport.composition.services import services_from_environment
 from rapport.domain.models import Domain
 from rapport.domain.relations import EnrichmentType
+from rapport.domain.scope import Scope
 from rapport.services.memories import NewMemory
 from tests.integration.api_events import FakeLambdaContext
 
@@ -53,10 +54,10 @@ def enrichment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Modu
 def test_an_eventbridge_event_of_stored_memories_gets_them_linked(enrichment: ModuleType) -> None:
     services = services_from_environment()
     ids = [
-        services.memories.remember("tenant-a", "dana", NewMemory(content=text, domain=Domain.USER)).id
+        services.memories.remember(Scope("tenant-a", "dana"), NewMemory(content=text, domain=Domain.USER)).id
         for text in ("Has a dog named Max", "Has a dog named Max at home")
     ]
-    assert services.graph.associations.list_for("tenant-a", "dana", ids[1]) == []  # nothing on the write path
+    assert services.graph.associations.list_for(Scope("tenant-a", "dana"), ids[1]) == []  # nothing on the write path
     event = {
         "source": "rapport.memories",
         "detail-type": "MemoriesStored",
@@ -64,7 +65,7 @@ def test_an_eventbridge_event_of_stored_memories_gets_them_linked(enrichment: Mo
     }
     outcome = enrichment.handler(event, FakeLambdaContext())
     assert (outcome["preceded_by"], outcome["similar_to"]) == (1, 2)
-    relations = {a.relation for a in services.graph.associations.list_for("tenant-a", "dana", ids[1])}
+    relations = {a.relation for a in services.graph.associations.list_for(Scope("tenant-a", "dana"), ids[1])}
     assert relations == {EnrichmentType.PRECEDED_BY, EnrichmentType.SIMILAR_TO}
 
 

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from rapport.adapters.dynamodb.store import create_table
 from rapport.composition.services import Services, services_from_environment
 from rapport.domain.models import Domain
+from rapport.domain.scope import Scope
 from rapport.errors import UpstreamError
 from rapport.services.interactions import NewInteraction
 from tests.infrastructure.conftest import Synthesized
@@ -74,7 +75,7 @@ class World:
         return services_from_environment()
 
     def record(self, conversation: dict[str, Any] = DEBUGGING) -> str:
-        recorded = self.services.interactions.record(TENANT, USER, NewInteraction.model_validate(conversation))
+        recorded = self.services.interactions.record(Scope(TENANT, USER), NewInteraction.model_validate(conversation))
         assert recorded.pipeline is not None and recorded.pipeline.status == "started"
         assert recorded.pipeline.execution_id is not None
         return self.finish(recorded.pipeline.execution_id)

@@ -14,6 +14,7 @@ from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Memory, MemoryStatus, Provenance
 from rapport.domain.relations import RelationType
+from rapport.domain.scope import Scope
 from rapport.errors import StorageError
 from rapport.ids import new_id
 from rapport.ports.store import MemoryStore
@@ -69,9 +70,9 @@ def put(
         **fields,
     )
     if embedding is None:
-        return services.memories.remember_many(T, user, [memory])[0]
+        return services.memories.remember_many(Scope(T, user), [memory])[0]
     memory.embedding = embedding
-    services.store.register_user(T, user)
+    services.store.register_user(Scope(T, user))
     services.store.put_memory(memory)
     services.index.upsert(memory)
     return memory
@@ -92,7 +93,7 @@ def statuses(services: Services, user: str = U) -> dict[str, MemoryStatus]:
 
 
 def derived_from(services: Services, memory_id: str, user: str = U) -> set[str]:
-    return {e.target_id for e in services.edges.outgoing(T, user, memory_id, RelationType.DERIVED_FROM)}
+    return {e.target_id for e in services.edges.outgoing(Scope(T, user), memory_id, RelationType.DERIVED_FROM)}
 
 
 class FailingAfter:

@@ -21,6 +21,7 @@ from rapport.cli import main
 from rapport.composition.adapters import build_store
 from rapport.composition.services import Services
 from rapport.domain.models import Domain
+from rapport.domain.scope import Scope
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 from rapport.services.memories import NewMemory
 from rapport.settings import Settings
@@ -82,7 +83,7 @@ def test_reindex_rebuilds_a_lost_index_from_the_store_without_embedding_calls(
         ("tenant-a", "Works at Acme"),
         ("tenant-b", "Likes tea"),
     ):
-        services.memories.remember(tenant, "dana", NewMemory(content=content, domain=Domain.USER))
+        services.memories.remember(Scope(tenant, "dana"), NewMemory(content=content, domain=Domain.USER))
     assert isinstance(services.store, SqliteMemoryStore)
     services.store.close()
     # And an index that lost everything (a new data volume, a changed backend)
@@ -98,7 +99,7 @@ def test_reindex_rebuilds_a_lost_index_from_the_store_without_embedding_calls(
     assert "re-indexed 2 memories of tenant tenant-a" in capsys.readouterr().out
     # Then that tenant's memories are searchable again, the other tenant's are not touched
     index = EmbeddedVectorIndex(settings.embedded_index_path, settings.hashing_dimensions)
-    assert index.count("tenant-a", "dana") == 2 and index.count("tenant-b", "dana") == 0
+    assert index.count(Scope("tenant-a", "dana")) == 2 and index.count(Scope("tenant-b", "dana")) == 0
     index.close()
     assert main(["reindex", "--data-dir", str(settings.data_dir)]) == 0
     assert "re-indexed 3 memories of every tenant" in capsys.readouterr().out

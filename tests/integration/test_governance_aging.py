@@ -14,6 +14,7 @@ from rapport.clock import FixedClock
 from rapport.composition.services import Services
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Provenance, SourceKind
 from rapport.domain.recall import RecallQuery
+from rapport.domain.scope import Scope
 from rapport.jobs.report import JobName
 from tests.integration.governance_support import T, U, derived_from, direction, put, services_over, statuses
 
@@ -78,18 +79,18 @@ def test_each_rule_fires_at_the_brief_thresholds_over_simulated_weeks(any_store:
     ]
 
     def compressed_at(moment: datetime) -> set[str]:
-        gov.governance.run(JobName.DECAY, T, U, moment)
-        gov.governance.run(JobName.COMPRESS, T, U, moment)
+        gov.governance.run(JobName.DECAY, Scope(T, U), moment)
+        gov.governance.run(JobName.COMPRESS, Scope(T, U), moment)
         return {i for i, s in statuses(gov).items() if s is MemoryStatus.ARCHIVED}
 
     # Decay, day by day for five weeks: the persisted strength is the decay formula at 0.1 and 0.05 a day
     for day in (1, 2, 3):
         compressed_at(T0 + day * DAY)
-        assert gov.store.get_memory(T, U, user_strong.id).strength == pytest.approx(math.exp(-0.1 * day))
-        assert gov.store.get_memory(T, U, rel_strong.id).strength == pytest.approx(math.exp(-0.05 * day))
+        assert gov.store.get_memory(Scope(T, U), user_strong.id).strength == pytest.approx(math.exp(-0.1 * day))
+        assert gov.store.get_memory(Scope(T, U), rel_strong.id).strength == pytest.approx(math.exp(-0.05 * day))
 
     # Consolidation (weekly): the pair above the setting merges, the pair below does not
-    week = gov.governance.run(JobName.CONSOLIDATE, T, U, T0 + 7 * DAY - 2 * MINUTE)
+    week = gov.governance.run(JobName.CONSOLIDATE, Scope(T, U), T0 + 7 * DAY - 2 * MINUTE)
     assert week.consolidated == 2 and {c.target for c in week.changes if c.action == "consolidation-into"} == {
         p.id for p in pair
     }
@@ -117,7 +118,7 @@ def test_each_rule_fires_at_the_brief_thresholds_over_simulated_weeks(any_store:
     compressed_originals = {user_strong.id, user_weak.id, rel_strong.id, rel_weak.id}
     reached: set[str] = set()
     for original in (user_strong, user_weak, rel_strong, rel_weak):
-        hits = gov.recall.recall(T, U, RecallQuery(query=original.content, domain=DomainFilter.BOTH, limit=3))
+        hits = gov.recall.recall(Scope(T, U), RecallQuery(query=original.content, domain=DomainFilter.BOTH, limit=3))
         compact = [h.memory for h in hits if h.memory.status is MemoryStatus.COMPRESSED]
         assert compact, f"recall of {original.content!r} found no compact memory"
         assert original.content in compact[0].content
@@ -127,7 +128,7 @@ def test_each_rule_fires_at_the_brief_thresholds_over_simulated_weeks(any_store:
 
     [consolidated] = [
         h.memory
-        for h in gov.recall.recall(T, U, RecallQuery(query="Prefers morning meetings", limit=5))
+        for h in gov.recall.recall(Scope(T, U), RecallQuery(query="Prefers morning meetings", limit=5))
         if h.memory.metadata.get("governance", {}).get("operation") == "consolidation"
     ]
     assert derived_from(gov, consolidated.id) == {p.id for p in pair}
@@ -135,7 +136,7 @@ def test_each_rule_fires_at_the_brief_thresholds_over_simulated_weeks(any_store:
     assert sources == {p.id: p.source.interaction_id for p in pair}
     # and every original is still there, archived, with its own provenance
     for original in (*pair, user_strong, user_weak, rel_strong, rel_weak):
-        kept = gov.store.get_memory(T, U, original.id)
+        kept = gov.store.get_memory(Scope(T, U), original.id)
         assert kept.status is MemoryStatus.ARCHIVED and kept.source == original.source
-    with_archived = gov.recall.recall(T, U, RecallQuery(query="dog named Max", include_archived=True, limit=5))
+    with_archived = gov.recall.recall(Scope(T, U), RecallQuery(query="dog named Max", include_archived=True, limit=5))
     assert user_strong.id in {h.memory.id for h in with_archived}

@@ -16,6 +16,7 @@ from rapport.cli import main
 from rapport.clock import FixedClock
 from rapport.composition.services import Services
 from rapport.domain.models import MemoryStatus
+from rapport.domain.scope import Scope
 from rapport.jobs.report import JobName
 from tests.conftest import START
 from tests.integration.api_events import FakeLambdaContext, rest_event
@@ -80,7 +81,7 @@ def test_a_consolidation_is_undone_by_id_and_archived_memories_are_listed_only_w
     a, b = direction(0.97, services.embedder.dimensions)
     first = put(services, "Prefers morning meetings", at=START, embedding=a, memory_type="preference")
     second = put(services, "Likes early meetings", at=START, embedding=b, memory_type="preference")
-    report = services.governance.run(JobName.CONSOLIDATE, T, U, START)
+    report = services.governance.run(JobName.CONSOLIDATE, Scope(T, U), START)
     merged_id = next(c.target for c in report.changes if c.action == "derived")
 
     _, listed = call("GET", f"/v1/users/{U}/memories?limit=10")
@@ -94,7 +95,7 @@ def test_a_consolidation_is_undone_by_id_and_archived_memories_are_listed_only_w
     assert sorted(undone["restored"]) == sorted([first.id, second.id])
     _, listed = call("GET", f"/v1/users/{U}/memories?limit=10")
     assert {m["id"] for m in listed["memories"]} == {first.id, second.id}
-    assert services.store.get_memory(T, U, merged_id).status is MemoryStatus.ARCHIVED
+    assert services.store.get_memory(Scope(T, U), merged_id).status is MemoryStatus.ARCHIVED
     assert call("POST", f"/v1/users/{U}/consolidations/no-such-id/undo")[0] == 404
     assert call("POST", f"/v1/users/{U}/consolidations/{merged_id}/undo", tenant="tenant-b")[0] == 404
 
@@ -123,7 +124,7 @@ def test_jobs_run_by_hand_as_of_a_time_print_what_changed_and_then_nothing(
     assert f"decayed {memory.id} 1.0000 -> {math.exp(-0.2):.4f}" in first
     assert json.loads(first.splitlines()[-1])["decayed"] == 1
     assert "nothing to change" in second and json.loads(second.splitlines()[-2])["decayed"] == 0
-    assert services.store.get_memory(T, U, memory.id).strength == pytest.approx(math.exp(-0.2))
+    assert services.store.get_memory(Scope(T, U), memory.id).strength == pytest.approx(math.exp(-0.2))
 
 
 def test_undo_and_plans_by_hand(services: Services, cli_environment: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,4 +139,4 @@ def test_undo_and_plans_by_hand(services: Services, cli_environment: Path, capsy
     assert "is undone; restored 2 of its originals" in capsys.readouterr().out
     assert main(["jobs", "set-plan", "clinic", "--tenant", T, *data]) == 0
     assert "5000 messages per end user" in capsys.readouterr().out
-    assert services.governance.plans.max_messages(T, U) == 5_000
+    assert services.governance.plans.max_messages(Scope(T, U)) == 5_000

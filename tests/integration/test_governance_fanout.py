@@ -22,6 +22,7 @@ from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
 from rapport.composition.functions import jobs_fan_out, jobs_work_queue
 from rapport.composition.services import services_from_environment
 from rapport.domain.models import Domain, Memory
+from rapport.domain.scope import Scope
 from rapport.errors import StorageError
 from rapport.ids import new_id
 from rapport.jobs.fanout import WorkItem, WorkKind
@@ -87,7 +88,7 @@ def seed(users: list[str]) -> DynamoDbMemoryStore:
     store = DynamoDbMemoryStore(TABLE, dynamodb_resource=boto3.resource("dynamodb", region_name="us-east-1"))
     for tenant in ("tenant-a", "tenant-b"):
         for user in users:
-            store.register_user(tenant, user)
+            store.register_user(Scope(tenant, user))
             store.put_memory(
                 Memory(
                     id=new_id(T0),
@@ -147,14 +148,14 @@ def test_fifty_users_fan_out_and_one_failing_user_is_retried_alone(
     flaky_failures = {"left": 1}
     real_run = GovernanceJobs.run
 
-    def counted_run(self: GovernanceJobs, job: Any, tenant_id: str, user_id: str, as_of: datetime, **kw: Any) -> Any:
-        runs[(tenant_id, user_id)] += 1
-        if tenant_id == "tenant-a" and user_id == POISONED:
+    def counted_run(self: GovernanceJobs, job: Any, scope: Scope, as_of: datetime, **kw: Any) -> Any:
+        runs[(scope.tenant_id, scope.user_id)] += 1
+        if scope == Scope("tenant-a", POISONED):
             raise StorageError("this user's data cannot be read")
-        if tenant_id == "tenant-a" and user_id == FLAKY and flaky_failures["left"]:
+        if scope == Scope("tenant-a", FLAKY) and flaky_failures["left"]:
             flaky_failures["left"] -= 1
             raise StorageError("throttled, once")
-        return real_run(self, job, tenant_id, user_id, as_of, **kw)
+        return real_run(self, job, scope, as_of, **kw)
 
     monkeypatch.setattr(GovernanceJobs, "run", counted_run)
     sent: list[int] = []
@@ -188,7 +189,7 @@ def test_fifty_users_fan_out_and_one_failing_user_is_retried_alone(
     # the job did its work for every other user, as of the run's time
     for tenant in ("tenant-a", "tenant-b"):
         for user in USERS:
-            [memory] = store.list_memories(tenant, user, domains=(Domain.USER,), limit=5).items
+            [memory] = store.list_memories(Scope(tenant, user), domains=(Domain.USER,), limit=5).items
             expected_strength = 1.0 if (tenant, user) == ("tenant-a", POISONED) else math.exp(-0.2)
             assert memory.strength == pytest.approx(expected_strength)
     # and reported it: metrics per job and a summary line
@@ -209,9 +210,9 @@ def test_a_run_of_one_tenant_walks_only_its_users(aws: dict[str, str], monkeypat
     ran: list[tuple[str, str]] = []
     real_run = GovernanceJobs.run
 
-    def recorded_run(self: GovernanceJobs, job: Any, tenant_id: str, user_id: str, *args: Any, **kw: Any) -> Any:
-        ran.append((tenant_id, user_id))
-        return real_run(self, job, tenant_id, user_id, *args, **kw)
+    def recorded_run(self: GovernanceJobs, job: Any, scope: Scope, *args: Any, **kw: Any) -> Any:
+        ran.append((scope.tenant_id, scope.user_id))
+        return real_run(self, job, scope, *args, **kw)
 
     monkeypatch.setattr(GovernanceJobs, "run", recorded_run)
     producer, worker = load_handler("producer"), load_handler("worker")

@@ -14,6 +14,7 @@ from rapport.clock import FixedClock
 from rapport.composition.services import Services
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Message, MessageRole, Tier
 from rapport.domain.recall import RecallQuery
+from rapport.domain.scope import Scope
 from rapport.jobs.derivations import OPEN_KIND
 from rapport.jobs.lease import UserBusyError, UserLease
 from rapport.jobs.report import JobName
@@ -56,18 +57,18 @@ def test_decay_writes_down_the_effective_strength_and_a_second_run_changes_nothi
     relational = put(gov, "Bullet points work better", at=T0, domain=Domain.RELATIONAL)
     as_of = T0 + 3 * DAY
 
-    first = gov.governance.run(JobName.DECAY, T, U, as_of)
-    second = gov.governance.run(JobName.DECAY, T, U, as_of)
+    first = gov.governance.run(JobName.DECAY, Scope(T, U), as_of)
+    second = gov.governance.run(JobName.DECAY, Scope(T, U), as_of)
 
     assert first.decayed == 2 and {c.target for c in first.changes} == {user.id, relational.id}
-    assert gov.store.get_memory(T, U, user.id).strength == pytest.approx(0.9 * math.exp(-0.3))
-    assert gov.store.get_memory(T, U, relational.id).strength == pytest.approx(math.exp(-0.15))
+    assert gov.store.get_memory(Scope(T, U), user.id).strength == pytest.approx(0.9 * math.exp(-0.3))
+    assert gov.store.get_memory(Scope(T, U), relational.id).strength == pytest.approx(math.exp(-0.15))
     assert second.decayed == 0 and not second.changed
     # Recall scores with the same effective strength whether or not the job ran: the anchor moved with the strength.
     twin = put(gov, "Has a dog named Max", at=T0, strength=0.9, user="twin")  # never seen by the job
     clock.set(as_of + 2 * DAY)
-    [hit] = gov.recall.recall(T, U, RecallQuery(query="dog named Max", domain=DomainFilter.USER))
-    [twin_hit] = gov.recall.recall(T, "twin", RecallQuery(query="dog named Max", domain=DomainFilter.USER))
+    [hit] = gov.recall.recall(Scope(T, U), RecallQuery(query="dog named Max", domain=DomainFilter.USER))
+    [twin_hit] = gov.recall.recall(Scope(T, "twin"), RecallQuery(query="dog named Max", domain=DomainFilter.USER))
     assert twin_hit.memory.id == twin.id and twin_hit.memory.strength == 0.9
     assert hit.score == pytest.approx(twin_hit.score)
 
@@ -79,7 +80,7 @@ def test_compression_summarizes_weak_old_memories_by_type_and_archives_the_origi
     fresh = put(gov, "Started a new job", at=T0 - DAY, strength=0.1)  # weak, but not old enough
     as_of = T0
 
-    report = gov.governance.run(JobName.COMPRESS, T, U, as_of)
+    report = gov.governance.run(JobName.COMPRESS, Scope(T, U), as_of)
 
     assert report.compressed == 4 and report.derived == 2 and report.archived == 4
     now = statuses(gov)
@@ -93,11 +94,11 @@ def test_compression_summarizes_weak_old_memories_by_type_and_archives_the_origi
     assert derived_from(gov, fact_summary.id) == {f.id for f in facts}
     assert fact_summary.metadata["governance"]["derived_from"] == [f.id for f in facts]
     assert fact_summary.strength == pytest.approx(math.exp(-2.0))  # the strongest original, decayed to as_of
-    assert not gov.governance.run(JobName.COMPRESS, T, U, as_of).changed  # idempotent
+    assert not gov.governance.run(JobName.COMPRESS, Scope(T, U), as_of).changed  # idempotent
     # Listing hides the archived originals unless asked; nothing was deleted.
-    listed = gov.memories.list_memories(T, U, domain=DomainFilter.BOTH, memory_type=None, limit=50, cursor=None)
+    listed = gov.memories.list_memories(Scope(T, U), domain=DomainFilter.BOTH, memory_type=None, limit=50, cursor=None)
     everything = gov.memories.list_memories(
-        T, U, domain=DomainFilter.BOTH, memory_type=None, limit=50, cursor=None, include_archived=True
+        Scope(T, U), domain=DomainFilter.BOTH, memory_type=None, limit=50, cursor=None, include_archived=True
     )
     assert {m.id for m in listed.items} == {fresh.id, *(c.id for c in compact)}
     assert len(everything.items) == 7
@@ -110,7 +111,7 @@ def test_consolidation_merges_similar_facts_with_their_provenance_and_undo_resto
     _, far = direction(0.5)
     unrelated = put(gov, "Works at Acme", at=T0 - DAY, embedding=far)
 
-    report = gov.governance.run(JobName.CONSOLIDATE, T, U, T0)
+    report = gov.governance.run(JobName.CONSOLIDATE, Scope(T, U), T0)
 
     assert report.consolidated == 2 and report.derived == 1
     [merged] = [m for m in gov.store.iter_all_memories(T) if m.metadata.get("governance")]
@@ -120,17 +121,17 @@ def test_consolidation_merges_similar_facts_with_their_provenance_and_undo_resto
     assert derived_from(gov, merged.id) == {first.id, second.id}
     assert [s["memory_id"] for s in merged.metadata["governance"]["sources"]] == [second.id, first.id]
     assert statuses(gov)[unrelated.id] is MemoryStatus.ACTIVE
-    assert not gov.governance.run(JobName.CONSOLIDATE, T, U, T0).changed
+    assert not gov.governance.run(JobName.CONSOLIDATE, Scope(T, U), T0).changed
 
-    derivation, restored = gov.governance.undo_consolidation(T, U, merged.id)
-    again, restored_again = gov.governance.undo_consolidation(T, U, merged.id)
+    derivation, restored = gov.governance.undo_consolidation(Scope(T, U), merged.id)
+    again, restored_again = gov.governance.undo_consolidation(Scope(T, U), merged.id)
 
     assert derivation.state == "undone" and sorted(restored) == sorted([first.id, second.id])
     assert again.state == "undone" and restored_again == []
     now = statuses(gov)
     assert now[first.id] is now[second.id] is MemoryStatus.ACTIVE and now[merged.id] is MemoryStatus.ARCHIVED
     # Once undone, the weekly run does not merge them again.
-    assert gov.governance.run(JobName.CONSOLIDATE, T, U, T0 + 7 * DAY).consolidated == 0
+    assert gov.governance.run(JobName.CONSOLIDATE, Scope(T, U), T0 + 7 * DAY).consolidated == 0
 
 
 def record(services: Services, n: int, *, session: str = "s1", messages: int = 2) -> str:
@@ -138,12 +139,12 @@ def record(services: Services, n: int, *, session: str = "s1", messages: int = 2
         Message(role=MessageRole.USER if i % 2 == 0 else MessageRole.ASSISTANT, content=f"message {n}.{i}")
         for i in range(messages)
     ]
-    recorded = services.interactions.record(T, U, NewInteraction(messages=turns, session_id=session))
+    recorded = services.interactions.record(Scope(T, U), NewInteraction(messages=turns, session_id=session))
     return recorded.interaction.id
 
 
 def history(services: Services) -> list[str]:
-    return [i.id for i in services.store.list_interactions(T, U, limit=100, oldest_first=True).items]
+    return [i.id for i in services.store.list_interactions(Scope(T, U), limit=100, oldest_first=True).items]
 
 
 def test_the_plan_cap_holds_after_every_interaction_and_in_the_nightly_sweep(
@@ -164,7 +165,7 @@ def test_the_plan_cap_holds_after_every_interaction_and_in_the_nightly_sweep(
     assert gov.items.get_item(ItemScope(tenant_id=T, user_id=U), STATE_KIND, DEFAULT_AGENT) is not None
     # The nightly sweep recounts; with the tenant on the clinic plan, nothing more goes.
     gov.governance.plans.set_tenant_plan(T, PlanTier.CLINIC, clock.now())
-    assert gov.governance.run(JobName.RETENTION, T, U, clock.now()).trimmed_messages == 0
+    assert gov.governance.run(JobName.RETENTION, Scope(T, U), clock.now()).trimmed_messages == 0
 
 
 def test_the_sweep_trims_what_the_interactions_did_not(any_store: object, tmp_path: Path, clock: FixedClock) -> None:
@@ -175,11 +176,11 @@ def test_the_sweep_trims_what_the_interactions_did_not(any_store: object, tmp_pa
         clock.advance(timedelta(seconds=1))
     tight = services_over(any_store, tmp_path, clock, governance={"community_max_messages": 5})  # type: ignore[arg-type]
 
-    report = tight.governance.run(JobName.RETENTION, T, U, clock.now())
+    report = tight.governance.run(JobName.RETENTION, Scope(T, U), clock.now())
 
     assert report.trimmed_interactions == 3 and report.trimmed_messages == 6
     assert history(tight) == ids[3:]
-    assert not tight.governance.run(JobName.RETENTION, T, U, clock.now()).changed
+    assert not tight.governance.run(JobName.RETENTION, Scope(T, U), clock.now()).changed
 
 
 def test_old_messages_leave_short_term_and_working_memories_retire_with_their_session(
@@ -202,9 +203,9 @@ def test_old_messages_leave_short_term_and_working_memories_retire_with_their_se
         source=episodes[0].source.model_copy(update={"interaction_id": "01HZZZZZZZZZZZZZZZZZZZZZZZ"}),
     )
 
-    during = gov.governance.run(JobName.RETENTION, T, U, T0 + timedelta(minutes=20))
-    after_session = gov.governance.run(JobName.RETENTION, T, U, T0 + timedelta(minutes=31))
-    week_later = gov.governance.run(JobName.RETENTION, T, U, T0 + 7 * DAY + timedelta(seconds=1))
+    during = gov.governance.run(JobName.RETENTION, Scope(T, U), T0 + timedelta(minutes=20))
+    after_session = gov.governance.run(JobName.RETENTION, Scope(T, U), T0 + timedelta(minutes=31))
+    week_later = gov.governance.run(JobName.RETENTION, Scope(T, U), T0 + 7 * DAY + timedelta(seconds=1))
 
     assert not during.changed
     assert [c.target for c in after_session.changes if c.action == "archived"] == [working.id]
@@ -250,7 +251,7 @@ def test_a_run_stopped_at_any_write_is_finished_by_the_next_with_nothing_lost_or
     clean = services_over(FailingAfter(SqliteMemoryStore(tmp_path / "clean.sqlite3")), tmp_path / "clean", clock)
     scene(clean)
     clean_writes = clean.store.writes
-    clean.governance.run(job, T, U, T0)
+    clean.governance.run(job, Scope(T, U), T0)
     total_writes = clean.store.writes - clean_writes
 
     for allowed in range(total_writes):
@@ -259,7 +260,7 @@ def test_a_run_stopped_at_any_write_is_finished_by_the_next_with_nothing_lost_or
         originals = scene(services)
         store.allowed = store.writes + allowed
 
-        run_until_done(lambda services=services: services.governance.run(job, T, U, T0), store)
+        run_until_done(lambda services=services: services.governance.run(job, Scope(T, U), T0), store)
 
         now = statuses(services)
         derived = [i for i in now if i not in originals]
@@ -267,7 +268,7 @@ def test_a_run_stopped_at_any_write_is_finished_by_the_next_with_nothing_lost_or
         assert all(now[o] is MemoryStatus.ARCHIVED for o in originals), f"stopped after {allowed} writes"
         assert set().union(*(derived_from(services, d) for d in derived)) == set(originals)
         assert open_markers(services) == []
-        assert not services.governance.run(job, T, U, T0).changed
+        assert not services.governance.run(job, Scope(T, U), T0).changed
 
 
 def test_an_interrupted_decay_or_retention_run_completes_on_the_next(
@@ -278,10 +279,10 @@ def test_an_interrupted_decay_or_retention_run_completes_on_the_next(
     memories = [put(services, f"fact number {n}", at=T0 - n * DAY) for n in range(6)]
     store.allowed = store.writes + 3
 
-    run_until_done(lambda: services.governance.run(JobName.DECAY, T, U, T0 + DAY), store)
+    run_until_done(lambda: services.governance.run(JobName.DECAY, Scope(T, U), T0 + DAY), store)
 
     for n, memory in enumerate(memories):
-        assert services.store.get_memory(T, U, memory.id).strength == pytest.approx(math.exp(-0.1 * (n + 1)))
+        assert services.store.get_memory(Scope(T, U), memory.id).strength == pytest.approx(math.exp(-0.1 * (n + 1)))
     ids = []
     for n in range(4):  # 8 messages under a cap of 4 would be trimmed as they arrive: raise the cap first
         services.governance.plans.set_tenant_plan(T, PlanTier.ENTERPRISE, clock.now())
@@ -290,40 +291,42 @@ def test_an_interrupted_decay_or_retention_run_completes_on_the_next(
     services.items.delete_item(ItemScope(tenant_id=T), "PLAN", "")
     store.allowed = store.writes + 2
 
-    run_until_done(lambda: services.governance.run(JobName.RETENTION, T, U, clock.now()), store)
+    run_until_done(lambda: services.governance.run(JobName.RETENTION, Scope(T, U), clock.now()), store)
 
     assert history(services) == ids[2:]  # exactly the oldest two exchanges went: none lost beyond, none left over
-    assert not services.governance.run(JobName.RETENTION, T, U, clock.now()).changed
+    assert not services.governance.run(JobName.RETENTION, Scope(T, U), clock.now()).changed
 
 
 def test_one_job_at_a_time_holds_a_user_and_a_crashed_runs_hold_expires(gov: Services, clock: FixedClock) -> None:
     lease = UserLease(gov.items, clock, minutes=15)
-    with lease.hold(T, U, "compress:run-1"), pytest.raises(UserBusyError):
-        gov.governance.run(JobName.CONSOLIDATE, T, U, T0, run_id="run-2")
-    assert gov.governance.run(JobName.CONSOLIDATE, T, U, T0, run_id="run-2").users == 1  # released on exit
+    with lease.hold(Scope(T, U), "compress:run-1"), pytest.raises(UserBusyError):
+        gov.governance.run(JobName.CONSOLIDATE, Scope(T, U), T0, run_id="run-2")
+    assert gov.governance.run(JobName.CONSOLIDATE, Scope(T, U), T0, run_id="run-2").users == 1  # released on exit
 
     # A run that crashed never releases its lease (kept referenced here, so nothing closes it)...
-    crashed = lease.hold(T, U, "decay:run-3")
+    crashed = lease.hold(Scope(T, U), "decay:run-3")
     crashed.__enter__()
     with pytest.raises(UserBusyError):
-        gov.governance.run(JobName.COMPRESS, T, U, T0, run_id="run-4")
+        gov.governance.run(JobName.COMPRESS, Scope(T, U), T0, run_id="run-4")
     # ...its own retry (the same job and run, redelivered by SQS) takes it back...
-    assert gov.governance.run(JobName.DECAY, T, U, T0, run_id="run-3").users == 1
+    assert gov.governance.run(JobName.DECAY, Scope(T, U), T0, run_id="run-3").users == 1
     # ...and another run gets the user once the lease has expired
-    stuck = lease.hold(T, U, "decay:run-5")
+    stuck = lease.hold(Scope(T, U), "decay:run-5")
     stuck.__enter__()
     clock.advance(timedelta(minutes=14))
     with pytest.raises(UserBusyError):
-        gov.governance.run(JobName.COMPRESS, T, U, T0, run_id="run-6")
+        gov.governance.run(JobName.COMPRESS, Scope(T, U), T0, run_id="run-6")
     clock.advance(timedelta(minutes=2))
-    assert gov.governance.run(JobName.COMPRESS, T, U, T0, run_id="run-6").users == 1
+    assert gov.governance.run(JobName.COMPRESS, Scope(T, U), T0, run_id="run-6").users == 1
 
 
 def test_recall_trusts_the_store_over_an_index_that_has_not_caught_up(gov: Services) -> None:
     memory = put(gov, "Has a dog named Max", at=T0)
     # archived in the store only, as when the index is kept in step by a stream or lives in another process
-    gov.store.put_memory(gov.store.get_memory(T, U, memory.id).model_copy(update={"status": MemoryStatus.ARCHIVED}))
+    gov.store.put_memory(
+        gov.store.get_memory(Scope(T, U), memory.id).model_copy(update={"status": MemoryStatus.ARCHIVED})
+    )
 
-    assert gov.recall.recall(T, U, RecallQuery(query="dog named Max")) == []
-    [hit] = gov.recall.recall(T, U, RecallQuery(query="dog named Max", include_archived=True))
+    assert gov.recall.recall(Scope(T, U), RecallQuery(query="dog named Max")) == []
+    [hit] = gov.recall.recall(Scope(T, U), RecallQuery(query="dog named Max", include_archived=True))
     assert hit.memory.id == memory.id

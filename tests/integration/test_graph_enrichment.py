@@ -12,6 +12,7 @@ from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Provenance, SourceKind, UserMemoryType
 from rapport.domain.recall import RecallQuery
 from rapport.domain.relations import Direction, EnrichmentType, RelationType
+from rapport.domain.scope import Scope
 from rapport.domain.text import tokenize
 from rapport.errors import StorageError, UpstreamError
 from rapport.graph.enrichment import Enricher, EnrichmentRequest
@@ -29,7 +30,7 @@ TERM = tokenize("Kubernetes")[0]
 
 
 def remember(services: Services, content: str, domain: Domain = Domain.USER, **kw: object) -> str:
-    return services.memories.remember(T, U, NewMemory(content=content, domain=domain, **kw)).id  # type: ignore[arg-type]
+    return services.memories.remember(Scope(T, U), NewMemory(content=content, domain=domain, **kw)).id  # type: ignore[arg-type]
 
 
 def edges(services: Services) -> EdgeRepository:
@@ -37,7 +38,7 @@ def edges(services: Services) -> EdgeRepository:
 
 
 def targets(services: Services, memory_id: str, relation: EnrichmentType | RelationType) -> dict[str, dict]:
-    return {e.target_id: e.properties for e in edges(services).outgoing(T, U, memory_id, relation)}
+    return {e.target_id: e.properties for e in edges(services).outgoing(Scope(T, U), memory_id, relation)}
 
 
 def test_preceded_by_links_the_previous_24_hours_with_the_gap(services: Services, clock: FixedClock) -> None:
@@ -48,7 +49,7 @@ def test_preceded_by_links_the_previous_24_hours_with_the_gap(services: Services
     third = remember(services, "Ran the migration in production")
     assert targets(services, first, EnrichmentType.PRECEDED_BY) == {}
     assert targets(services, second, EnrichmentType.PRECEDED_BY) == {first: {"time_gap": 3600.0}}
-    link = edges(services).get(T, U, second, EnrichmentType.PRECEDED_BY, first)
+    link = edges(services).get(Scope(T, U), second, EnrichmentType.PRECEDED_BY, first)
     assert link is not None and link.strength == pytest.approx(1 - 1 / 24)
     assert targets(services, third, EnrichmentType.PRECEDED_BY) == {}  # 30 h: out of reach
 
@@ -65,8 +66,7 @@ def test_preceded_by_is_capped_at_the_nearest_five(services: Services, clock: Fi
 def test_a_conversation_is_chained_in_message_order(services: Services) -> None:
     batch = [
         services.memories.build(
-            T,
-            U,
+            Scope(T, U),
             NewMemory(
                 content=text,
                 domain=Domain.USER,
@@ -76,7 +76,7 @@ def test_a_conversation_is_chained_in_message_order(services: Services) -> None:
         )
         for i, text in enumerate(["I'm moving to Lisbon", "When do you move?", "In March, with my cat"])
     ]
-    stored = services.memories.remember_many(T, U, batch)
+    stored = services.memories.remember_many(Scope(T, U), batch)
     ids = [m.id for m in stored]
     assert targets(services, ids[0], EnrichmentType.PRECEDED_BY) == {}
     assert set(targets(services, ids[1], EnrichmentType.PRECEDED_BY)) == {ids[0]}
@@ -95,10 +95,10 @@ def test_similar_to_links_near_duplicates_both_ways(services: Services) -> None:
 def test_a_recurring_key_term_becomes_a_pattern_its_memories_exemplify(services: Services) -> None:
     first = remember(services, "Runs the staging cluster on Kubernetes")
     second = remember(services, "Asked how Kubernetes ingress works")
-    assert PatternRepository(services.items).get(T, U, TERM) is None  # two is not yet a pattern
+    assert PatternRepository(services.items).get(Scope(T, U), TERM) is None  # two is not yet a pattern
     episode = remember(services, "kubernetes again!", type=UserMemoryType.EPISODE.value)
     third = remember(services, "Wants Kubernetes autoscaling for the API")
-    pattern = PatternRepository(services.items).get(T, U, TERM)
+    pattern = PatternRepository(services.items).get(Scope(T, U), TERM)
     assert pattern is not None and pattern.id == f"pattern:{TERM}" and pattern.occurrences == 3
     for memory in (first, second, third):
         props = targets(services, memory, RelationType.EXEMPLIFIES)[pattern.id]
@@ -106,7 +106,7 @@ def test_a_recurring_key_term_becomes_a_pattern_its_memories_exemplify(services:
     assert targets(services, episode, RelationType.EXEMPLIFIES) == {}  # chat words recur by chance
     fourth = remember(services, "Kubernetes upgrade is planned")
     assert pattern.id in targets(services, fourth, RelationType.EXEMPLIFIES)
-    assert PatternRepository(services.items).get(T, U, TERM).occurrences == 4  # type: ignore[union-attr]
+    assert PatternRepository(services.items).get(Scope(T, U), TERM).occurrences == 4  # type: ignore[union-attr]
 
 
 def test_expansion_passes_through_a_pattern_to_the_memories_that_share_it(
@@ -117,7 +117,7 @@ def test_expansion_passes_through_a_pattern_to_the_memories_that_share_it(
         ids.append(remember(services, text))
         clock.advance(timedelta(days=2))  # no PRECEDED_BY: the pattern is the only tie
     hits = services.recall.recall(
-        T, U, RecallQuery(query="staging cluster", limit=1, expand_relations=True, relation_limit=5)
+        Scope(T, U), RecallQuery(query="staging cluster", limit=1, expand_relations=True, relation_limit=5)
     )
     assert hits[0].memory.id == ids[0]
     reached = {h.memory.id: h.path for h in hits[1:]}
@@ -134,26 +134,28 @@ def test_the_asynchronous_entry_point_is_idempotent_and_skips_what_is_gone(
         update={"graph": services.settings.graph.model_copy(update={"enrichment": EnrichmentMode.OFF})}
     )
     quiet = build_services(off, clock=clock, store=services.store, index=services.index, embedder=services.embedder)
-    first = quiet.memories.remember(T, U, NewMemory(content="Has a dog named Max", domain=Domain.USER)).id
-    second = quiet.memories.remember(T, U, NewMemory(content="Has a dog named Max at home", domain=Domain.USER)).id
-    assert not edges(services).has_any(T, U)  # enrichment off: nothing linked on the write path
-    outcome = quiet.graph.enricher.enrich(T, U, [first, second, "01KE5Q8600Y4VXQG7QKPX7V7DH"])
+    first = quiet.memories.remember(Scope(T, U), NewMemory(content="Has a dog named Max", domain=Domain.USER)).id
+    second = quiet.memories.remember(
+        Scope(T, U), NewMemory(content="Has a dog named Max at home", domain=Domain.USER)
+    ).id
+    assert not edges(services).has_any(Scope(T, U))  # enrichment off: nothing linked on the write path
+    outcome = quiet.graph.enricher.enrich(Scope(T, U), [first, second, "01KE5Q8600Y4VXQG7QKPX7V7DH"])
     assert (outcome.preceded_by, outcome.similar_to, outcome.skipped) == (1, 2, 1)
-    before = {e.target_id for e in edges(services).outgoing(T, U, second)}
-    quiet.graph.enricher.enrich(T, U, [first, second])
-    assert {e.target_id for e in edges(services).outgoing(T, U, second)} == before == {first}
+    before = {e.target_id for e in edges(services).outgoing(Scope(T, U), second)}
+    quiet.graph.enricher.enrich(Scope(T, U), [first, second])
+    assert {e.target_id for e in edges(services).outgoing(Scope(T, U), second)} == before == {first}
 
 
 def test_episodes_can_be_left_out_entirely(services: Services, clock: FixedClock) -> None:
     graph = services.settings.graph.model_copy(update={"enrich_episodes": False})
     settings = services.settings.model_copy(update={"graph": graph})
     lean = build_services(settings, clock=clock, store=services.store, index=services.index, embedder=services.embedder)
-    fact = lean.memories.remember(T, U, NewMemory(content="Has a dog named Max", domain=Domain.USER)).id
+    fact = lean.memories.remember(Scope(T, U), NewMemory(content="Has a dog named Max", domain=Domain.USER)).id
     chat = lean.memories.remember(
-        T, U, NewMemory(content="Has a dog named Max too", domain=Domain.USER, type=UserMemoryType.EPISODE.value)
+        Scope(T, U), NewMemory(content="Has a dog named Max too", domain=Domain.USER, type=UserMemoryType.EPISODE.value)
     ).id
-    assert edges(services).outgoing(T, U, chat) == []
-    assert edges(services).outgoing(T, U, fact) == []  # and nothing links to the episode
+    assert edges(services).outgoing(Scope(T, U), chat) == []
+    assert edges(services).outgoing(Scope(T, U), fact) == []  # and nothing links to the episode
 
 
 def test_a_failing_enrichment_never_loses_the_memory(services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -162,7 +164,7 @@ def test_a_failing_enrichment_never_loses_the_memory(services: Services, monkeyp
 
     monkeypatch.setattr(Enricher, "enrich_memories", broken)
     memory_id = remember(services, "Has a dog named Max")
-    assert services.memories.get(T, U, memory_id).content == "Has a dog named Max"
+    assert services.memories.get(Scope(T, U), memory_id).content == "Has a dog named Max"
 
 
 def test_deleting_a_memory_counts_its_patterns_again_without_it(services: Services) -> None:
@@ -172,12 +174,12 @@ def test_deleting_a_memory_counts_its_patterns_again_without_it(services: Servic
     ]
     gone = remember(services, "Wants Kubernetes autoscaling for the API")
     repository = PatternRepository(services.items)
-    assert repository.get(T, U, TERM).occurrences == 3  # type: ignore[union-attr]
+    assert repository.get(Scope(T, U), TERM).occurrences == 3  # type: ignore[union-attr]
 
-    services.memories.delete(T, U, gone)
+    services.memories.delete(Scope(T, U), gone)
 
     # Two memories show the term now: under the minimum of three, so no confidence; the pattern's history stays
-    pattern = repository.get(T, U, TERM)
+    pattern = repository.get(Scope(T, U), TERM)
     assert pattern is not None and pattern.occurrences == 2 and pattern.confidence == 0.0
     assert all(pattern.id in targets(services, memory, RelationType.EXEMPLIFIES) for memory in kept)
 
@@ -228,7 +230,7 @@ def test_in_event_mode_writers_announce_memories_and_the_enrichment_function_lin
     # When: the enrichment function handles the events (EnrichmentRequest, as in functions/enrichment)
     for event in bus.events:
         request = EnrichmentRequest.model_validate(event.detail)
-        built.graph.enricher.enrich(request.tenant_id, request.user_id, request.memory_ids)
+        built.graph.enricher.enrich(request.scope, request.memory_ids)
 
     # Then: the same link the inline mode draws
     assert targets(built, second, EnrichmentType.PRECEDED_BY) == {first: {"time_gap": 3600.0}}
@@ -247,4 +249,4 @@ def test_locally_event_mode_goes_through_the_in_process_bus_to_the_enricher(
 def test_a_bus_that_fails_costs_the_links_not_the_memory(services: Services) -> None:
     built = in_event_mode(services, RecordingBus(failing=True))
     stored = remember(built, "Started the migration plan")
-    assert built.memories.get(T, U, stored).content == "Started the migration plan"
+    assert built.memories.get(Scope(T, U), stored).content == "Started the migration plan"

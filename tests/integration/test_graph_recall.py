@@ -11,6 +11,7 @@ from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus
 from rapport.domain.recall import RecallQuery
 from rapport.domain.relations import Direction, RelationType
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.graph.associations import InvalidRelationError, NewAssociation
 from rapport.ports.items import ItemQuery, ItemScope
@@ -25,16 +26,16 @@ T, U = "tenant-a", "user-1"
 
 
 def remember(services: Services, content: str, domain: Domain = Domain.USER, **kw: object) -> str:
-    return services.memories.remember(T, U, NewMemory(content=content, domain=domain, **kw)).id  # type: ignore[arg-type]
+    return services.memories.remember(Scope(T, U), NewMemory(content=content, domain=domain, **kw)).id  # type: ignore[arg-type]
 
 
 def link(services: Services, source: str, relation: str, target: str, **properties: object) -> bool:
     new = NewAssociation(memory_id=source, related_memory_id=target, relation=relation, properties=properties)
-    return services.graph.associations.associate(T, U, new).created
+    return services.graph.associations.associate(Scope(T, U), new).created
 
 
 def recall(services: Services, query: str, **kw: object) -> list:
-    return services.recall.recall(T, U, RecallQuery(query=query, **kw))  # type: ignore[arg-type]
+    return services.recall.recall(Scope(T, U), RecallQuery(query=query, **kw))  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -88,7 +89,7 @@ def test_recall_with_expansion_returns_the_decision_with_the_paths_that_reached_
 def test_the_invalidated_memory_comes_back_only_when_history_is_asked_for(
     services: Services, evolution: dict[str, str]
 ) -> None:
-    assert services.memories.get(T, U, evolution["old"]).status is MemoryStatus.INVALIDATED
+    assert services.memories.get(Scope(T, U), evolution["old"]).status is MemoryStatus.INVALIDATED
     current = recall(services, "asynchronous JavaScript style", limit=1, expand_relations=True)
     assert [h.memory.id for h in current] == [evolution["new"]]
 
@@ -102,13 +103,13 @@ def test_the_invalidated_memory_comes_back_only_when_history_is_asked_for(
 def test_a_memory_lists_its_associations_both_ways_and_a_bidirectional_one_once(
     services: Services, evolution: dict[str, str]
 ) -> None:
-    listed = services.graph.associations.list_for(T, U, evolution["old"])
+    listed = services.graph.associations.list_for(Scope(T, U), evolution["old"])
     by_relation = {a.relation.value: a for a in listed if not a.enrichment}
     assert set(by_relation) == {"EVOLVED_INTO", "CONTRADICTS", "INVALIDATED_BY"}
     assert by_relation["EVOLVED_INTO"].direction is Direction.OUTGOING
     assert by_relation["EVOLVED_INTO"].properties == {"confidence": 0.9, "reason": "moved to promises"}
     assert by_relation["CONTRADICTS"].direction is None  # the same both ways
-    from_new = services.graph.associations.list_for(T, U, evolution["new"], "EVOLVED_INTO")
+    from_new = services.graph.associations.list_for(Scope(T, U), evolution["new"], "EVOLVED_INTO")
     assert [(a.source_id, a.direction) for a in from_new] == [(evolution["old"], Direction.INCOMING)]
 
 
@@ -117,7 +118,7 @@ def test_the_same_edge_posted_twice_is_merged(services: Services, decision: dict
     assert created is False
     edges = [
         a
-        for a in services.graph.associations.list_for(T, U, decision["chose"], "PREFERS_OVER")
+        for a in services.graph.associations.list_for(Scope(T, U), decision["chose"], "PREFERS_OVER")
         if a.target_id == decision["notes"]
     ]
     assert len(edges) == 1
@@ -146,12 +147,12 @@ def test_bad_associations_are_refused_with_what_to_fix(services: Services, decis
     with pytest.raises(NotFoundError):
         link(services, "01KE5Q8600Y4VXQG7QKPX7V7DH", "LEADS_TO", chose)
     # Another end user's memory is as absent as a made-up one, and so is another tenant's.
-    stranger = services.memories.remember(T, "user-2", NewMemory(content="Likes tea", domain=Domain.USER)).id
+    stranger = services.memories.remember(Scope(T, "user-2"), NewMemory(content="Likes tea", domain=Domain.USER)).id
     with pytest.raises(NotFoundError):
         link(services, chose, "LEADS_TO", stranger)
     with pytest.raises(NotFoundError):
         services.graph.associations.associate(
-            "tenant-b", U, NewAssociation(memory_id=chose, related_memory_id=notes, relation="LEADS_TO")
+            Scope("tenant-b", U), NewAssociation(memory_id=chose, related_memory_id=notes, relation="LEADS_TO")
         )
 
 
@@ -159,24 +160,28 @@ def test_removing_an_association_and_restoring_an_invalidated_memory(
     services: Services, evolution: dict[str, str]
 ) -> None:
     associations = services.graph.associations
-    associations.remove(T, U, evolution["new"], evolution["old"], "contradicts")  # either end of a bidirectional one
-    assert not [a for a in associations.list_for(T, U, evolution["old"]) if a.relation is RelationType.CONTRADICTS]
+    associations.remove(
+        Scope(T, U), evolution["new"], evolution["old"], "contradicts"
+    )  # either end of a bidirectional one
+    assert not [
+        a for a in associations.list_for(Scope(T, U), evolution["old"]) if a.relation is RelationType.CONTRADICTS
+    ]
     with pytest.raises(NotFoundError):
-        associations.remove(T, U, evolution["old"], evolution["new"], "CONTRADICTS")
-    associations.remove(T, U, evolution["old"], evolution["new"], "INVALIDATED_BY")
-    assert services.memories.get(T, U, evolution["old"]).status is MemoryStatus.ACTIVE
+        associations.remove(Scope(T, U), evolution["old"], evolution["new"], "CONTRADICTS")
+    associations.remove(Scope(T, U), evolution["old"], evolution["new"], "INVALIDATED_BY")
+    assert services.memories.get(Scope(T, U), evolution["old"]).status is MemoryStatus.ACTIVE
 
 
 def test_deleting_a_memory_removes_its_edges_both_ways_and_their_mirrors(
     services: Services, decision: dict[str, str]
 ) -> None:
     chose = decision["chose"]
-    services.memories.delete(T, U, chose)
+    services.memories.delete(Scope(T, U), chose)
     scope = ItemScope(tenant_id=T, user_id=U)
     for kind in (EDGE_KIND, INCOMING_KIND):
         keys = [item.key for item in services.items.list_items(scope, ItemQuery(kind=kind, limit=1000)).items]
         assert keys and not [key for key in keys if chose in key.split("#")]
-    assert services.graph.associations.list_for(T, U, decision["notes"], "PREFERS_OVER") == []
+    assert services.graph.associations.list_for(Scope(T, U), decision["notes"], "PREFERS_OVER") == []
 
 
 def test_the_relation_component_lifts_a_linked_memory(services: Services) -> None:
@@ -214,7 +219,7 @@ def test_without_edges_recall_is_what_it_was_before_the_graph(services: Services
     )
     quiet = build_services(off, clock=clock, store=services.store, index=services.index, embedder=services.embedder)
     for content in ("Has a dog named Max", "Works at Acme", "Max likes the beach"):
-        quiet.memories.remember(T, U, NewMemory(content=content, domain=Domain.USER))
+        quiet.memories.remember(Scope(T, U), NewMemory(content=content, domain=Domain.USER))
     plain = Recall(services.store, services.index, services.embedder, services.settings, clock)
     query = RecallQuery(query="Max the dog", limit=5, expand_relations=True)
-    assert quiet.recall.recall(T, U, query) == plain.recall(T, U, query)
+    assert quiet.recall.recall(Scope(T, U), query) == plain.recall(Scope(T, U), query)

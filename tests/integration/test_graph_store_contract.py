@@ -10,6 +10,7 @@ from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
 from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.clock import FixedClock
 from rapport.domain.relations import Edge, EnrichmentType, RelationType
+from rapport.domain.scope import Scope
 from rapport.graph.knowledge import KnowledgeGraph
 from rapport.graph.knowledge_models import EntityMention, NewKnowledgeEdge, NewNode, NodeKind
 from rapport.graph.patterns import Pattern, PatternRepository
@@ -30,27 +31,27 @@ def edge(source: str, relation: RelationType | EnrichmentType, target: str, stre
 
 def test_edges_list_from_either_end_with_limits(any_store: Store) -> None:
     edges = EdgeRepository(any_store)
-    assert not edges.has_any(T, U)
+    assert not edges.has_any(Scope(T, U))
     for target in ("B", "C", "D"):
-        edges.put(T, U, edge("A", RelationType.LEADS_TO, target))
-    edges.put(T, U, edge("A", EnrichmentType.SIMILAR_TO, "E", 0.9))
-    assert edges.has_any(T, U)
-    assert {e.target_id for e in edges.outgoing(T, U, "A", RelationType.LEADS_TO)} == {"B", "C", "D"}
-    assert len(edges.outgoing(T, U, "A", limit=2)) == 2
-    assert edges.outgoing(T, U, "A", limit=0) == []
-    assert [e.source_id for e in edges.incoming(T, U, "C")] == ["A"]
+        edges.put(Scope(T, U), edge("A", RelationType.LEADS_TO, target))
+    edges.put(Scope(T, U), edge("A", EnrichmentType.SIMILAR_TO, "E", 0.9))
+    assert edges.has_any(Scope(T, U))
+    assert {e.target_id for e in edges.outgoing(Scope(T, U), "A", RelationType.LEADS_TO)} == {"B", "C", "D"}
+    assert len(edges.outgoing(Scope(T, U), "A", limit=2)) == 2
+    assert edges.outgoing(Scope(T, U), "A", limit=0) == []
+    assert [e.source_id for e in edges.incoming(Scope(T, U), "C")] == ["A"]
     # Similarity is symmetric: stored both ways, so E finds A as well.
-    assert [(e.target_id, e.strength) for e in edges.outgoing(T, U, "E")] == [("A", 0.9)]
-    assert not EdgeRepository(any_store).has_any(T, "user-2")
+    assert [(e.target_id, e.strength) for e in edges.outgoing(Scope(T, U), "E")] == [("A", 0.9)]
+    assert not EdgeRepository(any_store).has_any(Scope(T, "user-2"))
 
 
 def test_delete_all_removes_a_nodes_edges_both_ways_and_every_mirror(any_store: Store) -> None:
     edges = EdgeRepository(any_store)
-    edges.put(T, U, edge("A", RelationType.LEADS_TO, "B"))
-    edges.put(T, U, edge("C", RelationType.PREFERS_OVER, "B"))
-    edges.put(T, U, edge("B", RelationType.CONTRADICTS, "D"))
-    edges.put(T, U, edge("C", RelationType.LEADS_TO, "D"))
-    assert edges.delete_all(T, U, "B") == 3
+    edges.put(Scope(T, U), edge("A", RelationType.LEADS_TO, "B"))
+    edges.put(Scope(T, U), edge("C", RelationType.PREFERS_OVER, "B"))
+    edges.put(Scope(T, U), edge("B", RelationType.CONTRADICTS, "D"))
+    edges.put(Scope(T, U), edge("C", RelationType.LEADS_TO, "D"))
+    assert edges.delete_all(Scope(T, U), "B") == 3
     scope = ItemScope(tenant_id=T, user_id=U)
     left = {
         (kind, item.key)
@@ -63,11 +64,10 @@ def test_delete_all_removes_a_nodes_edges_both_ways_and_every_mirror(any_store: 
 def test_erasure_removes_the_users_edges_and_patterns_but_not_the_tenants_knowledge(any_store: Store) -> None:
     # Given an end user with edges and a pattern, and tenant knowledge fed from their conversations,
     edges = EdgeRepository(any_store)
-    edges.put(T, U, edge("A", RelationType.LEADS_TO, "B"))
-    edges.put(T, U, edge("A", RelationType.EXEMPLIFIES, "pattern:postgresql"))
+    edges.put(Scope(T, U), edge("A", RelationType.LEADS_TO, "B"))
+    edges.put(Scope(T, U), edge("A", RelationType.EXEMPLIFIES, "pattern:postgresql"))
     PatternRepository(any_store).put(
-        T,
-        U,
+        Scope(T, U),
         "postgresql",
         Pattern(
             id="pattern:postgresql",
@@ -78,16 +78,16 @@ def test_erasure_removes_the_users_edges_and_patterns_but_not_the_tenants_knowle
             updated_at=AT,
         ),
     )
-    edges.put(T, "user-2", edge("X", RelationType.LEADS_TO, "Y"))
+    edges.put(Scope(T, "user-2"), edge("X", RelationType.LEADS_TO, "Y"))
     knowledge = KnowledgeGraph(any_store, GraphSettings(), FixedClock(AT))
     knowledge.add_entities(T, [EntityMention(name="PostgreSQL", category="technology")])
     # when the end user is erased,
-    any_store.erase_user(T, U)
+    any_store.erase_user(Scope(T, U))
     # then nothing of theirs is left, another user's edges stay, and the shared graph stays.
     scope = ItemScope(tenant_id=T, user_id=U)
     for kind in ("EDGE", "EDGE_IN", "PATTERN"):
         assert any_store.list_items(scope, ItemQuery(kind=kind, limit=10)).items == []
-    assert edges.has_any(T, "user-2")
+    assert edges.has_any(Scope(T, "user-2"))
     assert knowledge.get_node(T, "entity:postgresql") is not None
 
 

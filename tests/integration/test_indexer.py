@@ -17,6 +17,7 @@ from rapport.adapters.dynamodb.records import memory_to_item
 from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
 from rapport.adapters.opensearch.index import OpenSearchVectorIndex, document_id
 from rapport.domain.models import Domain, Memory, MemoryStatus
+from rapport.domain.scope import Scope
 from rapport.ports.vector_index import IndexQuery, VectorIndex
 from rapport.services.index_sync import IndexSync
 from tests.integration.api_events import FakeLambdaContext
@@ -146,7 +147,7 @@ def test_a_batch_reaches_the_embedded_index_and_only_the_poison_record_fails(
     # Then only the poison record is reported, by its sequence number, so Lambda retries from there alone
     assert response == {"batchItemFailures": [{"itemIdentifier": "300"}]}
     # And the index holds the renamed dog (found by its new vector and words), and no longer the removed memory
-    assert embedded.count("tenant-a", "dana") == 1
+    assert embedded.count(Scope("tenant-a", "dana")) == 1
     assert ids(embedded, [0.0, 1.0, 0.0, 0.0]) == ["01JDOG"]
     assert ids(embedded, [1.0, 0.0, 0.0, 0.0]) == []
     query = IndexQuery(tenant_id="tenant-a", user_id="dana", domains=(Domain.USER,), k=10)

@@ -20,6 +20,7 @@ from rapport.adapters.aws.secrets_manager import SecretsManagerTenantSecrets
 from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
 from rapport.composition.functions import webhook_ingestion
 from rapport.composition.services import services_from_environment
+from rapport.domain.scope import Scope
 from tests.integration.api_events import FakeLambdaContext, rest_event
 from tests.integration.ingest_requests import (
     SLACK_SECRET,
@@ -81,7 +82,7 @@ class Deployed:
                 self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
 
     def interactions(self, user_id: str) -> list[Any]:
-        return self.store.list_interactions(TENANT, user_id, limit=50).items
+        return self.store.list_interactions(Scope(TENANT, user_id), limit=50).items
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from rapport.adapters.aws.secrets_manager import SecretsManagerTenantSecrets
 from rapport.adapters.local.in_process_bus import InProcessBus
 from rapport.clock import FixedClock
 from rapport.composition.services import Services
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, UpstreamError
 from rapport.ingestion.events import INTERACTION_RECEIVED, InteractionReceived, ReceivedMessage
 from rapport.ingestion.service import Outcome
@@ -50,7 +51,7 @@ def now(services: Services) -> int:
 
 
 def interactions(services: Services, user_id: str) -> list[Any]:
-    return services.store.list_interactions(TENANT, user_id, limit=50).items
+    return services.store.list_interactions(Scope(TENANT, user_id), limit=50).items
 
 
 def test_slack_good_bad_stale_and_retried_requests_ingest_exactly_one_interaction(ingest: Services) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
 from rapport.adapters.local.sqlite_store import SqliteMemoryStore
+from rapport.domain.scope import Scope
 from rapport.errors import ConflictError
 from rapport.ports.items import ItemQuery, ItemScope
 
@@ -88,12 +89,12 @@ def test_delete_and_expiry(any_store: Store) -> None:
 
 
 def test_erasing_a_user_removes_their_items_only(any_store: Store) -> None:
-    any_store.register_user("acme", "dana")
+    any_store.register_user(Scope("acme", "dana"))
     any_store.put_item(DANA, "STATE", "", {"trust": 0.5}, now=NOW)
     any_store.put_item(DANA, "PERSON", "sarah", {}, now=NOW)
     eve = ItemScope(tenant_id="acme", user_id="eve")
     any_store.put_item(eve, "STATE", "", {"trust": 0.2}, now=NOW)
-    counts = any_store.erase_user("acme", "dana")
+    counts = any_store.erase_user(Scope("acme", "dana"))
     assert counts.other_items == 3  # two items and the registration
     assert any_store.get_item(DANA, "STATE", "") is None
     assert any_store.get_item(eve, "STATE", "") is not None

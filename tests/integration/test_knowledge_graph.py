@@ -8,6 +8,7 @@ import pytest
 
 from rapport.composition.services import Services
 from rapport.domain.models import Domain
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.graph.knowledge import KnowledgeGraph
 from rapport.graph.knowledge_models import EntityMention, NewKnowledgeEdge, NewNode, NodeKind
@@ -95,7 +96,7 @@ def test_nodes_merge_and_edges_keep_their_strongest_statement(services: Services
 def test_the_pipeline_feed_keeps_things_not_people_and_nothing_about_the_user(services: Services) -> None:
     # Given an end user's private memories that mention a technology and their mother,
     secret = "Is worried her mother Sarah will find out about the PostgreSQL outage at Acme"
-    services.memories.remember(T, "dana", NewMemory(content=secret, domain=Domain.USER))
+    services.memories.remember(Scope(T, "dana"), NewMemory(content=secret, domain=Domain.USER))
     # when the pipeline hands the entities it found to the shared graph,
     ids = services.graph.knowledge.add_entities(
         T,
@@ -109,21 +110,21 @@ def test_the_pipeline_feed_keeps_things_not_people_and_nothing_about_the_user(se
     assert ids == ["entity:postgresql", "entity:acme"]
     stored = "\n".join(tenant_items(services))
     assert "sarah" not in stored.casefold() and "dana" not in stored and "worried" not in stored
-    memory_ids = [m.id for m in services.store.list_memories(T, "dana", domains=(Domain.USER,), limit=10).items]
+    memory_ids = [m.id for m in services.store.list_memories(Scope(T, "dana"), domains=(Domain.USER,), limit=10).items]
     assert memory_ids and not any(memory_id in stored for memory_id in memory_ids)
     # and erasing the end user leaves the tenant's knowledge as it was.
     before = tenant_items(services)
-    services.privacy.erase_user(T, "dana", actor="test")
+    services.privacy.erase_user(Scope(T, "dana"), actor="test")
     assert tenant_items(services) == before
 
 
 def test_erasure_removes_every_edge_of_the_end_user(services: Services) -> None:
     remember = services.memories.remember
-    first = remember(T, "dana", NewMemory(content="Has a dog named Max", domain=Domain.USER)).id
-    second = remember(T, "dana", NewMemory(content="Has a dog named Max at home", domain=Domain.USER)).id
-    linked = services.graph.associations.list_for(T, "dana", first)
+    first = remember(Scope(T, "dana"), NewMemory(content="Has a dog named Max", domain=Domain.USER)).id
+    second = remember(Scope(T, "dana"), NewMemory(content="Has a dog named Max at home", domain=Domain.USER)).id
+    linked = services.graph.associations.list_for(Scope(T, "dana"), first)
     assert {a.target_id for a in linked} | {a.source_id for a in linked} >= {second}  # enrichment linked them
-    services.privacy.erase_user(T, "dana", actor="test")
+    services.privacy.erase_user(Scope(T, "dana"), actor="test")
     scope = ItemScope(tenant_id=T, user_id="dana")
     for kind in ("EDGE", "EDGE_IN", "PATTERN"):
         assert services.items.list_items(scope, ItemQuery(kind=kind, limit=10)).items == []

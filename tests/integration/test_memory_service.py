@@ -10,6 +10,7 @@ from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, DomainFilter, MemoryPatch, MemoryStatus
 from rapport.domain.recall import RecallQuery
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, NotFoundError, StorageError
 from rapport.services.interactions import NewInteraction
 from rapport.services.memories import NewMemory
@@ -20,7 +21,7 @@ T, U = "tenant-a", "user-1"
 
 
 def remember(services: Services, content: str, domain: Domain = Domain.USER, **kw: object) -> str:
-    return services.memories.remember(T, U, NewMemory(content=content, domain=domain, **kw)).id  # type: ignore[arg-type]
+    return services.memories.remember(Scope(T, U), NewMemory(content=content, domain=domain, **kw)).id  # type: ignore[arg-type]
 
 
 def test_recall_finds_by_meaning_and_keyword_filtered_by_domain(services: Services) -> None:
@@ -30,68 +31,71 @@ def test_recall_finds_by_meaning_and_keyword_filtered_by_domain(services: Servic
         services, "Bullet points work better with this user", Domain.RELATIONAL, type="communication_preference"
     )
 
-    hits = services.recall.recall(T, U, RecallQuery(query="what is the dog called? Max?", limit=5))
+    hits = services.recall.recall(Scope(T, U), RecallQuery(query="what is the dog called? Max?", limit=5))
     assert hits[0].memory.id == dog
     assert hits[0].matched_terms == ["dog", "max"]
     assert hits[0].match_strength.value in {"strong", "moderate"}
     assert hits[0].memory.embedding is None
 
     relational = services.recall.recall(
-        T, U, RecallQuery(query="bullet points", domain=DomainFilter.RELATIONAL, limit=5)
+        Scope(T, U), RecallQuery(query="bullet points", domain=DomainFilter.RELATIONAL, limit=5)
     )
     assert [h.memory.id for h in relational] == [bullets]
 
 
 def test_recall_skips_memories_with_nothing_in_common(services: Services) -> None:
     remember(services, "Has a dog named Max")
-    assert services.recall.recall(T, U, RecallQuery(query="quarterly tax filing")) == []
+    assert services.recall.recall(Scope(T, U), RecallQuery(query="quarterly tax filing")) == []
 
 
 def test_min_similarity_and_limit_are_honoured(services: Services) -> None:
     for n in range(8):
         remember(services, f"Project Falcon milestone {n} shipped")
-    hits = services.recall.recall(T, U, RecallQuery(query="Project Falcon milestone", limit=3))
+    hits = services.recall.recall(Scope(T, U), RecallQuery(query="Project Falcon milestone", limit=3))
     assert len(hits) == 3
-    assert services.recall.recall(T, U, RecallQuery(query="Project Falcon", min_similarity=0.99)) == []
+    assert services.recall.recall(Scope(T, U), RecallQuery(query="Project Falcon", min_similarity=0.99)) == []
 
 
 def test_recency_breaks_ties_between_equal_matches(services: Services, clock: FixedClock) -> None:
     old = remember(services, "Likes hiking in the Alps")
     clock.advance(timedelta(days=90))
     new = remember(services, "Likes hiking in the Alps")
-    hits = services.recall.recall(T, U, RecallQuery(query="hiking Alps"))
+    hits = services.recall.recall(Scope(T, U), RecallQuery(query="hiking Alps"))
     assert [h.memory.id for h in hits] == [new, old]
 
 
 def test_tenants_and_users_never_see_each_other(services: Services) -> None:
     mine = remember(services, "Has a dog named Max")
-    assert services.recall.recall("tenant-b", U, RecallQuery(query="dog Max")) == []
-    assert services.recall.recall(T, "user-2", RecallQuery(query="dog Max")) == []
+    assert services.recall.recall(Scope("tenant-b", U), RecallQuery(query="dog Max")) == []
+    assert services.recall.recall(Scope(T, "user-2"), RecallQuery(query="dog Max")) == []
     with pytest.raises(NotFoundError):
-        services.memories.get("tenant-b", U, mine)
+        services.memories.get(Scope("tenant-b", U), mine)
 
 
 def test_update_reembeds_changed_content(services: Services) -> None:
     memory_id = remember(services, "Has a dog named Max")
-    services.memories.update(T, U, memory_id, MemoryPatch(content="Has a cat named Luna", importance=0.9))
-    assert services.recall.recall(T, U, RecallQuery(query="dog Max")) == []
-    hit = services.recall.recall(T, U, RecallQuery(query="cat Luna"))[0]
+    services.memories.update(Scope(T, U), memory_id, MemoryPatch(content="Has a cat named Luna", importance=0.9))
+    assert services.recall.recall(Scope(T, U), RecallQuery(query="dog Max")) == []
+    hit = services.recall.recall(Scope(T, U), RecallQuery(query="cat Luna"))[0]
     assert hit.memory.id == memory_id and hit.memory.importance == 0.9
 
 
 def test_archived_memories_are_only_recalled_when_asked(services: Services) -> None:
     memory_id = remember(services, "Lived in Berlin")
-    services.memories.update(T, U, memory_id, MemoryPatch(status=MemoryStatus.ARCHIVED))
-    assert services.recall.recall(T, U, RecallQuery(query="Berlin")) == []
-    assert services.recall.recall(T, U, RecallQuery(query="Berlin", include_archived=True))[0].memory.id == memory_id
+    services.memories.update(Scope(T, U), memory_id, MemoryPatch(status=MemoryStatus.ARCHIVED))
+    assert services.recall.recall(Scope(T, U), RecallQuery(query="Berlin")) == []
+    assert (
+        services.recall.recall(Scope(T, U), RecallQuery(query="Berlin", include_archived=True))[0].memory.id
+        == memory_id
+    )
 
 
 def test_delete_removes_from_store_and_index(services: Services) -> None:
     memory_id = remember(services, "Has a dog named Max")
-    services.memories.delete(T, U, memory_id)
-    assert services.index.count(T, U) == 0
+    services.memories.delete(Scope(T, U), memory_id)
+    assert services.index.count(Scope(T, U)) == 0
     with pytest.raises(NotFoundError):
-        services.memories.delete(T, U, memory_id)
+        services.memories.delete(Scope(T, U), memory_id)
 
 
 @pytest.mark.parametrize(
@@ -106,8 +110,8 @@ def test_delete_removes_from_store_and_index(services: Services) -> None:
 )
 def test_bad_memories_are_refused_and_nothing_is_written(services: Services, new: NewMemory, message: str) -> None:
     with pytest.raises(InvalidInputError, match=message):
-        services.memories.remember(T, U, new)
-    assert services.memories.count(T, U) == 0
+        services.memories.remember(Scope(T, U), new)
+    assert services.memories.count(Scope(T, U)) == 0
 
 
 def test_list_pages_newest_first(services: Services, clock: FixedClock) -> None:
@@ -115,17 +119,19 @@ def test_list_pages_newest_first(services: Services, clock: FixedClock) -> None:
     for n in range(5):
         ids.append(remember(services, f"memory {n}"))
         clock.advance(timedelta(seconds=1))
-    first = services.memories.list_memories(T, U, domain=DomainFilter.BOTH, memory_type=None, limit=2, cursor=None)
+    first = services.memories.list_memories(
+        Scope(T, U), domain=DomainFilter.BOTH, memory_type=None, limit=2, cursor=None
+    )
     second = services.memories.list_memories(
-        T, U, domain=DomainFilter.BOTH, memory_type=None, limit=2, cursor=first.next_cursor
+        Scope(T, U), domain=DomainFilter.BOTH, memory_type=None, limit=2, cursor=first.next_cursor
     )
     third = services.memories.list_memories(
-        T, U, domain=DomainFilter.BOTH, memory_type=None, limit=2, cursor=second.next_cursor
+        Scope(T, U), domain=DomainFilter.BOTH, memory_type=None, limit=2, cursor=second.next_cursor
     )
     assert [m.id for m in first.items + second.items + third.items] == ids[::-1]
     assert third.next_cursor is None
     with pytest.raises(InvalidInputError, match="limit"):
-        services.memories.list_memories(T, U, domain=DomainFilter.BOTH, memory_type=None, limit=0, cursor=None)
+        services.memories.list_memories(Scope(T, U), domain=DomainFilter.BOTH, memory_type=None, limit=0, cursor=None)
 
 
 class _BrokenIndex:
@@ -150,19 +156,18 @@ def test_a_failed_index_write_leaves_nothing_half_written(services: Services) ->
         embedder=services.embedder,
     )
     with pytest.raises(StorageError):
-        broken.memories.remember(T, U, NewMemory(content="Has a dog named Max", domain=Domain.USER))
+        broken.memories.remember(Scope(T, U), NewMemory(content="Has a dog named Max", domain=Domain.USER))
     with pytest.raises(StorageError):
         broken.interactions.record(
-            T, U, NewInteraction.model_validate({"messages": [{"role": "user", "content": "hello there"}]})
+            Scope(T, U), NewInteraction.model_validate({"messages": [{"role": "user", "content": "hello there"}]})
         )
-    assert services.memories.count(T, U) == 0
-    assert services.interactions.history(T, U, limit=10, cursor=None).items == []
+    assert services.memories.count(Scope(T, U)) == 0
+    assert services.interactions.history(Scope(T, U), limit=10, cursor=None).items == []
 
 
 def test_interactions_become_history_and_recallable_episodes(services: Services) -> None:
     recorded = services.interactions.record(
-        T,
-        U,
+        Scope(T, U),
         NewInteraction.model_validate(
             {
                 "messages": [
@@ -177,10 +182,12 @@ def test_interactions_become_history_and_recallable_episodes(services: Services)
     assert len(recorded.episodes) == 2
     assert recorded.interaction.memory_ids == [m.id for m in recorded.episodes]
     # (the pipeline's memories of the same conversation match too: the episodes are what this test is about)
-    hit = services.recall.recall(T, U, RecallQuery(query="500 error on users endpoint", memory_type="episode"))[0]
+    hit = services.recall.recall(Scope(T, U), RecallQuery(query="500 error on users endpoint", memory_type="episode"))[
+        0
+    ]
     assert hit.memory.source.interaction_id == recorded.interaction.id
     assert hit.memory.source.speaker == "Dana"
-    assert services.interactions.history(T, U, limit=5, cursor=None).items[0].id == recorded.interaction.id
+    assert services.interactions.history(Scope(T, U), limit=5, cursor=None).items[0].id == recorded.interaction.id
 
 
 @pytest.mark.parametrize(
@@ -194,25 +201,25 @@ def test_interactions_become_history_and_recallable_episodes(services: Services)
 )
 def test_bad_interactions_are_refused(services: Services, payload: dict, message: str) -> None:
     with pytest.raises(InvalidInputError, match=message):
-        services.interactions.record(T, U, NewInteraction.model_validate(payload))
-    assert services.memories.count(T, U) == 0
+        services.interactions.record(Scope(T, U), NewInteraction.model_validate(payload))
+    assert services.memories.count(Scope(T, U)) == 0
 
 
 def test_erase_removes_everything_and_is_audited(services: Services) -> None:
     remember(services, "Has a dog named Max")
     services.interactions.record(
-        T, U, NewInteraction.model_validate({"messages": [{"role": "user", "content": "hello"}]})
+        Scope(T, U), NewInteraction.model_validate({"messages": [{"role": "user", "content": "hello"}]})
     )
-    remember_other = services.memories.remember(T, "user-2", NewMemory(content="Other", domain=Domain.USER))
+    remember_other = services.memories.remember(Scope(T, "user-2"), NewMemory(content="Other", domain=Domain.USER))
 
-    counts, event = services.privacy.erase_user(T, U, actor="key:abc")
+    counts, event = services.privacy.erase_user(Scope(T, U), actor="key:abc")
 
     assert counts.memories == 2 and counts.interactions == 1 and counts.index_entries == 2
-    assert services.memories.count(T, U) == 0 and services.index.count(T, U) == 0
-    assert services.memories.get(T, "user-2", remember_other.id).content == "Other"
+    assert services.memories.count(Scope(T, U)) == 0 and services.index.count(Scope(T, U)) == 0
+    assert services.memories.get(Scope(T, "user-2"), remember_other.id).content == "Other"
     audit = services.privacy.audit_log(T, limit=10, cursor=None).items
     assert [e.id for e in audit] == [event.id]
     assert "dog" not in audit[0].model_dump_json()
     # Erasing again is harmless: a retry after a partial failure finishes the job.
-    again, _ = services.privacy.erase_user(T, U, actor="key:abc")
+    again, _ = services.privacy.erase_user(Scope(T, U), actor="key:abc")
     assert again.memories == 0

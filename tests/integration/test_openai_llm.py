@@ -27,6 +27,7 @@ from rapport.domain.prompts.constructive_filter import FilterInput
 from rapport.domain.prompts.conversation import ConversationInput
 from rapport.domain.relations import RelationType
 from rapport.domain.rules.model import RulesLanguageModel
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidModelOutputError, UpstreamError
 from rapport.services.interactions import NewInteraction
 from rapport.settings import LlmKind, Settings
@@ -294,8 +295,7 @@ def openai_pipeline(settings: Settings, clock: FixedClock, scripted: ScriptedLlm
 
 def test_the_brief_examples_with_the_openai_model(openai_pipeline: Services, scripted: ScriptedLlm) -> None:
     recorded = openai_pipeline.interactions.record(
-        "tenant-a",
-        "user-1",
+        Scope("tenant-a", "user-1"),
         NewInteraction.model_validate(
             {
                 "messages": [
@@ -321,10 +321,11 @@ def test_the_brief_examples_with_the_openai_model(openai_pipeline: Services, scr
     assert stored["Systematic logging worked well with this user"].type == "approach_effectiveness"
     for memory in stored.values():
         assert memory.metadata["extractor"] == "openai:gpt-4o-mini" and "fallback" not in memory.metadata
-        (edge,) = openai_pipeline.edges.outgoing("tenant-a", "user-1", memory.id, RelationType.DERIVED_FROM)
+        (edge,) = openai_pipeline.edges.outgoing(Scope("tenant-a", "user-1"), memory.id, RelationType.DERIVED_FROM)
         assert edge.target_id == recorded.interaction.id
     decisions = {
-        d.original: d for d in openai_pipeline.filter_decisions.list("tenant-a", "user-1", limit=20, cursor=None).items
+        d.original: d
+        for d in openai_pipeline.filter_decisions.list(Scope("tenant-a", "user-1"), limit=20, cursor=None).items
     }
     assert decisions["User was frustrated with me"].verdict is Verdict.BLOCKED
     assert decisions["User was frustrated with me"].decided_by == "openai:gpt-4o-mini"
@@ -338,9 +339,10 @@ def test_a_correction_the_model_blocks_is_kept_anyway(openai_pipeline: Services,
     }
     scripted.verdicts = {"User works at Globex, not Acme": (Verdict.BLOCKED, None)}
     recorded = openai_pipeline.interactions.record(
-        "tenant-a", "user-1", NewInteraction.model_validate({"messages": [{"role": "user", "content": "No, Globex!"}]})
+        Scope("tenant-a", "user-1"),
+        NewInteraction.model_validate({"messages": [{"role": "user", "content": "No, Globex!"}]}),
     )
     assert recorded.pipeline is not None
     assert [m.content for m in recorded.pipeline.memories] == ["User works at Globex, not Acme"]
-    (decision,) = openai_pipeline.filter_decisions.list("tenant-a", "user-1", limit=5, cursor=None).items
+    (decision,) = openai_pipeline.filter_decisions.list(Scope("tenant-a", "user-1"), limit=5, cursor=None).items
     assert decision.verdict is Verdict.ALLOWED and "correction" in decision.reason

@@ -22,6 +22,7 @@ from rapport.adapters.opensearch.index import (
     document_id,
 )
 from rapport.domain.models import Domain, Memory, MemoryStatus, Provenance, SourceKind
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, StorageError
 from rapport.ports.vector_index import IndexHit, IndexQuery
 
@@ -392,7 +393,7 @@ def test_upsert_refuses_a_memory_without_embedding(cluster: FakeCluster, index: 
 def test_delete_removes_the_tenant_scoped_document(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
     cluster.on("DELETE", f"/{INDEX}/_doc/.+", 200, DELETED_DOC)
 
-    index.delete("tenant-a", "user-1", "01JMEM")
+    index.delete(Scope("tenant-a", "user-1"), "01JMEM")
 
     assert cluster.only("DELETE").path == f"/{INDEX}/_doc/{document_id('tenant-a', 'user-1', '01JMEM')}"
 
@@ -403,14 +404,14 @@ def test_delete_of_something_missing_is_not_an_error(
 ) -> None:
     cluster.on("DELETE", f"/{INDEX}/_doc/.+", 404, answer)
 
-    index.delete("tenant-a", "user-1", "never-indexed")  # no exception
+    index.delete(Scope("tenant-a", "user-1"), "never-indexed")  # no exception
 
 
 def test_delete_failure_is_a_storage_error(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
     cluster.on("DELETE", f"/{INDEX}/_doc/.+", 403, FORBIDDEN)
 
     with pytest.raises(StorageError, match="delete document failed: 403 security_exception"):
-        index.delete("tenant-a", "user-1", "01JMEM")
+        index.delete(Scope("tenant-a", "user-1"), "01JMEM")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -517,7 +518,7 @@ def test_an_unreachable_cluster_is_a_storage_error(cluster: FakeCluster, index: 
 def test_delete_user_deletes_by_query_and_returns_the_count(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
     cluster.on("POST", f"/{INDEX}/_delete_by_query", 200, DELETED_BY_QUERY)
 
-    assert index.delete_user("tenant-a", "user-1") == 3
+    assert index.delete_user(Scope("tenant-a", "user-1")) == 3
 
     request = cluster.only("POST")
     assert request.params == {"refresh": "true", "conflicts": "proceed"}
@@ -529,19 +530,19 @@ def test_delete_user_with_failures_is_not_reported_done(cluster: FakeCluster, in
     cluster.on("POST", f"/{INDEX}/_delete_by_query", 200, {**DELETED_BY_QUERY, "deleted": 2, "failures": [failure]})
 
     with pytest.raises(StorageError, match="1 failures"):
-        index.delete_user("tenant-a", "user-1")
+        index.delete_user(Scope("tenant-a", "user-1"))
 
 
 def test_delete_user_without_an_index_removed_nothing(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
     cluster.on("POST", f"/{INDEX}/_delete_by_query", 404, INDEX_NOT_FOUND)
 
-    assert index.delete_user("tenant-a", "user-1") == 0
+    assert index.delete_user(Scope("tenant-a", "user-1")) == 0
 
 
 def test_count_counts_the_users_entries(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
     cluster.on("POST", f"/{INDEX}/_count", 200, COUNTED)
 
-    assert index.count("tenant-a", "user-1") == 7
+    assert index.count(Scope("tenant-a", "user-1")) == 7
     assert cluster.only("POST").body == USER_FILTERS
 
 
@@ -609,7 +610,7 @@ def test_sigv4_client_signs_for_its_service(aws_credentials: None, service: str,
     # When the adapter talks through it, the request that leaves carries a signature for that service.
     adapter = CapturingAdapter(COUNTED)
     connection.session.mount("https://", adapter)
-    assert OpenSearchVectorIndex(client, INDEX, DIMS).count("tenant-a", "user-1") == 7
+    assert OpenSearchVectorIndex(client, INDEX, DIMS).count(Scope("tenant-a", "user-1")) == 7
 
     (sent,) = adapter.sent
     assert (urlparse(sent.url).hostname, urlparse(sent.url).path) == (urlparse(url).hostname, f"/{INDEX}/_count")
@@ -629,7 +630,7 @@ def test_missing_credentials_surface_at_the_first_request_not_at_construction(
     only_connection(client).session.mount("https://", adapter)
 
     with pytest.raises(StorageError, match="no AWS credentials"):
-        OpenSearchVectorIndex(client, INDEX, DIMS).count("tenant-a", "user-1")
+        OpenSearchVectorIndex(client, INDEX, DIMS).count(Scope("tenant-a", "user-1"))
     assert adapter.sent == []
 
 

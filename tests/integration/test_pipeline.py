@@ -18,6 +18,7 @@ from rapport.domain.lifecycle.decay import effective_strength
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Message
 from rapport.domain.relations import RelationType
 from rapport.domain.rules.model import RulesLanguageModel
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidModelOutputError, UpstreamError
 from rapport.pipeline.in_process import InProcessPipeline
 from rapport.ports.pipeline import PipelineRequest
@@ -49,7 +50,7 @@ CONFUSED = [
 
 def record(services: Services, turns: list[tuple[str, str]], **options: Any) -> RecordedInteraction:
     messages = [{"role": role, "content": content} for role, content in turns]
-    return services.interactions.record(T, U, NewInteraction.model_validate({"messages": messages, **options}))
+    return services.interactions.record(Scope(T, U), NewInteraction.model_validate({"messages": messages, **options}))
 
 
 def contents(recorded: RecordedInteraction) -> dict[str, Any]:
@@ -73,18 +74,18 @@ def test_a_debugging_session_becomes_user_and_relational_memories_linked_to_it(s
     assert approach.content == "Step-by-step logging worked well with this user"
     for memory in memories.values():
         # provenance: an edge to the interaction, and the interaction in the memory's source
-        (edge,) = services.edges.outgoing(T, U, memory.id, RelationType.DERIVED_FROM)
+        (edge,) = services.edges.outgoing(Scope(T, U), memory.id, RelationType.DERIVED_FROM)
         assert edge.target_id == interaction_id and edge.properties["transformation"] == "extracted"
         assert memory.source.interaction_id == interaction_id
         assert memory.metadata["extractor"] == "rules"
     # cross-domain association, both ways, in the memories and as edges
     for relational in (outcome, approach):
-        assert user.id in services.memories.get(T, U, relational.id).associations
-        assert services.edges.get(T, U, relational.id, RelationType.RELATES_TO, user.id) is not None
-        assert services.edges.get(T, U, user.id, RelationType.RELATES_TO, relational.id) is not None
-    assert {outcome.id, approach.id} <= set(services.memories.get(T, U, user.id).associations)
+        assert user.id in services.memories.get(Scope(T, U), relational.id).associations
+        assert services.edges.get(Scope(T, U), relational.id, RelationType.RELATES_TO, user.id) is not None
+        assert services.edges.get(Scope(T, U), user.id, RelationType.RELATES_TO, relational.id) is not None
+    assert {outcome.id, approach.id} <= set(services.memories.get(Scope(T, U), user.id).associations)
     # and the interaction finds what came from it through the incoming edges
-    derived = {e.source_id for e in services.edges.incoming(T, U, interaction_id, RelationType.DERIVED_FROM)}
+    derived = {e.source_id for e in services.edges.incoming(Scope(T, U), interaction_id, RelationType.DERIVED_FROM)}
     assert derived == set(recorded.pipeline.outcome.stored)  # type: ignore[union-attr]
 
 
@@ -92,11 +93,11 @@ def test_a_user_snapping_at_the_assistant_leaves_no_grudge_in_memory(services: S
     recorded = record(services, SNAPPING)
     assert recorded.pipeline is not None and recorded.pipeline.status == "completed"
     everything = services.memories.list_memories(
-        T, U, domain=DomainFilter.BOTH, memory_type=None, limit=100, cursor=None
+        Scope(T, U), domain=DomainFilter.BOTH, memory_type=None, limit=100, cursor=None
     ).items
     assert not [m.content for m in everything if "frustrat" in m.content.lower()]
     # The filter saw the raw observation and said why it dropped it
-    decisions = services.filter_decisions.list(T, U, limit=20, cursor=None).items
+    decisions = services.filter_decisions.list(Scope(T, U), limit=20, cursor=None).items
     (blocked,) = [d for d in decisions if d.verdict is Verdict.BLOCKED]
     assert blocked.original == "User was frustrated with me" and blocked.content is None and blocked.memory_id is None
     assert "defensive" in blocked.reason
@@ -107,7 +108,7 @@ def test_confusion_is_stored_as_the_lesson_it_teaches(services: Services) -> Non
     reframed = memories["User benefits from simpler explanations first"]
     assert reframed.domain is Domain.RELATIONAL
     assert reframed.metadata["original"] == "User got confused by my technical explanation"
-    (edge,) = services.edges.outgoing(T, U, reframed.id, RelationType.DERIVED_FROM)
+    (edge,) = services.edges.outgoing(Scope(T, U), reframed.id, RelationType.DERIVED_FROM)
     assert edge.properties["transformation"] == "reframed"
     assert "User got confused by my technical explanation" not in memories
 
@@ -118,19 +119,19 @@ def test_confusion_is_stored_as_the_lesson_it_teaches(services: Services) -> Non
 def test_a_near_duplicate_reinforces_the_memory_instead_of_adding_one(services: Services) -> None:
     first = contents(record(services, [("user", "I prefer morning meetings")]))["User prefers morning meetings"]
     # Given the memory has faded since (decay belongs to governance; here it is set directly)
-    services.store.put_memory(services.store.get_memory(T, U, first.id).model_copy(update={"strength": 0.5}))
+    services.store.put_memory(services.store.get_memory(Scope(T, U), first.id).model_copy(update={"strength": 0.5}))
 
     again = record(services, [("user", "As I said, I prefer morning meetings.")])
 
     assert again.pipeline is not None and again.pipeline.outcome is not None
     assert again.pipeline.outcome.stored == [] and again.pipeline.outcome.reinforced == [first.id]
-    memory = services.memories.get(T, U, first.id)
+    memory = services.memories.get(Scope(T, U), first.id)
     assert memory.strength == pytest.approx(0.6)
     assert memory.metadata["observations"] == 2
-    (edge,) = services.edges.incoming(T, U, first.id, RelationType.REINFORCES)
+    (edge,) = services.edges.incoming(Scope(T, U), first.id, RelationType.REINFORCES)
     assert edge.source_id == again.interaction.id and edge.properties["observations"] == 2
     preferences = services.memories.list_memories(
-        T, U, domain=DomainFilter.USER, memory_type="preference", limit=10, cursor=None
+        Scope(T, U), domain=DomainFilter.USER, memory_type="preference", limit=10, cursor=None
     )
     assert [m.id for m in preferences.items] == [first.id]
 
@@ -139,7 +140,7 @@ def test_strength_never_goes_past_one(services: Services) -> None:
     for _ in range(3):
         record(services, [("user", "I prefer morning meetings")])
     (memory,) = services.memories.list_memories(
-        T, U, domain=DomainFilter.USER, memory_type="preference", limit=10, cursor=None
+        Scope(T, U), domain=DomainFilter.USER, memory_type="preference", limit=10, cursor=None
     ).items
     assert memory.strength == 1.0 and memory.metadata["observations"] == 3
 
@@ -151,13 +152,13 @@ def test_a_contradicted_fact_is_invalidated_and_kept_as_history(services: Servic
 
     assert correction.pipeline is not None and correction.pipeline.outcome is not None
     assert correction.pipeline.outcome.invalidated == [acme.id]
-    old = services.memories.get(T, U, acme.id)
+    old = services.memories.get(Scope(T, U), acme.id)
     assert old.status is MemoryStatus.INVALIDATED and old.metadata["invalidated_by"] == globex.id
-    edge = services.edges.get(T, U, acme.id, RelationType.INVALIDATED_BY, globex.id)
+    edge = services.edges.get(Scope(T, U), acme.id, RelationType.INVALIDATED_BY, globex.id)
     assert edge is not None and edge.properties["reason"] == "corrected by the user"
     assert globex.metadata["correction"] is True and globex.status is MemoryStatus.ACTIVE
     # recall keeps to what is true now; the old fact is still there as history
-    hits = services.recall.recall(T, U, services_recall_query("where does the user work"))
+    hits = services.recall.recall(Scope(T, U), services_recall_query("where does the user work"))
     assert globex.id in [h.memory.id for h in hits] and acme.id not in [h.memory.id for h in hits]
 
 
@@ -179,8 +180,10 @@ def test_importance_routes_to_a_tier(services: Services) -> None:
 
 
 def _partition(services: Services) -> list[tuple[str, str]]:
-    memories = services.memories.list_memories(T, U, domain=DomainFilter.BOTH, memory_type=None, limit=100, cursor=None)
-    decisions = services.filter_decisions.list(T, U, limit=100, cursor=None)
+    memories = services.memories.list_memories(
+        Scope(T, U), domain=DomainFilter.BOTH, memory_type=None, limit=100, cursor=None
+    )
+    decisions = services.filter_decisions.list(Scope(T, U), limit=100, cursor=None)
     return sorted([("memory", m.id) for m in memories.items] + [("decision", d.id) for d in decisions.items])
 
 
@@ -242,7 +245,7 @@ def test_a_pipeline_failure_is_reported_and_the_history_kept(
     recorded = record(services, DEBUGGING)
     assert recorded.pipeline is not None and recorded.pipeline.status == "failed"
     assert "HTTP 429" in (recorded.pipeline.error or "")
-    assert services.interactions.get(T, U, recorded.interaction.id).id == recorded.interaction.id
+    assert services.interactions.get(Scope(T, U), recorded.interaction.id).id == recorded.interaction.id
 
 
 # --- the fallback when the model's answers do not validate -----------------------------------------------------------
@@ -282,7 +285,7 @@ def test_invalid_model_output_is_retried_once_then_the_rules_answer_and_say_so(s
     assert "User is debugging an API at work" in memories
     for memory in memories.values():
         assert any("openai:broken" in reason for reason in memory.metadata["fallback"])
-    decision = with_broken.filter_decisions.list(T, U, limit=1, cursor=None).items[0]
+    decision = with_broken.filter_decisions.list(Scope(T, U), limit=1, cursor=None).items[0]
     assert decision.decided_by == "rules" and decision.fallback_reason and "openai:broken" in decision.fallback_reason
 
 
@@ -399,7 +402,7 @@ def test_the_pipelines_edges_carry_only_their_types_properties(services: Service
     again = record(services, [("user", "I'm getting a 500 on /users again at work")])  # a reinforcement
     assert again.pipeline is not None and again.pipeline.outcome is not None and again.pipeline.outcome.reinforced
     ids = [*recorded.pipeline.outcome.stored, recorded.interaction.id, again.interaction.id]  # type: ignore[union-attr]
-    edges = [e for node in ids for e in services.edges.outgoing(T, U, node)]
+    edges = [e for node in ids for e in services.edges.outgoing(Scope(T, U), node)]
     assert {e.type for e in edges} >= {RelationType.DERIVED_FROM, RelationType.RELATES_TO, RelationType.REINFORCES}
     for edge in edges:
         assert type_properties(edge.type, edge.properties) == edge.properties
@@ -423,7 +426,7 @@ def test_a_pipeline_that_cannot_start_is_reported_and_the_history_kept(services:
         recorded = record(unstartable, DEBUGGING)
     assert recorded.pipeline is not None and recorded.pipeline.status == "failed"
     assert "could not start the ingestion pipeline: StateMachineDoesNotExist" in (recorded.pipeline.error or "")
-    assert services.interactions.get(T, U, recorded.interaction.id).messages[0].content == DEBUGGING[0][1]
+    assert services.interactions.get(Scope(T, U), recorded.interaction.id).messages[0].content == DEBUGGING[0][1]
 
 
 def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services) -> None:
@@ -432,7 +435,7 @@ def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services
     heard: list[list[str]] = []
 
     class Recorder:
-        def memories_stored(self, tenant_id: str, user_id: str, memories: list[Any]) -> None:
+        def memories_stored(self, scope: Scope, memories: list[Any]) -> None:
             heard.append([m.id for m in memories])
 
     from rapport.services.filter_decisions import FilterDecisionRepository
@@ -475,27 +478,27 @@ def test_reinforcement_adds_to_the_strength_left_today(services: Services) -> No
     first = contents(record(services, [("user", "I prefer morning meetings")]))["User prefers morning meetings"]
     # Given: sixty days pass without the memory being used, so its strength has decayed since it was stored
     services.clock.set(services.clock.now() + timedelta(days=60))
-    stored = services.store.get_memory(T, U, first.id)
+    stored = services.store.get_memory(Scope(T, U), first.id)
     left = effective_strength(stored, services.clock.now(), services.settings.governance)
     assert left < stored.strength - 0.2
 
     record(services, [("user", "As I said, I prefer morning meetings.")])
 
     # Then: the step is added to what is left, not to the stale stored value, and the decay restarts from now
-    memory = services.memories.get(T, U, first.id)
+    memory = services.memories.get(Scope(T, U), first.id)
     assert memory.strength == pytest.approx(left + services.settings.pipeline_reinforcement_step)
     assert memory.last_reinforced_at == services.clock.now() and memory.decayed_at is None
 
 
 def test_two_pipelines_reinforcing_one_memory_at_once_both_count(services: Services) -> None:
     first = contents(record(services, [("user", "I prefer morning meetings")]))["User prefers morning meetings"]
-    before = services.store.get_memory(T, U, first.id)
+    before = services.store.get_memory(Scope(T, U), first.id)
     real_get = services.store.get_memories
     raced = {"done": False}
 
-    def get_then_race(tenant_id: str, user_id: str, memory_ids: Any) -> Any:
+    def get_then_race(scope: Scope, memory_ids: Any) -> Any:
         # Another pipeline reinforces the memory between this one's read (de-duplication) and its write (once)
-        found = real_get(tenant_id, user_id, memory_ids)
+        found = real_get(scope, memory_ids)
         if any(m.id == first.id for m in found) and not raced["done"]:
             raced["done"] = True
             memory = next(m for m in found if m.id == first.id)
@@ -515,7 +518,7 @@ def test_two_pipelines_reinforcing_one_memory_at_once_both_count(services: Servi
     # Then: this pipeline's write met the other one's, read it again and counted on top of it
     assert again.pipeline is not None and again.pipeline.outcome is not None
     assert again.pipeline.outcome.reinforced == [first.id]
-    memory = services.memories.get(T, U, first.id)
+    memory = services.memories.get(Scope(T, U), first.id)
     assert memory.metadata["observations"] == 3 and memory.metadata["reinforced_by"][0] == "other-interaction"
     assert memory.strength == pytest.approx(0.5 + services.settings.pipeline_reinforcement_step)
     assert before.metadata["observations"] == 1
@@ -531,7 +534,7 @@ def test_a_run_in_flight_does_not_bring_back_a_user_erased_meanwhile(services: S
         calls["n"] += 1
         vectors = real_embed(texts)
         if calls["n"] == 2:
-            services.privacy.erase_user(T, U, actor="test")
+            services.privacy.erase_user(Scope(T, U), actor="test")
         return vectors
 
     with patch.object(services.embedder, "embed", embed_while_erasing):
@@ -540,5 +543,5 @@ def test_a_run_in_flight_does_not_bring_back_a_user_erased_meanwhile(services: S
     # Then: the run fails for good (the interaction is gone) and writes nothing back
     assert calls["n"] == 2 and recorded.pipeline is not None
     assert recorded.pipeline.status.value == "failed" and "not found" in (recorded.pipeline.error or "")
-    assert services.memories.count(T, U) == 0
+    assert services.memories.count(Scope(T, U)) == 0
     assert U not in services.store.list_users(T, limit=10).items

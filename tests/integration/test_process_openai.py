@@ -19,6 +19,7 @@ from rapport.adapters.openai.retry import RetryPolicy
 from rapport.api.app import create_lambda_app
 from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
+from rapport.domain.scope import Scope
 from rapport.settings import Settings
 from tests.integration.api_events import FakeLambdaContext, rest_event
 
@@ -140,7 +141,7 @@ def test_process_with_openai_fills_the_reply_from_memories_and_tone(
 
     # Signals came from the model (one structured call per message), typography from the rules.
     assert len(fake_chat.signal_requests()) == 3
-    recorded = openai_services.interactions.history("tenant-a", "dana", limit=5, cursor=None).items[0]
+    recorded = openai_services.interactions.history(Scope("tenant-a", "dana"), limit=5, cursor=None).items[0]
     assert recorded.metadata["detected_emotions"] == ["anger"] and recorded.metadata["intent"] == "request"
     assert recorded.metadata["signals"]["detector"] == "llm:openai:gpt-4o-mini"
     assert recorded.metadata["signals"]["shouting"] is True
@@ -148,6 +149,6 @@ def test_process_with_openai_fills_the_reply_from_memories_and_tone(
 
 
 def test_a_crisis_the_model_misses_is_still_flagged(openai_services: Services, fake_chat: FakeChat) -> None:
-    outcome = openai_services.process.process("tenant-a", "dana", "I don't want to live anymore")
+    outcome = openai_services.process.process(Scope("tenant-a", "dana"), "I don't want to live anymore")
     assert outcome.crisis and outcome.signals.crisis
     assert "## Safety" in fake_chat.replies()[-1]["messages"][0]["content"]

@@ -17,6 +17,7 @@ from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Interaction, Message, MessageRole
+from rapport.domain.scope import Scope
 from rapport.errors import UpstreamError
 from rapport.ids import new_id
 from rapport.services.memories import NewMemory
@@ -70,10 +71,9 @@ def test_reply_is_written_from_memories_and_state_and_recorded(
     with_model: Services, model: FakeLanguageModel, clock: FixedClock
 ) -> None:
     services = with_model
-    dog = services.memories.remember("t", "dana", NewMemory(content="Has a dog named Max", domain=Domain.USER))
+    dog = services.memories.remember(Scope("t", "dana"), NewMemory(content="Has a dog named Max", domain=Domain.USER))
     bullets = services.memories.remember(
-        "t",
-        "dana",
+        Scope("t", "dana"),
         NewMemory(
             content="Bullet points about the dog Max work better",
             domain=Domain.RELATIONAL,
@@ -81,10 +81,12 @@ def test_reply_is_written_from_memories_and_state_and_recorded(
         ),
     )
     # A weakened memory, so its reinforcement shows.
-    services.store.put_memory(services.store.get_memory("t", "dana", dog.id).model_copy(update={"strength": 0.6}))
+    services.store.put_memory(
+        services.store.get_memory(Scope("t", "dana"), dog.id).model_copy(update={"strength": 0.6})
+    )
     clock.advance(timedelta(hours=1))
 
-    outcome = services.process.process("t", "dana", "What should I feed my dog Max?", session_id="s1")
+    outcome = services.process.process(Scope("t", "dana"), "What should I feed my dog Max?", session_id="s1")
 
     assert outcome.reply == "Happy to help!"
     asked = model.replies[0]
@@ -95,11 +97,11 @@ def test_reply_is_written_from_memories_and_state_and_recorded(
     assert {h.memory.id for h in outcome.memories} == {dog.id, bullets.id}
     assert all(h.similarity >= 0.3 for h in outcome.memories)
     # Used memories are reinforced: strength up (bounded), reinforcement time now.
-    reinforced = services.store.get_memory("t", "dana", dog.id)
+    reinforced = services.store.get_memory(Scope("t", "dana"), dog.id)
     # (the boost adds to the strength left after an hour's decay at 0.1 a day: governance, docs/governance.md)
     expected = 0.6 * math.exp(-0.1 / 24) + 0.1
     assert reinforced.strength == pytest.approx(expected) and reinforced.last_reinforced_at == clock.now()
-    assert services.store.get_memory("t", "dana", bullets.id).strength == 1.0
+    assert services.store.get_memory(Scope("t", "dana"), bullets.id).strength == 1.0
     # The exchange is history, with its signals, and counts for the profile.
     assert outcome.interaction is not None
     assert [m.role for m in outcome.interaction.messages] == [MessageRole.USER, MessageRole.ASSISTANT]
@@ -108,31 +110,31 @@ def test_reply_is_written_from_memories_and_state_and_recorded(
     assert outcome.total_stored == 4  # two memories + two episodes
 
     # The next turn of the session sees the previous one.
-    services.process.process("t", "dana", "And how often?", session_id="s1")
+    services.process.process(Scope("t", "dana"), "And how often?", session_id="s1")
     assert [m.content for m in model.replies[1]["messages"]] == [
         "What should I feed my dog Max?",
         "Happy to help!",
         "And how often?",
     ]
     # Another session starts afresh.
-    services.process.process("t", "dana", "Different topic", session_id="s2")
+    services.process.process(Scope("t", "dana"), "Different topic", session_id="s2")
     assert len(model.replies[2]["messages"]) == 1
 
 
 def test_tone_modifier_reaches_the_model(with_model: Services, model: FakeLanguageModel) -> None:
     for _ in range(3):
-        with_model.process.process("t", "dana", "WHY IS THIS STILL BROKEN? THIS IS RIDICULOUS!!")
+        with_model.process.process(Scope("t", "dana"), "WHY IS THIS STILL BROKEN? THIS IS RIDICULOUS!!")
     assert "Tone modifier: cautious (grudge 0.45)" in model.replies[-1]["system"]
 
 
 def test_a_failing_model_records_nothing(with_model: Services, model: FakeLanguageModel) -> None:
     model.answer = UpstreamError("the model is down")
     with pytest.raises(UpstreamError):
-        with_model.process.process("t", "dana", "My boss Sarah is great")
-    assert with_model.interactions.history("t", "dana", limit=5, cursor=None).items == []
-    assert with_model.profiles.get("t", "dana") is None
-    assert with_model.relational_state.read("t", "dana").trust == 0.5
-    assert with_model.people.list_people("t", "dana", limit=5, cursor=None).items == []
+        with_model.process.process(Scope("t", "dana"), "My boss Sarah is great")
+    assert with_model.interactions.history(Scope("t", "dana"), limit=5, cursor=None).items == []
+    assert with_model.profiles.get(Scope("t", "dana")) is None
+    assert with_model.relational_state.read(Scope("t", "dana")).trust == 0.5
+    assert with_model.people.list_people(Scope("t", "dana"), limit=5, cursor=None).items == []
 
 
 def test_a_model_without_replies_leaves_recording_to_the_caller(
@@ -140,22 +142,22 @@ def test_a_model_without_replies_leaves_recording_to_the_caller(
 ) -> None:
     # Given a model that writes no replies (the rule-based one), and a person we talked to yesterday
     model.answer = None
-    with_model.process.process("t", "dana", "hello")  # nothing recorded: this only previews
-    assert with_model.profiles.get("t", "dana") is None
+    with_model.process.process(Scope("t", "dana"), "hello")  # nothing recorded: this only previews
+    assert with_model.profiles.get(Scope("t", "dana")) is None
     clock.advance(timedelta(days=1))
     # When a message comes
-    outcome = with_model.process.process("t", "dana", "I am so frustrated with my boss Sarah")
+    outcome = with_model.process.process(Scope("t", "dana"), "I am so frustrated with my boss Sarah")
     # Then the answer describes the state the exchange will leave, and nothing is written until it is posted
     assert outcome.reply is None and outcome.interaction is None
     assert outcome.state.grudge == pytest.approx(0.05) and outcome.state.trust == pytest.approx(0.51)
     assert outcome.profile is not None and outcome.profile.interaction_count == 1
-    assert with_model.interactions.history("t", "dana", limit=5, cursor=None).items == []
-    assert with_model.people.list_people("t", "dana", limit=5, cursor=None).items == []
+    assert with_model.interactions.history(Scope("t", "dana"), limit=5, cursor=None).items == []
+    assert with_model.people.list_people(Scope("t", "dana"), limit=5, cursor=None).items == []
 
 
 def test_a_long_reply_is_cut_to_fit_the_history(with_model: Services, model: FakeLanguageModel) -> None:
     model.answer = "lorem ipsum " * 1_700  # longer than the 16,000 characters a message may have
-    outcome = with_model.process.process("t", "dana", "Tell me everything")
+    outcome = with_model.process.process(Scope("t", "dana"), "Tell me everything")
     assert outcome.reply == model.answer and outcome.interaction is not None
     assert len(outcome.interaction.messages[1].content) == with_model.settings.max_message_chars
 
@@ -163,10 +165,9 @@ def test_a_long_reply_is_cut_to_fit_the_history(with_model: Services, model: Fak
 def test_the_message_is_embedded_once_for_both_recalls(with_model: Services, model: FakeLanguageModel) -> None:
     # Given memories of both domains, and a model that writes no replies (nothing is recorded, so nothing else embeds)
     model.answer = None
-    with_model.memories.remember("t", "dana", NewMemory(content="Has a dog named Max", domain=Domain.USER))
+    with_model.memories.remember(Scope("t", "dana"), NewMemory(content="Has a dog named Max", domain=Domain.USER))
     with_model.memories.remember(
-        "t",
-        "dana",
+        Scope("t", "dana"),
         NewMemory(content="Short answers about my dog Max work better", domain=Domain.RELATIONAL),
     )
     embedded: list[list[str]] = []
@@ -178,7 +179,7 @@ def test_the_message_is_embedded_once_for_both_recalls(with_model: Services, mod
 
     # When a message comes
     with patch.object(with_model.embedder, "embed", counting):
-        outcome = with_model.process.process("t", "dana", "What should I feed my dog Max?")
+        outcome = with_model.process.process(Scope("t", "dana"), "What should I feed my dog Max?")
     # Then both recalls (the top memories of both domains, then the relational ones) searched by one embedding
     assert embedded == [["What should I feed my dog Max?"]]
     assert {h.memory.domain for h in outcome.memories} == {Domain.USER, Domain.RELATIONAL}
@@ -206,8 +207,8 @@ def test_concurrent_interactions_lose_no_update(services: Services) -> None:
     for thread in threads:
         thread.join()
     # Then every one of the 80 counted
-    state = services.relational_state.read("t", "dana")
+    state = services.relational_state.read(Scope("t", "dana"))
     assert state.familiarity == pytest.approx(80 * 0.005)
     assert state.trust == pytest.approx(0.95)  # 0.5 + 0.8, held at the ceiling
-    profile = services.profiles.get("t", "dana")
+    profile = services.profiles.get(Scope("t", "dana"))
     assert profile is not None and profile.interaction_count == 80

@@ -7,6 +7,7 @@ import pytest
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Domain, Memory, PrecedingMessage
 from rapport.domain.recall import RecallQuery
+from rapport.domain.scope import Scope
 from rapport.services.interactions import NewInteraction
 from rapport.settings import RecallContextWeights
 
@@ -18,8 +19,7 @@ T, U = "tenant-a", "user-1"
 def chat(services: Services) -> None:
     # Given: a question and its answer, which shares no word with a later query about pets, among other talk
     services.interactions.record(
-        T,
-        U,
+        Scope(T, U),
         NewInteraction.model_validate(
             {
                 "messages": [
@@ -35,13 +35,13 @@ def chat(services: Services) -> None:
 
 
 def answer_rank(services: Services) -> int:
-    hits = services.recall.recall(T, U, RecallQuery(query="Which pets does Caroline have?", limit=4))
+    hits = services.recall.recall(Scope(T, U), RecallQuery(query="Which pets does Caroline have?", limit=4))
     return [h.memory.content for h in hits].index("Two cats, Luna and Oliver, and a guinea pig.")
 
 
 def test_the_answer_to_a_matching_question_ranks_with_it(services: Services) -> None:
     chat(services)
-    hits = services.recall.recall(T, U, RecallQuery(query="Which pets does Caroline have?", limit=4))
+    hits = services.recall.recall(Scope(T, U), RecallQuery(query="Which pets does Caroline have?", limit=4))
     assert answer_rank(services) <= 1
     answer = next(h for h in hits if h.memory.content.startswith("Two cats"))
     assert "answers a matching question" in answer.match_reasons
@@ -73,7 +73,7 @@ def record(services: Services, session: str | None, *turns: tuple[str, str], sys
     messages = [{"role": "system", "content": system}] if system else []
     messages += [{"role": "user", "name": name, "content": content} for name, content in turns]
     recorded = services.interactions.record(
-        T, U, NewInteraction.model_validate({"messages": messages, "session_id": session})
+        Scope(T, U), NewInteraction.model_validate({"messages": messages, "session_id": session})
     )
     return recorded.episodes
 
@@ -89,7 +89,7 @@ def test_each_episode_keeps_the_message_said_before_it_within_its_session(servic
     assert record(services, "s-2", ("Melanie", "Hello again."))[0].in_reply_to is None
     assert record(services, None, ("Melanie", "Hi."))[0].in_reply_to is None
     # It is stored with the episode and shown by the API's memory shape
-    stored = services.memories.get(T, U, first[1].id)
+    stored = services.memories.get(Scope(T, U), first[1].id)
     assert stored.in_reply_to == first[1].in_reply_to
 
 
@@ -112,7 +112,7 @@ def test_a_reply_is_found_by_the_topic_of_the_message_it_follows(services: Servi
             ("Melanie", "Our birthday concert last night was wonderful."),
             ("Caroline", "Matt Patterson sang every song, what a voice."),
         )
-        return any(h.memory.content.startswith("Matt Patterson") for h in built.recall.recall(T, U, query))
+        return any(h.memory.content.startswith("Matt Patterson") for h in built.recall.recall(Scope(T, U), query))
 
     # Then: read after the message it follows, the reply comes back; embedded alone (weight 0), it does not
     assert found(services)
@@ -147,7 +147,7 @@ def test_a_memory_found_by_meaning_keeps_its_keyword_score_past_the_pool(service
         built = build_services(
             settings, clock=services.clock, store=services.store, index=services.index, embedder=services.embedder
         )
-        hits = built.recall.recall(T, U, RecallQuery(query=query, limit=1))
+        hits = built.recall.recall(Scope(T, U), RecallQuery(query=query, limit=1))
         assert hits[0].memory.id == "m6"  # found by meaning either way
         return hits[0].score
 
@@ -159,8 +159,7 @@ def test_a_memory_found_by_meaning_keeps_its_keyword_score_past_the_pool(service
 
 def test_the_assistants_replies_are_embedded_as_said(services: Services) -> None:
     recorded = services.interactions.record(
-        T,
-        U,
+        Scope(T, U),
         NewInteraction.model_validate(
             {
                 "messages": [

@@ -12,6 +12,7 @@ from rapport.adapters.local.vader import RuleSignalDetector, VaderSentimentScore
 from rapport.clock import FixedClock
 from rapport.domain.models import Interaction, Message, MessageRole
 from rapport.domain.relational_state import RelationalEvent
+from rapport.domain.scope import Scope
 from rapport.domain.signals import to_metadata
 from rapport.errors import ConflictError, InvalidInputError, StorageError
 from rapport.ids import new_id
@@ -51,27 +52,30 @@ def test_relational_items_on_each_store(any_store: ItemStore, settings: Settings
             listener(interaction)
     clock.advance(timedelta(hours=12))
 
-    reading = state.read("tenant-a", "dana")
+    reading = state.read(Scope("tenant-a", "dana"))
     assert reading.trust == pytest.approx(0.52) and reading.familiarity == pytest.approx(0.01)
     assert reading.grudge == pytest.approx(0.15 / 2)  # anger with shouting, one half-life ago
-    profile = profiles.get("tenant-a", "dana")
+    profile = profiles.get(Scope("tenant-a", "dana"))
     assert profile is not None and profile.interaction_count == 2
-    assert [p.slug for p in people.list_people("tenant-a", "dana", limit=10, cursor=None).items] == ["mother", "sarah"]
+    assert [p.slug for p in people.list_people(Scope("tenant-a", "dana"), limit=10, cursor=None).items] == [
+        "mother",
+        "sarah",
+    ]
 
     record, after, replayed = state.report_event(
-        "tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, "late", idempotency_key="retry-me"
+        Scope("tenant-a", "dana"), RelationalEvent.BROKEN_PROMISE, "late", idempotency_key="retry-me"
     )
     assert after.trust == pytest.approx(0.47) and record.note == "late" and not replayed
     # The client retries after a timeout with the same key: the first record comes back, trust falls once
     again, after_again, replayed = state.report_event(
-        "tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, "late", idempotency_key="retry-me"
+        Scope("tenant-a", "dana"), RelationalEvent.BROKEN_PROMISE, "late", idempotency_key="retry-me"
     )
     assert replayed and again == record and after_again.trust == pytest.approx(0.47)
-    assert [e.id for e in state.events("tenant-a", "dana", limit=5, cursor=None).items] == [record.id]
+    assert [e.id for e in state.events(Scope("tenant-a", "dana"), limit=5, cursor=None).items] == [record.id]
     with pytest.raises(ConflictError):  # the same key for another event is a client bug, not a retry
-        state.report_event("tenant-a", "dana", RelationalEvent.PROMISE_KEPT, idempotency_key="retry-me")
+        state.report_event(Scope("tenant-a", "dana"), RelationalEvent.PROMISE_KEPT, idempotency_key="retry-me")
     # Another tenant sees nothing.
-    assert state.read("tenant-b", "dana").trust == 0.5 and profiles.get("tenant-b", "dana") is None
+    assert state.read(Scope("tenant-b", "dana")).trust == 0.5 and profiles.get(Scope("tenant-b", "dana")) is None
 
 
 def test_a_retry_after_a_failed_record_write_does_not_apply_the_event_twice(
@@ -90,16 +94,16 @@ def test_a_retry_after_a_failed_record_write_does_not_apply_the_event_twice(
 
     # Given: the state was written but the event's record was not (the request failed, the client will retry)
     with patch.object(any_store, "put_item", put_failing_once), pytest.raises(StorageError):
-        state.report_event("tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, idempotency_key="k-1")
-    assert state.read("tenant-a", "dana").trust == pytest.approx(0.45)  # applied once, from 0.5
+        state.report_event(Scope("tenant-a", "dana"), RelationalEvent.BROKEN_PROMISE, idempotency_key="k-1")
+    assert state.read(Scope("tenant-a", "dana")).trust == pytest.approx(0.45)  # applied once, from 0.5
 
     # When: the client retries with the same key
     record, after, replayed = state.report_event(
-        "tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, idempotency_key="k-1"
+        Scope("tenant-a", "dana"), RelationalEvent.BROKEN_PROMISE, idempotency_key="k-1"
     )
 
     # Then: the record is written now, and trust fell once, not twice
     assert not replayed and after.trust == pytest.approx(0.45)
-    assert [e.id for e in state.events("tenant-a", "dana", limit=5, cursor=None).items] == [record.id]
+    assert [e.id for e in state.events(Scope("tenant-a", "dana"), limit=5, cursor=None).items] == [record.id]
     with pytest.raises(InvalidInputError):
-        state.report_event("tenant-a", "dana", RelationalEvent.BROKEN_PROMISE, idempotency_key=" ")
+        state.report_event(Scope("tenant-a", "dana"), RelationalEvent.BROKEN_PROMISE, idempotency_key=" ")

@@ -33,6 +33,7 @@ from rapport.domain.models import (
     SourceKind,
     Tier,
 )
+from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from rapport.ids import new_id
 from rapport.ports.store import MemoryStore
@@ -214,7 +215,7 @@ def test_memory_round_trips_every_field(store: MemoryStore) -> None:
 
     # When it is stored and read back
     store.put_memory(memory)
-    stored = store.get_memory("tenant-a", "user-1", memory.id)
+    stored = store.get_memory(Scope("tenant-a", "user-1"), memory.id)
 
     # Then every field survives; the embedding to float32 precision
     assert stored.without_embedding() == memory.without_embedding()
@@ -233,14 +234,16 @@ def test_putting_a_memory_again_replaces_it(store: MemoryStore) -> None:
     )
     store.put_memory(updated)
 
-    stored = store.get_memory("tenant-a", "user-1", original.id)
+    stored = store.get_memory(Scope("tenant-a", "user-1"), original.id)
     assert stored.content == "has two dogs now"
     assert stored.strength == pytest.approx(0.3)
     assert stored.embedding is None  # a replace, not a merge: the old embedding is gone
-    assert store.count_memories("tenant-a", "user-1") == 1
+    assert store.count_memories(Scope("tenant-a", "user-1")) == 1
     # The domain listings follow the new domain, not the old one
-    assert store.list_memories("tenant-a", "user-1", domains=USER_ONLY, limit=10).items == []
-    assert ids_of(store.list_memories("tenant-a", "user-1", domains=RELATIONAL_ONLY, limit=10).items) == [original.id]
+    assert store.list_memories(Scope("tenant-a", "user-1"), domains=USER_ONLY, limit=10).items == []
+    assert ids_of(store.list_memories(Scope("tenant-a", "user-1"), domains=RELATIONAL_ONLY, limit=10).items) == [
+        original.id
+    ]
 
 
 def test_a_conditional_put_replaces_only_what_was_read(store: MemoryStore) -> None:
@@ -254,21 +257,21 @@ def test_a_conditional_put_replaces_only_what_was_read(store: MemoryStore) -> No
     store.put_memory(first, if_reinforced_at=original.last_reinforced_at)
     with pytest.raises(ConflictError):
         store.put_memory(second, if_reinforced_at=original.last_reinforced_at)
-    assert store.get_memory("tenant-a", "user-1", original.id).strength == pytest.approx(0.9)
+    assert store.get_memory(Scope("tenant-a", "user-1"), original.id).strength == pytest.approx(0.9)
 
     # Then a writer that reads again succeeds, and a memory deleted meanwhile is not found (not recreated)
     store.put_memory(second, if_reinforced_at=first.last_reinforced_at)
-    assert store.get_memory("tenant-a", "user-1", original.id).last_reinforced_at == at(11)
-    store.delete_memory("tenant-a", "user-1", original.id)
+    assert store.get_memory(Scope("tenant-a", "user-1"), original.id).last_reinforced_at == at(11)
+    store.delete_memory(Scope("tenant-a", "user-1"), original.id)
     with pytest.raises(NotFoundError):
         store.put_memory(second, if_reinforced_at=at(11))
     with pytest.raises(NotFoundError):
-        store.get_memory("tenant-a", "user-1", original.id)
+        store.get_memory(Scope("tenant-a", "user-1"), original.id)
 
 
 def test_getting_a_missing_memory_is_not_found(store: MemoryStore) -> None:
     with pytest.raises(NotFoundError):
-        store.get_memory("tenant-a", "user-1", new_id())
+        store.get_memory(Scope("tenant-a", "user-1"), new_id())
 
 
 @pytest.mark.parametrize(("tenant", "user"), [("tenant-b", "user-1"), ("tenant-a", "user-2")])
@@ -277,12 +280,12 @@ def test_another_tenant_or_user_cannot_see_or_delete_a_memory(store: MemoryStore
     store.put_memory(memory)
 
     with pytest.raises(NotFoundError):
-        store.get_memory(tenant, user, memory.id)
+        store.get_memory(Scope(tenant, user), memory.id)
     with pytest.raises(NotFoundError):
-        store.delete_memory(tenant, user, memory.id)
-    assert store.get_memories(tenant, user, [memory.id]) == []
+        store.delete_memory(Scope(tenant, user), memory.id)
+    assert store.get_memories(Scope(tenant, user), [memory.id]) == []
 
-    assert store.get_memory("tenant-a", "user-1", memory.id).id == memory.id  # untouched
+    assert store.get_memory(Scope("tenant-a", "user-1"), memory.id).id == memory.id  # untouched
 
 
 def test_get_memories_returns_those_that_exist_across_batches(store: MemoryStore) -> None:
@@ -294,16 +297,16 @@ def test_get_memories_returns_those_that_exist_across_batches(store: MemoryStore
 
     # When asked for them mixed with missing ids, a duplicate and the foreign id
     asked = [*missing[:2], *ids_of(mine), mine[0].id, foreign.id, *missing[2:]]
-    found = store.get_memories("tenant-a", "user-1", asked)
+    found = store.get_memories(Scope("tenant-a", "user-1"), asked)
 
     # Then exactly the existing ones of this tenant come back, once each
     assert sorted(ids_of(found)) == sorted(ids_of(mine))
-    assert store.get_memories("tenant-a", "user-1", []) == []
+    assert store.get_memories(Scope("tenant-a", "user-1"), []) == []
 
 
 def test_list_is_newest_first(store: MemoryStore) -> None:
     memories = put_memories(store, 5)
-    page = store.list_memories("tenant-a", "user-1", domains=BOTH, limit=10)
+    page = store.list_memories(Scope("tenant-a", "user-1"), domains=BOTH, limit=10)
     assert ids_of(page.items) == newest_first(memories)
     assert page.next_cursor is None
 
@@ -313,7 +316,7 @@ def test_pages_return_every_memory_exactly_once(store: MemoryStore, total: int, 
     memories = put_memories(store, total)
 
     pages = collect_pages(
-        lambda cursor: store.list_memories("tenant-a", "user-1", domains=BOTH, limit=3, cursor=cursor)
+        lambda cursor: store.list_memories(Scope("tenant-a", "user-1"), domains=BOTH, limit=3, cursor=cursor)
     )
 
     # A full last page still ends with next_cursor None: no cursor leads to an empty page
@@ -329,16 +332,16 @@ def test_domain_filter_pages_through_one_domain(store: MemoryStore) -> None:
     relational = [m for m in memories if m.domain is Domain.RELATIONAL]
 
     user_pages = collect_pages(
-        lambda cursor: store.list_memories("tenant-a", "user-1", domains=USER_ONLY, limit=2, cursor=cursor)
+        lambda cursor: store.list_memories(Scope("tenant-a", "user-1"), domains=USER_ONLY, limit=2, cursor=cursor)
     )
     relational_pages = collect_pages(
-        lambda cursor: store.list_memories("tenant-a", "user-1", domains=RELATIONAL_ONLY, limit=2, cursor=cursor)
+        lambda cursor: store.list_memories(Scope("tenant-a", "user-1"), domains=RELATIONAL_ONLY, limit=2, cursor=cursor)
     )
 
     assert [len(page) for page in user_pages] == [2, 2]
     assert [m for page in user_pages for m in ids_of(page)] == newest_first(user_memories)
     assert [m for page in relational_pages for m in ids_of(page)] == newest_first(relational)
-    everything = store.list_memories("tenant-a", "user-1", domains=BOTH, limit=20).items
+    everything = store.list_memories(Scope("tenant-a", "user-1"), domains=BOTH, limit=20).items
     assert ids_of(everything) == newest_first(memories)
 
 
@@ -351,7 +354,7 @@ def test_type_filter_with_and_without_a_domain(store: MemoryStore) -> None:
 
     def listed(domains: tuple[Domain, ...], memory_type: str) -> list[str]:
         return ids_of(
-            store.list_memories("tenant-a", "user-1", domains=domains, memory_type=memory_type, limit=10).items
+            store.list_memories(Scope("tenant-a", "user-1"), domains=domains, memory_type=memory_type, limit=10).items
         )
 
     assert listed(BOTH, "preference") == newest_first(preferences)
@@ -376,11 +379,11 @@ def test_a_listed_memory_is_the_memory_read_by_key_every_field_but_the_embedding
         decayed_at=at(-1),
     )
     store.put_memory(memory)
-    by_key = store.get_memory("tenant-a", "user-1", memory.id).without_embedding()
+    by_key = store.get_memory(Scope("tenant-a", "user-1"), memory.id).without_embedding()
     for listed in (
-        store.list_memories("tenant-a", "user-1", domains=(Domain.USER,), limit=5),
-        store.list_memories("tenant-a", "user-1", domains=(Domain.USER,), memory_type="preference", limit=5),
-        store.list_memories("tenant-a", "user-1", domains=(Domain.USER, Domain.RELATIONAL), limit=5),
+        store.list_memories(Scope("tenant-a", "user-1"), domains=(Domain.USER,), limit=5),
+        store.list_memories(Scope("tenant-a", "user-1"), domains=(Domain.USER,), memory_type="preference", limit=5),
+        store.list_memories(Scope("tenant-a", "user-1"), domains=(Domain.USER, Domain.RELATIONAL), limit=5),
     ):
         assert [m.without_embedding() for m in listed.items] == [by_key]
 
@@ -395,7 +398,7 @@ def test_type_and_domain_filter_pages_through_sparse_matches(store: MemoryStore)
 
     pages = collect_pages(
         lambda cursor: store.list_memories(
-            "tenant-a", "user-1", domains=RELATIONAL_ONLY, memory_type="note", limit=2, cursor=cursor
+            Scope("tenant-a", "user-1"), domains=RELATIONAL_ONLY, memory_type="note", limit=2, cursor=cursor
         )
     )
 
@@ -410,22 +413,22 @@ def test_count_covers_every_domain_and_status_of_one_user(store: MemoryStore) ->
     store.put_memory(make_memory(second=4, user="user-2"))
     store.put_interaction(make_interaction(second=5))
 
-    assert store.count_memories("tenant-a", "user-1") == 3
-    assert store.count_memories("tenant-a", "user-2") == 1
-    assert store.count_memories("tenant-b", "user-1") == 0
+    assert store.count_memories(Scope("tenant-a", "user-1")) == 3
+    assert store.count_memories(Scope("tenant-a", "user-2")) == 1
+    assert store.count_memories(Scope("tenant-b", "user-1")) == 0
 
 
 def test_delete_removes_one_memory(store: MemoryStore) -> None:
     keep, doomed = put_memories(store, 2)
 
-    store.delete_memory("tenant-a", "user-1", doomed.id)
+    store.delete_memory(Scope("tenant-a", "user-1"), doomed.id)
 
     with pytest.raises(NotFoundError):
-        store.get_memory("tenant-a", "user-1", doomed.id)
+        store.get_memory(Scope("tenant-a", "user-1"), doomed.id)
     with pytest.raises(NotFoundError):
-        store.delete_memory("tenant-a", "user-1", doomed.id)
-    assert ids_of(store.list_memories("tenant-a", "user-1", domains=BOTH, limit=10).items) == [keep.id]
-    assert store.count_memories("tenant-a", "user-1") == 1
+        store.delete_memory(Scope("tenant-a", "user-1"), doomed.id)
+    assert ids_of(store.list_memories(Scope("tenant-a", "user-1"), domains=BOTH, limit=10).items) == [keep.id]
+    assert store.count_memories(Scope("tenant-a", "user-1")) == 1
 
 
 def test_iter_all_memories_of_one_tenant_or_all(store: MemoryStore) -> None:
@@ -453,7 +456,7 @@ def test_interaction_round_trips(store: MemoryStore) -> None:
     )
     store.put_interaction(interaction)
 
-    assert store.get_interaction("tenant-a", "user-1", interaction.id) == interaction
+    assert store.get_interaction(Scope("tenant-a", "user-1"), interaction.id) == interaction
 
 
 def test_interaction_of_another_tenant_or_missing_is_not_found(store: MemoryStore) -> None:
@@ -466,7 +469,7 @@ def test_interaction_of_another_tenant_or_missing_is_not_found(store: MemoryStor
         ("tenant-a", "user-1", new_id()),
     ]:
         with pytest.raises(NotFoundError):
-            store.get_interaction(tenant, user, interaction_id)
+            store.get_interaction(Scope(tenant, user), interaction_id)
 
 
 def test_interactions_page_newest_first_apart_from_memories(store: MemoryStore) -> None:
@@ -476,11 +479,11 @@ def test_interactions_page_newest_first_apart_from_memories(store: MemoryStore) 
     store.put_memory(make_memory(second=100))
     store.put_interaction(make_interaction(user="user-2", second=50))
 
-    pages = collect_pages(lambda cursor: store.list_interactions("tenant-a", "user-1", limit=2, cursor=cursor))
+    pages = collect_pages(lambda cursor: store.list_interactions(Scope("tenant-a", "user-1"), limit=2, cursor=cursor))
 
     assert [len(page) for page in pages] == [2, 2, 1]
     assert [i for page in pages for i in ids_of(page)] == sorted(ids_of(interactions), reverse=True)
-    assert store.count_memories("tenant-a", "user-1") == 1  # history is not counted as memories
+    assert store.count_memories(Scope("tenant-a", "user-1")) == 1  # history is not counted as memories
 
 
 # tenancy
@@ -500,9 +503,9 @@ def test_api_keys_are_found_by_hash_only(store: MemoryStore) -> None:
 def test_register_user_is_idempotent_and_users_page(store: MemoryStore) -> None:
     users = [f"user-{i}" for i in range(5)]
     for user in users:
-        store.register_user("tenant-a", user)
-    store.register_user("tenant-a", "user-0")
-    store.register_user("tenant-b", "outsider")
+        store.register_user(Scope("tenant-a", user))
+    store.register_user(Scope("tenant-a", "user-0"))
+    store.register_user(Scope("tenant-b", "outsider"))
 
     pages = collect_pages(lambda cursor: store.list_users("tenant-a", limit=2, cursor=cursor))
 
@@ -521,7 +524,7 @@ def test_tenants_page_in_order_each_once(store: MemoryStore) -> None:
         ("tenant-c", "u1"),
         ("tenant-b", "u1"),
     ]:
-        store.register_user(tenant, user)
+        store.register_user(Scope(tenant, user))
 
     pages = collect_pages(lambda cursor: store.list_tenants(limit=2, cursor=cursor))
 
@@ -539,7 +542,7 @@ def test_interactions_page_oldest_first(store: MemoryStore) -> None:
     store.put_interaction(make_interaction(user="user-2", second=-50))
 
     pages = collect_pages(
-        lambda cursor: store.list_interactions("tenant-a", "user-1", limit=2, cursor=cursor, oldest_first=True)
+        lambda cursor: store.list_interactions(Scope("tenant-a", "user-1"), limit=2, cursor=cursor, oldest_first=True)
     )
 
     assert [len(page) for page in pages] == [2, 2, 1]
@@ -551,14 +554,14 @@ def test_delete_interaction_removes_one_and_a_second_delete_is_not_found(store: 
     store.put_interaction(kept)
     store.put_interaction(doomed)
 
-    store.delete_interaction("tenant-a", "user-1", doomed.id)
+    store.delete_interaction(Scope("tenant-a", "user-1"), doomed.id)
 
-    assert ids_of(store.list_interactions("tenant-a", "user-1", limit=10).items) == [kept.id]
+    assert ids_of(store.list_interactions(Scope("tenant-a", "user-1"), limit=10).items) == [kept.id]
     with pytest.raises(NotFoundError):
-        store.delete_interaction("tenant-a", "user-1", doomed.id)
+        store.delete_interaction(Scope("tenant-a", "user-1"), doomed.id)
     with pytest.raises(NotFoundError):
-        store.delete_interaction("tenant-b", "user-1", kept.id)  # another tenant's id does not exist
-    assert store.get_interaction("tenant-a", "user-1", kept.id) == kept
+        store.delete_interaction(Scope("tenant-b", "user-1"), kept.id)  # another tenant's id does not exist
+    assert store.get_interaction(Scope("tenant-a", "user-1"), kept.id) == kept
 
 
 # privacy
@@ -573,7 +576,7 @@ def test_erase_user_removes_everything_of_that_user_only(store: MemoryStore) -> 
         store.put_memory(memory)
     for interaction in doomed_interactions:
         store.put_interaction(interaction)
-    store.register_user("tenant-a", "user-1")
+    store.register_user(Scope("tenant-a", "user-1"))
     neighbour = make_memory(user="user-2", second=100)
     twin = make_memory(tenant="tenant-b", second=101)
     neighbour_interaction = make_interaction(user="user-2", second=102)
@@ -582,30 +585,30 @@ def test_erase_user_removes_everything_of_that_user_only(store: MemoryStore) -> 
         store.put_memory(memory)
     for interaction in (neighbour_interaction, twin_interaction):
         store.put_interaction(interaction)
-    store.register_user("tenant-a", "user-2")
-    store.register_user("tenant-b", "user-1")
+    store.register_user(Scope("tenant-a", "user-2"))
+    store.register_user(Scope("tenant-b", "user-1"))
 
     # When user-1 of tenant-a is erased
-    counts = store.erase_user("tenant-a", "user-1")
+    counts = store.erase_user(Scope("tenant-a", "user-1"))
 
     # Then the counts say what went (the registration is the one other item), and nothing of it is left
     assert (counts.memories, counts.interactions, counts.other_items) == (30, 4, 1)
-    assert store.count_memories("tenant-a", "user-1") == 0
-    assert store.list_memories("tenant-a", "user-1", domains=BOTH, limit=50).items == []
-    assert store.list_interactions("tenant-a", "user-1", limit=50).items == []
-    assert store.get_memories("tenant-a", "user-1", ids_of(doomed_memories)) == []
+    assert store.count_memories(Scope("tenant-a", "user-1")) == 0
+    assert store.list_memories(Scope("tenant-a", "user-1"), domains=BOTH, limit=50).items == []
+    assert store.list_interactions(Scope("tenant-a", "user-1"), limit=50).items == []
+    assert store.get_memories(Scope("tenant-a", "user-1"), ids_of(doomed_memories)) == []
     with pytest.raises(NotFoundError):
-        store.get_interaction("tenant-a", "user-1", doomed_interactions[0].id)
+        store.get_interaction(Scope("tenant-a", "user-1"), doomed_interactions[0].id)
     assert store.list_users("tenant-a", limit=10).items == ["user-2"]
     # and the neighbour and the other tenant's user of the same id keep everything
-    assert store.get_memory("tenant-a", "user-2", neighbour.id) == neighbour
-    assert store.get_memory("tenant-b", "user-1", twin.id) == twin
-    assert store.get_interaction("tenant-a", "user-2", neighbour_interaction.id) == neighbour_interaction
-    assert store.get_interaction("tenant-b", "user-1", twin_interaction.id) == twin_interaction
+    assert store.get_memory(Scope("tenant-a", "user-2"), neighbour.id) == neighbour
+    assert store.get_memory(Scope("tenant-b", "user-1"), twin.id) == twin
+    assert store.get_interaction(Scope("tenant-a", "user-2"), neighbour_interaction.id) == neighbour_interaction
+    assert store.get_interaction(Scope("tenant-b", "user-1"), twin_interaction.id) == twin_interaction
     assert store.list_users("tenant-b", limit=10).items == ["user-1"]
 
     # Erasing again finds nothing: the call is safe to retry
-    again = store.erase_user("tenant-a", "user-1")
+    again = store.erase_user(Scope("tenant-a", "user-1"))
     assert (again.memories, again.interactions, again.other_items) == (0, 0, 0)
 
 
@@ -624,14 +627,16 @@ def test_audit_events_list_newest_first_per_tenant(store: MemoryStore) -> None:
 
 
 LISTINGS: dict[str, Callable[[MemoryStore, str], Page[Any]]] = {
-    "memories": lambda store, cursor: store.list_memories("tenant-a", "user-1", domains=BOTH, limit=2, cursor=cursor),
-    "memories by domain": lambda store, cursor: store.list_memories(
-        "tenant-a", "user-1", domains=USER_ONLY, limit=2, cursor=cursor
+    "memories": lambda store, cursor: store.list_memories(
+        Scope("tenant-a", "user-1"), domains=BOTH, limit=2, cursor=cursor
     ),
-    "interactions": lambda store, cursor: store.list_interactions("tenant-a", "user-1", limit=2, cursor=cursor),
+    "memories by domain": lambda store, cursor: store.list_memories(
+        Scope("tenant-a", "user-1"), domains=USER_ONLY, limit=2, cursor=cursor
+    ),
+    "interactions": lambda store, cursor: store.list_interactions(Scope("tenant-a", "user-1"), limit=2, cursor=cursor),
     "users": lambda store, cursor: store.list_users("tenant-a", limit=2, cursor=cursor),
     "interactions oldest first": lambda store, cursor: store.list_interactions(
-        "tenant-a", "user-1", limit=2, cursor=cursor, oldest_first=True
+        Scope("tenant-a", "user-1"), limit=2, cursor=cursor, oldest_first=True
     ),
     "tenants": lambda store, cursor: store.list_tenants(limit=2, cursor=cursor),
     "audit events": lambda store, cursor: store.list_audit_events("tenant-a", limit=2, cursor=cursor),
@@ -692,17 +697,19 @@ def test_a_cursor_cannot_leave_its_partition(dynamodb: Any) -> None:
     put_memories(store, 3)
     for i in range(3):
         store.put_interaction(make_interaction(second=i))
-    foreign_cursor = store.list_memories("tenant-b", "user-1", domains=BOTH, limit=1).next_cursor
-    interactions_cursor = store.list_interactions("tenant-a", "user-1", limit=1).next_cursor
-    domain_cursor = store.list_memories("tenant-a", "user-1", domains=USER_ONLY, limit=1).next_cursor
+    foreign_cursor = store.list_memories(Scope("tenant-b", "user-1"), domains=BOTH, limit=1).next_cursor
+    interactions_cursor = store.list_interactions(Scope("tenant-a", "user-1"), limit=1).next_cursor
+    domain_cursor = store.list_memories(Scope("tenant-a", "user-1"), domains=USER_ONLY, limit=1).next_cursor
     assert foreign_cursor and interactions_cursor and domain_cursor
 
     for cursor in (foreign_cursor, interactions_cursor, "!!!", "e30"):  # "e30" is base64url of "{}"
         with pytest.raises(InvalidInputError, match="cursor is not valid"):
-            store.list_memories("tenant-a", "user-1", domains=BOTH, limit=1, cursor=cursor)
+            store.list_memories(Scope("tenant-a", "user-1"), domains=BOTH, limit=1, cursor=cursor)
     # A cursor of the by-domain index does not fit the by-type index either
     with pytest.raises(InvalidInputError):
-        store.list_memories("tenant-a", "user-1", domains=USER_ONLY, memory_type="fact", limit=1, cursor=domain_cursor)
+        store.list_memories(
+            Scope("tenant-a", "user-1"), domains=USER_ONLY, memory_type="fact", limit=1, cursor=domain_cursor
+        )
 
 
 def test_ids_holding_the_key_separator_are_refused(dynamodb: Any) -> None:
@@ -711,7 +718,7 @@ def test_ids_holding_the_key_separator_are_refused(dynamodb: Any) -> None:
     with pytest.raises(InvalidInputError, match="must not contain '#'"):
         store.put_memory(make_memory(tenant="a#USER#b", user="c"))
     with pytest.raises(InvalidInputError):
-        store.get_memory("a", "b#USER#c", new_id())
+        store.get_memory(Scope("a", "b#USER#c"), new_id())
 
 
 def test_an_interaction_too_large_for_one_item_is_refused_before_writing(dynamodb: Any) -> None:
@@ -721,20 +728,20 @@ def test_an_interaction_too_large_for_one_item_is_refused_before_writing(dynamod
 
     with pytest.raises(InvalidInputError, match="at most 400 KB"):
         store.put_interaction(huge)
-    assert store.list_interactions("tenant-a", "user-1", limit=1).items == []
+    assert store.list_interactions(Scope("tenant-a", "user-1"), limit=1).items == []
 
 
 def test_the_store_builds_its_own_client_when_none_is_given(dynamodb: Any) -> None:
     store = DynamoDbMemoryStore(TABLE, region_name=REGION)
     memory = make_memory()
     store.put_memory(memory)
-    assert store.get_memory("tenant-a", "user-1", memory.id) == memory
+    assert store.get_memory(Scope("tenant-a", "user-1"), memory.id) == memory
 
 
 def test_a_missing_table_is_a_storage_error(dynamodb: Any) -> None:
     store = DynamoDbMemoryStore("no-such-table", dynamodb_resource=dynamodb)
     with pytest.raises(StorageError, match="ResourceNotFoundException"):
-        store.get_memory("tenant-a", "user-1", new_id())
+        store.get_memory(Scope("tenant-a", "user-1"), new_id())
 
 
 def test_one_key_registered_to_two_tenants_is_refused(dynamodb: Any) -> None:
@@ -779,7 +786,7 @@ def test_a_full_last_page_has_no_cursor_even_when_dynamodb_says_more(dynamodb: A
     for i in range(4):
         seed.put_memory(make_memory(second=i))
         seed.put_interaction(make_interaction(second=i))
-        seed.register_user("tenant-a", f"user-{i}")
+        seed.register_user(Scope("tenant-a", f"user-{i}"))
         seed.put_audit_event(make_audit_event(second=i))
     store = DynamoDbMemoryStore(TABLE, dynamodb_resource=LimitMetReportsMore(dynamodb))
 
@@ -833,11 +840,11 @@ def test_unprocessed_reads_and_deletes_are_retried(dynamodb: Any, no_backoff: No
     throttled = ThrottledBatches(dynamodb)
     store = DynamoDbMemoryStore(TABLE, dynamodb_resource=throttled)
 
-    assert sorted(ids_of(store.get_memories("tenant-a", "user-1", ids_of(memories)))) == sorted(ids_of(memories))
+    assert sorted(ids_of(store.get_memories(Scope("tenant-a", "user-1"), ids_of(memories)))) == sorted(ids_of(memories))
     assert throttled.batch_calls == 4
 
-    assert store.erase_user("tenant-a", "user-1").memories == 4
-    assert store.count_memories("tenant-a", "user-1") == 0
+    assert store.erase_user(Scope("tenant-a", "user-1")).memories == 4
+    assert store.count_memories(Scope("tenant-a", "user-1")) == 0
 
 
 def test_throttling_that_never_ends_is_a_storage_error(dynamodb: Any, no_backoff: None) -> None:
@@ -845,6 +852,6 @@ def test_throttling_that_never_ends_is_a_storage_error(dynamodb: Any, no_backoff
     store = DynamoDbMemoryStore(TABLE, dynamodb_resource=ThrottledBatches(dynamodb, give_up_after=0))
 
     with pytest.raises(StorageError, match="batch read"):
-        store.get_memories("tenant-a", "user-1", ids_of(memories))
+        store.get_memories(Scope("tenant-a", "user-1"), ids_of(memories))
     with pytest.raises(StorageError, match="batch delete"):
-        store.erase_user("tenant-a", "user-1")
+        store.erase_user(Scope("tenant-a", "user-1"))

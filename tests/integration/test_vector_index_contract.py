@@ -14,6 +14,7 @@ from uuid import uuid4
 import pytest
 
 from rapport.domain.models import Domain, Memory, MemoryStatus
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError
 from rapport.ports.vector_index import IndexQuery, VectorIndex
 
@@ -202,7 +203,7 @@ def test_reupsert_replaces_the_entry(index: VectorIndex, tenant: str) -> None:
 
     hits = index.knn_search(query(tenant), QUERY_VECTOR)
     assert [(h.memory_id, round(h.score, 3)) for h in hits] == [("m1", 0.8)]
-    assert index.count(tenant, "user-1") == 1
+    assert index.count(Scope(tenant, "user-1")) == 1
     assert index.keyword_search(query(tenant), "Initech") == []
     assert [h.memory_id for h in index.keyword_search(query(tenant), "Acme")] == ["m1"]
 
@@ -222,20 +223,20 @@ def test_delete_removes_one_entry(index: VectorIndex, tenant: str) -> None:
     index.upsert(memory(tenant, "keep", at_cosine(0.5, 1), "Prefers tea"))
     index.upsert(memory(tenant, "drop", at_cosine(0.9, 2), "Prefers coffee"))
 
-    index.delete(tenant, "user-1", "drop")
+    index.delete(Scope(tenant, "user-1"), "drop")
 
     assert [h.memory_id for h in index.knn_search(query(tenant), QUERY_VECTOR)] == ["keep"]
     assert index.keyword_search(query(tenant), "coffee") == []
-    assert index.count(tenant, "user-1") == 1
+    assert index.count(Scope(tenant, "user-1")) == 1
 
 
 def test_delete_of_a_missing_entry_is_fine(index: VectorIndex, tenant: str) -> None:
     index.upsert(memory(tenant, "keep", at_cosine(0.5, 1)))
 
-    index.delete(tenant, "user-1", "never-indexed")
-    index.delete(tenant, "nobody", "never-indexed")
+    index.delete(Scope(tenant, "user-1"), "never-indexed")
+    index.delete(Scope(tenant, "nobody"), "never-indexed")
 
-    assert index.count(tenant, "user-1") == 1
+    assert index.count(Scope(tenant, "user-1")) == 1
 
 
 def test_delete_user_removes_only_that_user(index: VectorIndex, tenant: str) -> None:
@@ -246,16 +247,16 @@ def test_delete_user_removes_only_that_user(index: VectorIndex, tenant: str) -> 
     index.upsert(memory(f"{tenant}-other", "elsewhere", at_cosine(0.5, 5), "Has a dog named Max"))
 
     # When the user is erased
-    removed = index.delete_user(tenant, "user-1")
+    removed = index.delete_user(Scope(tenant, "user-1"))
 
     # Then exactly their entries are gone, everywhere
     assert removed == 3
-    assert index.count(tenant, "user-1") == 0
+    assert index.count(Scope(tenant, "user-1")) == 0
     assert index.knn_search(query(tenant), QUERY_VECTOR) == []
     assert index.keyword_search(query(tenant), "dog") == []
-    assert index.count(tenant, "user-2") == 1
-    assert index.count(f"{tenant}-other", "user-1") == 1
-    assert index.delete_user(tenant, "user-1") == 0
+    assert index.count(Scope(tenant, "user-2")) == 1
+    assert index.count(Scope(f"{tenant}-other", "user-1")) == 1
+    assert index.delete_user(Scope(tenant, "user-1")) == 0
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -283,14 +284,14 @@ def test_keyword_search_respects_k(index: VectorIndex, tenant: str) -> None:
 
 
 def test_count_counts_the_users_entries(index: VectorIndex, tenant: str) -> None:
-    assert index.count(tenant, "user-1") == 0
+    assert index.count(Scope(tenant, "user-1")) == 0
 
     index.upsert(memory(tenant, "a", at_cosine(0.1, 1)))
     index.upsert(memory(tenant, "b", at_cosine(0.2, 2), domain=Domain.RELATIONAL))
     index.upsert(memory(tenant, "c", at_cosine(0.3, 3), status=MemoryStatus.ARCHIVED))
     index.upsert(memory(tenant, "d", at_cosine(0.4, 4), user_id="user-2"))
 
-    assert index.count(tenant, "user-1") == 3
+    assert index.count(Scope(tenant, "user-1")) == 3
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -302,7 +303,7 @@ def test_a_new_instance_on_the_same_path_sees_the_same_entries(subject: Subject,
         pytest.skip("persistence across instances is the embedded index's own concern")
     subject.index.upsert(memory(tenant, "near", at_cosine(0.9, 1), "Has a dog named Max"))
     subject.index.upsert(memory(tenant, "mid", at_cosine(0.5, 2), "Prefers tea"))
-    subject.index.delete(tenant, "user-1", "mid")
+    subject.index.delete(Scope(tenant, "user-1"), "mid")
     subject.index.upsert(memory(tenant, "far", at_cosine(-0.2, 3)))
 
     reopened = subject.reopen()
@@ -311,7 +312,7 @@ def test_a_new_instance_on_the_same_path_sees_the_same_entries(subject: Subject,
     assert [h.memory_id for h in hits] == ["near", "far"]
     assert [h.score for h in hits] == pytest.approx([0.9, -0.2], abs=TOLERANCE)
     assert [h.memory_id for h in reopened.keyword_search(query(tenant), "dog")] == ["near"]
-    assert reopened.count(tenant, "user-1") == 2
+    assert reopened.count(Scope(tenant, "user-1")) == 2
 
 
 def test_an_open_instance_sees_what_another_process_wrote_since(subject: Subject, tenant: str) -> None:
@@ -320,15 +321,15 @@ def test_an_open_instance_sees_what_another_process_wrote_since(subject: Subject
         pytest.skip("a cluster is one index for every client")
     serving = subject.index
     serving.upsert(memory(tenant, "kept", at_cosine(0.5, 2), "Prefers tea"))
-    assert serving.count(tenant, "user-1") == 1
+    assert serving.count(Scope(tenant, "user-1")) == 1
     other = subject.reopen()
 
     other.upsert(memory(tenant, "new", at_cosine(0.9, 1), "Has a dog named Max"))
-    other.delete(tenant, "user-1", "kept")
+    other.delete(Scope(tenant, "user-1"), "kept")
 
     assert [h.memory_id for h in serving.knn_search(query(tenant), QUERY_VECTOR)] == ["new"]
     assert [h.memory_id for h in serving.keyword_search(query(tenant), "dog")] == ["new"]
-    assert serving.count(tenant, "user-1") == 1
+    assert serving.count(Scope(tenant, "user-1")) == 1
     # ...and its own writes after the reload stay visible to both
     serving.upsert(memory(tenant, "mine", at_cosine(0.5, 2), "Likes dogs"))
     assert {h.memory_id for h in other.keyword_search(query(tenant), "dog")} == {"new", "mine"}

@@ -13,6 +13,7 @@ from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
 from rapport.api.app import create_lambda_app
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Interaction, Message, MessageRole
+from rapport.domain.scope import Scope
 from rapport.services.interactions import NewInteraction
 from rapport.services.people import PeopleService
 from rapport.settings import PipelineMode, Settings
@@ -32,12 +33,12 @@ def conversation(messages: list[tuple[str, str]] = EXCHANGE) -> NewInteraction:
 
 
 def nothing_stored(services: Services) -> None:
-    assert services.interactions.history(T, U, limit=10, cursor=None).items == []
-    assert services.store.count_memories(T, U) == 0
-    assert services.people.list_people(T, U, limit=10, cursor=None).items == []
-    profile = services.profiles.get(T, U)
+    assert services.interactions.history(Scope(T, U), limit=10, cursor=None).items == []
+    assert services.store.count_memories(Scope(T, U)) == 0
+    assert services.people.list_people(Scope(T, U), limit=10, cursor=None).items == []
+    profile = services.profiles.get(Scope(T, U))
     assert profile is None or profile.interaction_count == 0
-    assert services.relational_state.stored(T, U).familiarity_at is None  # never moved, or moved back
+    assert services.relational_state.stored(Scope(T, U)).familiarity_at is None  # never moved, or moved back
 
 
 def api_event(method: str, path: str, body: Any = None) -> dict[str, Any]:
@@ -77,7 +78,7 @@ def test_a_failure_after_the_store_write_stores_nothing_and_answers_an_error(
     assert response["statusCode"] == 500
     assert json.loads(response["body"])["error"] == "internal_error"
     nothing_stored(services)
-    assert services.index.count(T, U) == 0
+    assert services.index.count(Scope(T, U)) == 0
 
 
 def test_derived_work_that_fails_never_fails_a_stored_interaction(
@@ -89,10 +90,12 @@ def test_derived_work_that_fails_never_fails_a_stored_interaction(
 
     monkeypatch.setattr(type(services.sessions), "record_interaction", fail)
     # When a conversation is recorded, it is stored whole: history, episodes, people, state
-    recorded = services.interactions.record(T, U, conversation())
-    assert [i.id for i in services.interactions.history(T, U, limit=10, cursor=None).items] == [recorded.interaction.id]
-    assert services.store.count_memories(T, U) >= len(EXCHANGE)
-    assert services.relational_state.stored(T, U).familiarity_at is not None
+    recorded = services.interactions.record(Scope(T, U), conversation())
+    assert [i.id for i in services.interactions.history(Scope(T, U), limit=10, cursor=None).items] == [
+        recorded.interaction.id
+    ]
+    assert services.store.count_memories(Scope(T, U)) >= len(EXCHANGE)
+    assert services.relational_state.stored(Scope(T, U)).familiarity_at is not None
 
 
 def test_a_failure_between_the_interactions_writes_leaves_neither_locally(
@@ -104,7 +107,7 @@ def test_a_failure_between_the_interactions_writes_leaves_neither_locally(
 
     monkeypatch.setattr(Interaction, "model_dump_json", fail)
     with pytest.raises(ValueError, match="cannot serialise"):
-        services.interactions.record(T, U, conversation())
+        services.interactions.record(Scope(T, U), conversation())
     monkeypatch.undo()
     # Then neither the history item nor any episode is there
     nothing_stored(services)
@@ -132,7 +135,7 @@ def test_a_failure_between_the_interactions_writes_leaves_neither_in_dynamodb(
 
     monkeypatch.setattr(records, "interaction_to_item", refused)
     with pytest.raises(Exception):  # noqa: B017 - whichever error: what matters is what is left
-        services.interactions.record(T, U, conversation())
+        services.interactions.record(Scope(T, U), conversation())
     monkeypatch.undo()
     nothing_stored(services)
 
@@ -142,7 +145,7 @@ def test_a_long_interaction_is_stored_whole_in_dynamodb(settings: Settings, cloc
     # (the pipeline is not what this is about, and it would extract from all of them)
     services = dynamodb_services(settings.model_copy(update={"pipeline": PipelineMode.OFF}), clock, moto_dynamodb)
     long = [("user" if i % 2 == 0 else "assistant", f"message number {i} about the garden") for i in range(120)]
-    recorded = services.interactions.record(T, U, conversation(long))
-    stored = services.interactions.get(T, U, recorded.interaction.id)
+    recorded = services.interactions.record(Scope(T, U), conversation(long))
+    stored = services.interactions.get(Scope(T, U), recorded.interaction.id)
     assert len(stored.memory_ids) == 120
-    assert len(services.store.get_memories(T, U, stored.memory_ids)) == 120
+    assert len(services.store.get_memories(Scope(T, U), stored.memory_ids)) == 120

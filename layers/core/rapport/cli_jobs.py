@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from rapport.domain.scope import Scope
 from rapport.jobs.report import JobName, JobReport
 from rapport.settings import PlanTier, Settings
 
@@ -65,7 +66,7 @@ def _cmd_run(args: argparse.Namespace, settings_of: SettingsOf) -> int:
 
 def _cmd_undo(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     services = _services(settings_of(args), None)
-    derivation, restored = services.governance.undo_consolidation(args.tenant, args.user, args.consolidation_id)
+    derivation, restored = services.governance.undo_consolidation(Scope(args.tenant, args.user), args.consolidation_id)
     print(f"consolidation {derivation.id} is {derivation.state.value}; restored {len(restored)} of its originals:")
     for memory_id in derivation.member_ids:
         print(f"  {memory_id}{'' if memory_id in restored else ' (was not archived)'}")

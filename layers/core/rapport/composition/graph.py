@@ -47,9 +47,13 @@ def build_graph_hooks(
         bus.subscribe(
             source_prefix=ENRICHMENT_SOURCE,
             detail_type=MEMORIES_STORED,
-            subscriber=lambda detail: enricher.enrich(**EnrichmentRequest.model_validate(detail).model_dump()),
+            subscriber=lambda detail: _enrich(enricher, EnrichmentRequest.model_validate(detail)),
         )
     return GraphHooks(edges, enricher, RecallGraph(store, edges, settings), settings.graph, bus)
+
+
+def _enrich(enricher: Enricher, request: EnrichmentRequest) -> None:
+    enricher.enrich(request.scope, request.memory_ids)
 
 
 def build_graph_services(

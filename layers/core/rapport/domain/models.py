@@ -8,6 +8,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rapport.domain.scope import Scope
+
 
 class Domain(StrEnum):
     USER = "user"
@@ -136,6 +138,10 @@ class Memory(BaseModel):
     decayed_at: datetime | None = None
     embedding: list[float] | None = Field(default=None, repr=False)
 
+    @property
+    def scope(self) -> Scope:
+        return Scope(tenant_id=self.tenant_id, user_id=self.user_id)
+
     def without_embedding(self) -> Memory:
         return self.model_copy(update={"embedding": None})
 
@@ -179,6 +185,10 @@ class Interaction(BaseModel):
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
     memory_ids: list[str] = Field(default_factory=list)
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(tenant_id=self.tenant_id, user_id=self.user_id)
 
 
 class AuditAction(StrEnum):

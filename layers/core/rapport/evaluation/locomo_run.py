@@ -17,6 +17,7 @@ from rapport.clock import FixedClock
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Memory, Message, MessageRole
 from rapport.domain.recall import RecallQuery
+from rapport.domain.scope import Scope
 from rapport.evaluation.baselines import (
     Bm25Ranker,
     DenseRanker,
@@ -144,8 +145,7 @@ def ingest(
         clock.set(session.occurred_at)
         for chunk in _chunks(session.turns, limit):
             recorded = services.interactions.record(
-                TENANT,
-                user_id,
+                Scope(TENANT, user_id),
                 NewInteraction(
                     messages=[
                         Message(role=MessageRole.USER, name=turn.speaker, content=message_text(turn)) for turn in chunk
@@ -192,7 +192,7 @@ def ask(
             recall_query = RecallQuery(query=question.text, limit=DEPTH)
         else:
             recall_query = RecallQuery(query=question.text, limit=expansion_seeds, expand_relations=True)
-        hits = services.recall.recall(TENANT, user_id, recall_query)[:DEPTH]
+        hits = services.recall.recall(Scope(TENANT, user_id), recall_query)[:DEPTH]
         ranked = [turn_map.turns_behind(hit.memory) for hit in hits]
         scores.append(score_question(question.category, question.evidence, ranked))
     return scores

@@ -19,6 +19,7 @@ from rapport.domain.relations import (
     edge_type_of,
     type_properties,
 )
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.services.edges import EdgeRepository
 from rapport.services.memories import MemoryService
@@ -103,7 +104,7 @@ class AssociationService:
         self._edges = edges
         self._clock = clock
 
-    def associate(self, tenant_id: str, user_id: str, new: NewAssociation) -> AssociationResult:
+    def associate(self, scope: Scope, new: NewAssociation) -> AssociationResult:
         relation = relation_of(new.relation)
         if new.memory_id == new.related_memory_id:
             raise InvalidInputError("memory_id and related_memory_id are the same: a memory cannot relate to itself")
@@ -114,8 +115,8 @@ class AssociationService:
         except (ValidationError, ValueError) as exc:
             raise InvalidInputError(_explain(exc, relation)) from exc
         # Both ends must be this end user's memories: another tenant's or user's id is as absent as a made-up one.
-        source = self._memories.get(tenant_id, user_id, new.memory_id)
-        self._memories.get(tenant_id, user_id, new.related_memory_id)
+        source = self._memories.get(scope, new.memory_id)
+        self._memories.get(scope, new.related_memory_id)
         edge = Edge(
             source_id=new.memory_id,
             target_id=new.related_memory_id,
@@ -124,42 +125,42 @@ class AssociationService:
             timestamp=base.timestamp or self._clock.now(),
             properties=own,
         )
-        existing = self._edges.get(tenant_id, user_id, edge.source_id, relation, edge.target_id)
-        stored = self._edges.put(tenant_id, user_id, merge(existing, edge))
+        existing = self._edges.get(scope, edge.source_id, relation, edge.target_id)
+        stored = self._edges.put(scope, merge(existing, edge))
         if relation is RelationType.INVALIDATED_BY and source.status is MemoryStatus.ACTIVE:
             # What the edge says, recall should act on: the memory is history now, found only with include_archived.
-            self._memories.update(tenant_id, user_id, source.id, MemoryPatch(status=MemoryStatus.INVALIDATED))
+            self._memories.update(scope, source.id, MemoryPatch(status=MemoryStatus.INVALIDATED))
         return AssociationResult(edge=stored, created=existing is None)
 
-    def list_for(self, tenant_id: str, user_id: str, memory_id: str, relation: str | None = None) -> list[Association]:
+    def list_for(self, scope: Scope, memory_id: str, relation: str | None = None) -> list[Association]:
         """Every edge from or to the memory; a symmetric link once, not once per stored direction."""
-        self._memories.get(tenant_id, user_id, memory_id)
+        self._memories.get(scope, memory_id)
         only = edge_type_named(relation) if relation else None
         listed: dict[tuple[str, str, str], Association] = {}
-        for edge in self._edges.outgoing(tenant_id, user_id, memory_id, only):
+        for edge in self._edges.outgoing(scope, memory_id, only):
             listed[_key(edge)] = _association(edge, Direction.OUTGOING)
-        for edge in self._edges.incoming(tenant_id, user_id, memory_id, only):
+        for edge in self._edges.incoming(scope, memory_id, only):
             listed.setdefault(_key(edge), _association(edge, Direction.INCOMING))
         return sorted(listed.values(), key=lambda a: (a.relation.value, a.source_id, a.target_id))
 
-    def remove(self, tenant_id: str, user_id: str, memory_id: str, related_memory_id: str, relation: str) -> None:
+    def remove(self, scope: Scope, memory_id: str, related_memory_id: str, relation: str) -> None:
         """Any edge type, enrichment's included (a client may prune what enrichment drew); 404 when absent."""
         kind = edge_type_named(relation)
-        if not self._edges.delete(tenant_id, user_id, memory_id, kind, related_memory_id):
+        if not self._edges.delete(scope, memory_id, kind, related_memory_id):
             raise NotFoundError(f"no {kind.value} association from {memory_id} to {related_memory_id}")
         if kind is RelationType.INVALIDATED_BY:
-            self._restore_if_valid_again(tenant_id, user_id, memory_id)
+            self._restore_if_valid_again(scope, memory_id)
 
-    def _restore_if_valid_again(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+    def _restore_if_valid_again(self, scope: Scope, memory_id: str) -> None:
         """Removing the last INVALIDATED_BY undoes what adding it did (see associate)."""
-        if self._edges.outgoing(tenant_id, user_id, memory_id, RelationType.INVALIDATED_BY, limit=1):
+        if self._edges.outgoing(scope, memory_id, RelationType.INVALIDATED_BY, limit=1):
             return
         try:
-            memory = self._memories.get(tenant_id, user_id, memory_id)
+            memory = self._memories.get(scope, memory_id)
         except NotFoundError:
             return
         if memory.status is MemoryStatus.INVALIDATED:
-            self._memories.update(tenant_id, user_id, memory_id, MemoryPatch(status=MemoryStatus.ACTIVE))
+            self._memories.update(scope, memory_id, MemoryPatch(status=MemoryStatus.ACTIVE))
 
 
 def _key(edge: Edge) -> tuple[str, str, str]:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from rapport.clock import Clock
 from rapport.domain.models import Domain, Memory, MemoryStatus, UserMemoryType
 from rapport.domain.relations import Edge, EdgeType, EnrichmentType, RelationType
+from rapport.domain.scope import Scope
 from rapport.domain.text import tokenize
 from rapport.graph.patterns import (
     PATTERN_PREFIX,
@@ -40,6 +41,10 @@ class EnrichmentRequest(BaseModel):
     tenant_id: str = Field(min_length=1)
     user_id: str = Field(min_length=1)
     memory_ids: list[str] = Field(min_length=1, max_length=500)
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(tenant_id=self.tenant_id, user_id=self.user_id)
 
 
 class EnrichmentOutcome(BaseModel):
@@ -90,14 +95,14 @@ class Enricher:
         self._settings = settings
         self._clock = clock
 
-    def recount_pattern(self, tenant_id: str, user_id: str, node_id: str) -> Pattern | None:
+    def recount_pattern(self, scope: Scope, node_id: str) -> Pattern | None:
         """A pattern's occurrences and confidence from the memories that still exemplify it (after one is deleted).
         Below the minimum its confidence is 0: kept, so a later memory with the term revives it with its history."""
         term = node_id.removeprefix(PATTERN_PREFIX)
-        existing = self._patterns.get(tenant_id, user_id, term)
+        existing = self._patterns.get(scope, term)
         if existing is None:
             return None
-        occurrences = len(self._edges.incoming(tenant_id, user_id, node_id, RelationType.EXEMPLIFIES))
+        occurrences = len(self._edges.incoming(scope, node_id, RelationType.EXEMPLIFIES))
         settings = self._settings
         recounted = existing.model_copy(
             update={
@@ -108,16 +113,16 @@ class Enricher:
                 "updated_at": self._clock.now(),
             }
         )
-        return self._patterns.put(tenant_id, user_id, term, recounted)
+        return self._patterns.put(scope, term, recounted)
 
-    def enrich(self, tenant_id: str, user_id: str, memory_ids: Sequence[str]) -> EnrichmentOutcome:
+    def enrich(self, scope: Scope, memory_ids: Sequence[str]) -> EnrichmentOutcome:
         """The asynchronous entry point (the enrichment function in AWS): re-reads the memories, in the given order."""
-        found = {m.id: m for m in self._store.get_memories(tenant_id, user_id, dict.fromkeys(memory_ids))}
-        outcome = self.enrich_memories(tenant_id, user_id, [found[i] for i in memory_ids if i in found])
+        found = {m.id: m for m in self._store.get_memories(scope, dict.fromkeys(memory_ids))}
+        outcome = self.enrich_memories(scope, [found[i] for i in memory_ids if i in found])
         outcome.skipped += len(set(memory_ids) - set(found))
         return outcome
 
-    def enrich_memories(self, tenant_id: str, user_id: str, batch: Sequence[Memory]) -> EnrichmentOutcome:
+    def enrich_memories(self, scope: Scope, batch: Sequence[Memory]) -> EnrichmentOutcome:
         """`batch`: memories just stored together, in the order they were stored (it orders equal times)."""
         settings = self._settings
         chosen = [
@@ -127,23 +132,21 @@ class Enricher:
         if not chosen:
             return outcome
         now = self._clock.now()
-        outcome.preceded_by = self._link_preceding(tenant_id, user_id, chosen, now)
+        outcome.preceded_by = self._link_preceding(scope, chosen, now)
         for memory in chosen:
-            outcome.similar_to += self._link_similar(tenant_id, user_id, memory, now)
-        outcome.add(self._link_patterns(tenant_id, user_id, [m for m in chosen if not _is_episode(m)], now))
+            outcome.similar_to += self._link_similar(scope, memory, now)
+        outcome.add(self._link_patterns(scope, [m for m in chosen if not _is_episode(m)], now))
         return outcome
 
     # PRECEDED_BY
 
-    def _link_preceding(self, tenant_id: str, user_id: str, batch: Sequence[Memory], now: datetime) -> int:
+    def _link_preceding(self, scope: Scope, batch: Sequence[Memory], now: datetime) -> int:
         settings = self._settings
         if settings.preceded_by_limit == 0:
             return 0
         window = timedelta(hours=settings.preceded_by_window_hours)
         position = {m.id: i for i, m in enumerate(batch)}
-        recent = self._store.list_memories(
-            tenant_id, user_id, domains=_ALL_DOMAINS, limit=settings.enrich_candidate_limit
-        ).items
+        recent = self._store.list_memories(scope, domains=_ALL_DOMAINS, limit=settings.enrich_candidate_limit).items
         # Stored before this batch: they precede a batch member of the same time. Within the batch, order decides.
         earlier = [m for m in recent if m.id not in position and self._eligible(m)]
         written = 0
@@ -162,8 +165,7 @@ class Enricher:
                 gap = (when - _when(previous)).total_seconds()
                 strength = max(0.0, 1.0 - gap / window.total_seconds())
                 self._put(
-                    tenant_id,
-                    user_id,
+                    scope,
                     memory.id,
                     EnrichmentType.PRECEDED_BY,
                     previous.id,
@@ -179,13 +181,13 @@ class Enricher:
 
     # SIMILAR_TO
 
-    def _link_similar(self, tenant_id: str, user_id: str, memory: Memory, now: datetime) -> int:
+    def _link_similar(self, scope: Scope, memory: Memory, now: datetime) -> int:
         settings = self._settings
         if settings.similar_to_limit == 0 or not memory.embedding:
             return 0
         query = IndexQuery(
-            tenant_id=tenant_id,
-            user_id=user_id,
+            tenant_id=scope.tenant_id,
+            user_id=scope.user_id,
             domains=_ALL_DOMAINS,
             statuses=_ACTIVE,
             k=settings.similar_to_limit + 1,
@@ -196,17 +198,12 @@ class Enricher:
             if h.memory_id != memory.id and h.score >= settings.similar_to_min_similarity
         ]
         if not settings.enrich_episodes and hits:
-            kept = {
-                m.id
-                for m in self._store.get_memories(tenant_id, user_id, [h.memory_id for h in hits])
-                if not _is_episode(m)
-            }
+            kept = {m.id for m in self._store.get_memories(scope, [h.memory_id for h in hits]) if not _is_episode(m)}
             hits = [h for h in hits if h.memory_id in kept]
         for hit in hits[: settings.similar_to_limit]:
             score = round(hit.score, 4)
             self._put(
-                tenant_id,
-                user_id,
+                scope,
                 memory.id,
                 EnrichmentType.SIMILAR_TO,
                 hit.memory_id,
@@ -218,15 +215,15 @@ class Enricher:
 
     # EXEMPLIFIES -> Pattern
 
-    def _link_patterns(self, tenant_id: str, user_id: str, batch: Sequence[Memory], now: datetime) -> EnrichmentOutcome:
+    def _link_patterns(self, scope: Scope, batch: Sequence[Memory], now: datetime) -> EnrichmentOutcome:
         settings = self._settings
         outcome = EnrichmentOutcome()
         if settings.pattern_max_terms == 0 or not batch:
             return outcome
         terms_of = {m.id: key_terms(m.content, settings.pattern_max_terms) for m in batch}
         query = IndexQuery(
-            tenant_id=tenant_id,
-            user_id=user_id,
+            tenant_id=scope.tenant_id,
+            user_id=scope.user_id,
             domains=_ALL_DOMAINS,
             statuses=_ACTIVE,
             k=settings.pattern_candidate_limit,
@@ -238,7 +235,7 @@ class Enricher:
         candidates = {
             m.id: m
             for m in self._store.get_memories(
-                tenant_id, user_id, {i for ids in hits_of.values() for i in ids} | {m.id for m in batch}
+                scope, {i for ids in hits_of.values() for i in ids} | {m.id for m in batch}
             )
         }
         for term, ids in hits_of.items():
@@ -253,7 +250,7 @@ class Enricher:
             confidence = pattern_confidence(
                 len(members), settings.pattern_min_occurrences, settings.pattern_full_confidence
             )
-            existing = self._patterns.get(tenant_id, user_id, term)
+            existing = self._patterns.get(scope, term)
             pattern = Pattern(
                 id=pattern_id(term),
                 key_terms=[term],
@@ -262,14 +259,13 @@ class Enricher:
                 created_at=existing.created_at if existing else now,
                 updated_at=now,
             )
-            self._patterns.put(tenant_id, user_id, term, pattern)
+            self._patterns.put(scope, term, pattern)
             outcome.patterns.append(pattern.id)
             # A new pattern gathers every memory that shows it; later, only the memories that carry the term.
             linked = members if existing is None else [m for m in members if m.id in terms_of]
             for memory in linked:
                 self._put(
-                    tenant_id,
-                    user_id,
+                    scope,
                     memory.id,
                     RelationType.EXEMPLIFIES,
                     pattern.id,
@@ -282,8 +278,7 @@ class Enricher:
 
     def _put(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         source_id: str,
         relation: EdgeType,
         target_id: str,
@@ -299,4 +294,4 @@ class Enricher:
             timestamp=at,
             properties=properties,
         )
-        self._edges.put(tenant_id, user_id, edge)
+        self._edges.put(scope, edge)

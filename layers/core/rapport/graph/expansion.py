@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from rapport.domain.models import recalled_statuses
 from rapport.domain.recall import RecallHit, RecallQuery, RelationScore, rank_key
 from rapport.domain.relations import Direction, Edge, EnrichmentType, PathStep, RelationType
+from rapport.domain.scope import Scope
 from rapport.graph.patterns import is_pattern_id
 from rapport.graph.relation_score import RelationScoreRule
 from rapport.ports.graph import ScoreReached
@@ -45,10 +46,10 @@ class RecallGraph:
         self._settings = settings
         self._rule = RelationScoreRule.of(settings.graph)
 
-    def edges_for_recall(self, tenant_id: str, user_id: str) -> UserEdges | None:
-        if not self._edges.has_any(tenant_id, user_id):
+    def edges_for_recall(self, scope: Scope) -> UserEdges | None:
+        if not self._edges.has_any(scope):
             return None
-        return UserEdges(self._store, self._edges, self._settings, self._rule, tenant_id, user_id)
+        return UserEdges(self._store, self._edges, self._settings, self._rule, scope)
 
 
 class UserEdges:
@@ -61,23 +62,21 @@ class UserEdges:
         edges: EdgeRepository,
         settings: Settings,
         rule: RelationScoreRule,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
     ) -> None:
         self._store = store
         self._edges = edges
         self._settings = settings
         self._rule = rule
-        self._tenant_id = tenant_id
-        self._user_id = user_id
+        self._scope = scope
         self._cache: dict[str, _Edges] = {}
 
     def _edges_of(self, node_id: str) -> _Edges:
         if node_id not in self._cache:
             limit = self._settings.graph.expand_edge_read_limit
             self._cache[node_id] = _Edges(
-                incoming=self._edges.incoming(self._tenant_id, self._user_id, node_id, limit=limit),
-                outgoing=self._edges.outgoing(self._tenant_id, self._user_id, node_id, limit=limit),
+                incoming=self._edges.incoming(self._scope, node_id, limit=limit),
+                outgoing=self._edges.outgoing(self._scope, node_id, limit=limit),
             )
         return self._cache[node_id]
 
@@ -105,7 +104,7 @@ class UserEdges:
         seen = {hit.memory.id for hit in seeds}
         reaches = {seed.memory.id: self._reach(seed.memory.id, min_strength, seen) for seed in seeds}
         wanted = {r.memory_id for found in reaches.values() for r in found}
-        memories = {m.id: m for m in self._store.get_memories(self._tenant_id, self._user_id, wanted)}
+        memories = {m.id: m for m in self._store.get_memories(self._scope, wanted)}
         # As recall's own candidates: compressed memories are live; the rest is history, for include_archived.
         statuses = set(recalled_statuses(query.include_archived))
         domains = set(query.domain.domains())

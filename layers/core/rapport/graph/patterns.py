@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from rapport.domain.scope import Scope
 from rapport.domain.text import tokenize
 from rapport.ports.items import ItemScope, ItemStore
 
@@ -61,11 +62,11 @@ class PatternRepository:
     def __init__(self, items: ItemStore) -> None:
         self._items = items
 
-    def get(self, tenant_id: str, user_id: str, term: str) -> Pattern | None:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), PATTERN_KIND, term)
+    def get(self, scope: Scope, term: str) -> Pattern | None:
+        item = self._items.get_item(ItemScope.of_user(scope), PATTERN_KIND, term)
         return Pattern.model_validate(item.body) if item else None
 
-    def put(self, tenant_id: str, user_id: str, term: str, pattern: Pattern) -> Pattern:
-        scope = ItemScope(tenant_id=tenant_id, user_id=user_id)
-        self._items.put_item(scope, PATTERN_KIND, term, pattern.model_dump(mode="json"), now=pattern.updated_at)
+    def put(self, scope: Scope, term: str, pattern: Pattern) -> Pattern:
+        item_scope = ItemScope.of_user(scope)
+        self._items.put_item(item_scope, PATTERN_KIND, term, pattern.model_dump(mode="json"), now=pattern.updated_at)
         return pattern

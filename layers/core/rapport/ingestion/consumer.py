@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rapport.domain.scope import Scope
 from rapport.ingestion.events import InteractionReceived
 from rapport.ingestion.idempotency import IdempotencyClaims
 from rapport.services.interactions import InteractionService, RecordedInteraction
@@ -22,7 +23,7 @@ class InteractionConsumer:
         if not self._claims.claim(event.tenant_id, event.event_id):
             return None
         try:
-            return self._interactions.record(event.tenant_id, event.user_id, event.to_new_interaction())
+            return self._interactions.record(Scope(event.tenant_id, event.user_id), event.to_new_interaction())
         except Exception:
             self._claims.release(event.tenant_id, event.event_id)
             raise

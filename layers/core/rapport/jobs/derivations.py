@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from rapport.domain.lifecycle.derived import GOVERNANCE_KEY, Operation
 from rapport.domain.models import Memory, MemoryStatus
 from rapport.domain.relations import RelationType
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.ports.items import ItemQuery, ItemScope, ItemStore
 from rapport.ports.store import MemoryStore
@@ -69,13 +70,13 @@ class DerivationJournal:
     def __init__(self, items: ItemStore) -> None:
         self._items = items
 
-    def get(self, tenant_id: str, user_id: str, derivation_id: str) -> Derivation | None:
-        item = self._items.get_item(_scope(tenant_id, user_id), DERIVATION_KIND, derivation_id)
+    def get(self, scope: Scope, derivation_id: str) -> Derivation | None:
+        item = self._items.get_item(ItemScope.of_user(scope), DERIVATION_KIND, derivation_id)
         return Derivation.model_validate(item.body) if item is not None else None
 
     def open(self, derivation: Derivation, now: datetime) -> None:
         """The marker first, so a record can never exist without a way to find it; the record only once."""
-        scope = _scope(derivation.derived.tenant_id, derivation.derived.user_id)
+        scope = ItemScope.of_user(derivation.derived.scope)
         marker = OpenMarker(operation=derivation.operation).model_dump(mode="json")
         self._items.put_item(scope, OPEN_KIND, derivation.id, marker, now=now)
         self._items.put_item(
@@ -83,28 +84,28 @@ class DerivationJournal:
         )
 
     def save(self, derivation: Derivation, now: datetime) -> None:
-        scope = _scope(derivation.derived.tenant_id, derivation.derived.user_id)
+        scope = ItemScope.of_user(derivation.derived.scope)
         self._items.put_item(scope, DERIVATION_KIND, derivation.id, derivation.model_dump(mode="json"), now=now)
 
-    def close(self, tenant_id: str, user_id: str, derivation_id: str) -> None:
-        self._items.delete_item(_scope(tenant_id, user_id), OPEN_KIND, derivation_id)
+    def close(self, scope: Scope, derivation_id: str) -> None:
+        self._items.delete_item(ItemScope.of_user(scope), OPEN_KIND, derivation_id)
 
-    def open_ids(self, tenant_id: str, user_id: str) -> list[str]:
-        return [key for key, _ in self._all(tenant_id, user_id, OPEN_KIND)]
+    def open_ids(self, scope: Scope) -> list[str]:
+        return [key for key, _ in self._all(scope, OPEN_KIND)]
 
     def keep_apart(self, derivation: Derivation, now: datetime) -> None:
-        scope = _scope(derivation.derived.tenant_id, derivation.derived.user_id)
+        scope = ItemScope.of_user(derivation.derived.scope)
         apart = KeptApart(member_ids=derivation.member_ids).model_dump(mode="json")
         self._items.put_item(scope, APART_KIND, derivation.id, apart, now=now)
 
-    def kept_apart(self, tenant_id: str, user_id: str) -> list[KeptApart]:
-        return [KeptApart.model_validate(body) for _, body in self._all(tenant_id, user_id, APART_KIND)]
+    def kept_apart(self, scope: Scope) -> list[KeptApart]:
+        return [KeptApart.model_validate(body) for _, body in self._all(scope, APART_KIND)]
 
-    def _all(self, tenant_id: str, user_id: str, kind: str) -> list[tuple[str, dict[str, Any]]]:
+    def _all(self, scope: Scope, kind: str) -> list[tuple[str, dict[str, Any]]]:
         found: list[tuple[str, dict[str, Any]]] = []
         cursor: str | None = None
         while True:
-            page = self._items.list_items(_scope(tenant_id, user_id), ItemQuery(kind=kind, limit=_PAGE, cursor=cursor))
+            page = self._items.list_items(ItemScope.of_user(scope), ItemQuery(kind=kind, limit=_PAGE, cursor=cursor))
             found.extend((item.key, item.body) for item in page.items)
             cursor = page.next_cursor
             if cursor is None:
@@ -132,19 +133,19 @@ class Derivations:
 
     # reading
 
-    def get(self, tenant_id: str, user_id: str, derivation_id: str) -> Derivation:
-        derivation = self._journal.get(tenant_id, user_id, derivation_id)
+    def get(self, scope: Scope, derivation_id: str) -> Derivation:
+        derivation = self._journal.get(scope, derivation_id)
         if derivation is None:
             raise NotFoundError(f"no compression or consolidation {derivation_id} for this user")
         return derivation
 
-    def open_ids(self, tenant_id: str, user_id: str) -> list[str]:
-        return self._journal.open_ids(tenant_id, user_id)
+    def open_ids(self, scope: Scope) -> list[str]:
+        return self._journal.open_ids(scope)
 
-    def kept_apart(self, tenant_id: str, user_id: str) -> frozenset[frozenset[str]]:
+    def kept_apart(self, scope: Scope) -> frozenset[frozenset[str]]:
         """Pairs of memories whose consolidation was undone: a later run must not merge them again."""
         pairs: set[frozenset[str]] = set()
-        for apart in self._journal.kept_apart(tenant_id, user_id):
+        for apart in self._journal.kept_apart(scope):
             members = apart.member_ids
             pairs.update(frozenset((a, b)) for i, a in enumerate(members) for b in members[i + 1 :])
         return frozenset(pairs)
@@ -156,30 +157,29 @@ class Derivations:
         self._journal.open(derivation, now)
         return derivation
 
-    def resume(self, tenant_id: str, user_id: str, derivation_id: str, now: datetime) -> Completion | None:
+    def resume(self, scope: Scope, derivation_id: str, now: datetime) -> Completion | None:
         """Finish an open derivation; None when its record was never written (the run stopped right after the
         marker, before anything else), in which case the marker goes."""
         try:
-            derivation = self.get(tenant_id, user_id, derivation_id)
+            derivation = self.get(scope, derivation_id)
         except NotFoundError:
-            self._journal.close(tenant_id, user_id, derivation_id)
+            self._journal.close(scope, derivation_id)
             return None
         if derivation.state is DerivationState.UNDONE:
             # Undone after it finished: only its marker was left behind; finishing it again would redo it.
-            self._journal.close(tenant_id, user_id, derivation_id)
+            self._journal.close(scope, derivation_id)
             return None
         return self.complete(derivation, now)
 
     def complete(self, derivation: Derivation, now: datetime) -> Completion:
-        tenant_id, user_id = derivation.derived.tenant_id, derivation.derived.user_id
+        scope = derivation.derived.scope
         created = False
-        if not self._exists(tenant_id, user_id, derivation.id):
-            self._memories.remember_many(tenant_id, user_id, [derivation.derived])
+        if not self._exists(scope, derivation.id):
+            self._memories.remember_many(scope, [derivation.derived])
             created = True
         for member_id in derivation.member_ids:
             self._edges.put(
-                tenant_id,
-                user_id,
+                scope,
                 edge_at(
                     derivation.id,
                     RelationType.DERIVED_FROM,
@@ -193,19 +193,19 @@ class Derivations:
         if derivation.state is DerivationState.PENDING:
             derivation = derivation.model_copy(update={"state": DerivationState.DONE, "completed_at": now})
             self._journal.save(derivation, now)
-        self._journal.close(tenant_id, user_id, derivation.id)
+        self._journal.close(scope, derivation.id)
         return Completion(derivation=derivation, created=created, archived=archived, kept=kept)
 
     def _archive_members(self, derivation: Derivation, now: datetime) -> tuple[list[str], list[str]]:
         """Archive each original only once its copy is verified: the derived memory is stored and linked to it."""
-        tenant_id, user_id = derivation.derived.tenant_id, derivation.derived.user_id
         archived: list[str] = []
         kept: list[str] = []
-        copy_stored = self._exists(tenant_id, user_id, derivation.id)
+        scope = derivation.derived.scope
+        copy_stored = self._exists(scope, derivation.id)
         for member_id in derivation.member_ids:
-            linked = self._edges.get(tenant_id, user_id, derivation.id, RelationType.DERIVED_FROM, member_id)
+            linked = self._edges.get(scope, derivation.id, RelationType.DERIVED_FROM, member_id)
             try:
-                member = self._store.get_memory(tenant_id, user_id, member_id)
+                member = self._store.get_memory(scope, member_id)
             except NotFoundError:
                 kept.append(member_id)
                 continue
@@ -220,21 +220,21 @@ class Derivations:
 
     # undoing
 
-    def undo(self, tenant_id: str, user_id: str, derivation_id: str, now: datetime) -> tuple[Derivation, list[str]]:
+    def undo(self, scope: Scope, derivation_id: str, now: datetime) -> tuple[Derivation, list[str]]:
         """Put the originals back as they were and archive the derived memory; the pair is then kept apart. Undoing
         twice is the same as once. Returns the derivation and the originals restored by this call."""
-        derivation = self.get(tenant_id, user_id, derivation_id)
+        derivation = self.get(scope, derivation_id)
         if derivation.state is DerivationState.PENDING:
             raise InvalidInputError(f"{derivation_id} is still being carried out; undo it once its job has finished")
         # Apart first: a consolidation running meanwhile must not merge what is being taken apart.
         self._journal.keep_apart(derivation, now)
         restored: list[str] = []
-        for member in self._store.get_memories(tenant_id, user_id, derivation.member_ids):
+        for member in self._store.get_memories(scope, derivation.member_ids):
             if member.status is MemoryStatus.ARCHIVED:
                 self._set_status(member, derivation.prior_status.get(member.id, MemoryStatus.ACTIVE), now)
                 restored.append(member.id)
-        if self._exists(tenant_id, user_id, derivation.id):
-            derived = self._store.get_memory(tenant_id, user_id, derivation.id)
+        if self._exists(scope, derivation.id):
+            derived = self._store.get_memory(scope, derivation.id)
             if derived.status is not MemoryStatus.ARCHIVED:
                 marker = {**derived.metadata.get(GOVERNANCE_KEY, {}), "undone_at": now.isoformat()}
                 derived = derived.model_copy(update={"metadata": {**derived.metadata, GOVERNANCE_KEY: marker}})
@@ -246,16 +246,12 @@ class Derivations:
 
     # helpers
 
-    def _exists(self, tenant_id: str, user_id: str, memory_id: str) -> bool:
+    def _exists(self, scope: Scope, memory_id: str) -> bool:
         try:
-            self._store.get_memory(tenant_id, user_id, memory_id)
+            self._store.get_memory(scope, memory_id)
         except NotFoundError:
             return False
         return True
 
     def _set_status(self, memory: Memory, status: MemoryStatus, now: datetime) -> None:
         self._memories.set_status(memory, status, now)
-
-
-def _scope(tenant_id: str, user_id: str) -> ItemScope:
-    return ItemScope(tenant_id=tenant_id, user_id=user_id)

@@ -16,6 +16,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from rapport.domain.scope import Scope
 from rapport.errors import RapportError
 from rapport.ids import new_id
 from rapport.jobs.governance import GovernanceJobs
@@ -75,7 +76,7 @@ class FanOut:
         if item.kind is WorkKind.USER:
             if not item.tenant_id or not item.user_id:
                 raise ValueError("a user work item names its tenant and user")
-            return self._jobs.run(item.job, item.tenant_id, item.user_id, item.as_of, run_id=item.run_id)
+            return self._jobs.run(item.job, Scope(item.tenant_id, item.user_id), item.as_of, run_id=item.run_id)
         following: list[WorkItem] = []
         if item.kind is WorkKind.TENANTS:
             page = self._store.list_tenants(limit=self._page_size, cursor=item.cursor)
@@ -133,7 +134,7 @@ def run_in_process(
 
         for user in pages(users):
             try:
-                report = jobs.run(job, tenant, user, as_of, run_id=run_id)
+                report = jobs.run(job, Scope(tenant, user), as_of, run_id=run_id)
             except RapportError as exc:
                 logger.warning("governance job %s failed for %s/%s: %s", job.value, tenant, user, exc)
                 report = JobReport(job=job, as_of=as_of, failed_users=[f"{tenant}/{user}"])

@@ -12,6 +12,7 @@ from rapport.domain.lifecycle.decay import persist_decay
 from rapport.domain.lifecycle.derived import Operation
 from rapport.domain.lifecycle.tiers import is_conversation_message, leaving_short_term, working_memory_over
 from rapport.domain.models import LIVE_STATUSES, Domain, Interaction, Memory, MemoryStatus
+from rapport.domain.scope import Scope
 from rapport.errors import NotFoundError, RapportError
 from rapport.jobs.derivations import Derivation, Derivations
 from rapport.jobs.history import HistoryRetention
@@ -60,24 +61,24 @@ class GovernanceJobs:
         self._lease = UserLease(items, clock, self._settings.lease_minutes)
         self._clock = clock
 
-    def run(self, job: JobName, tenant_id: str, user_id: str, as_of: datetime, *, run_id: str = "") -> JobReport:
+    def run(self, job: JobName, scope: Scope, as_of: datetime, *, run_id: str = "") -> JobReport:
         """One job for one end user as of `as_of`, holding the user against other jobs while it works."""
         report = JobReport(job=job, as_of=as_of, users=1)
-        with self._lease.hold(tenant_id, user_id, f"{job.value}:{run_id or as_of.isoformat()}"):
+        with self._lease.hold(scope, f"{job.value}:{run_id or as_of.isoformat()}"):
             if job is JobName.DECAY:
-                self._decay(tenant_id, user_id, as_of, report)
+                self._decay(scope, as_of, report)
             elif job is JobName.COMPRESS:
-                self._merging.resume_open(tenant_id, user_id, as_of, report)
-                memories = list(self._memories(tenant_id, user_id))
+                self._merging.resume_open(scope, as_of, report)
+                memories = list(self._memories(scope))
                 report.examined = len(memories)
                 self._merging.compress(memories, as_of, report)
             elif job is JobName.CONSOLIDATE:
-                self._merging.resume_open(tenant_id, user_id, as_of, report)
-                memories = list(self._memories(tenant_id, user_id))
+                self._merging.resume_open(scope, as_of, report)
+                memories = list(self._memories(scope))
                 report.examined = len(memories)
-                self._merging.consolidate(tenant_id, user_id, memories, as_of, report)
+                self._merging.consolidate(scope, memories, as_of, report)
             else:
-                self._retention(tenant_id, user_id, as_of, report)
+                self._retention(scope, as_of, report)
         return report
 
     def after_interaction(self, interaction: Interaction) -> None:
@@ -97,22 +98,22 @@ class GovernanceJobs:
                 interaction.user_id,
             )
 
-    def undo_consolidation(self, tenant_id: str, user_id: str, consolidation_id: str) -> tuple[Derivation, list[str]]:
-        derivation = self.derivations.get(tenant_id, user_id, consolidation_id)
+    def undo_consolidation(self, scope: Scope, consolidation_id: str) -> tuple[Derivation, list[str]]:
+        derivation = self.derivations.get(scope, consolidation_id)
         if derivation.operation is not Operation.CONSOLIDATION:
             raise NotFoundError(f"no consolidation {consolidation_id} for this user (it is a {derivation.operation})")
-        return self.derivations.undo(tenant_id, user_id, consolidation_id, self._clock.now())
+        return self.derivations.undo(scope, consolidation_id, self._clock.now())
 
     # decay
 
-    def _decay(self, tenant_id: str, user_id: str, as_of: datetime, report: JobReport) -> None:
-        for memory in self._memories(tenant_id, user_id):
+    def _decay(self, scope: Scope, as_of: datetime, report: JobReport) -> None:
+        for memory in self._memories(scope):
             report.examined += 1
             if memory.status not in LIVE_STATUSES or persist_decay(memory, as_of, self._settings) is None:
                 continue
             # Re-read right before writing: a reinforcement since the page was read must not be overwritten.
             try:
-                fresh = self._store.get_memory(tenant_id, user_id, memory.id)
+                fresh = self._store.get_memory(scope, memory.id)
             except NotFoundError:
                 continue
             updated = persist_decay(fresh, as_of, self._settings)
@@ -124,13 +125,13 @@ class GovernanceJobs:
 
     # retention: the plan's cap on history, then the tiers' windows
 
-    def _retention(self, tenant_id: str, user_id: str, as_of: datetime, report: JobReport) -> None:
-        trim = self.history.sweep(tenant_id, user_id, as_of)
+    def _retention(self, scope: Scope, as_of: datetime, report: JobReport) -> None:
+        trim = self.history.sweep(scope, as_of)
         report.trimmed_interactions += len(trim.interactions)
         report.trimmed_messages += trim.messages
         for interaction_id in trim.interactions:
             report.note("trimmed", interaction_id, f"over the cap of {trim.cap} messages")
-        memories = list(self._memories(tenant_id, user_id))
+        memories = list(self._memories(scope))
         report.examined = len(memories)
         retiring = leaving_short_term([m for m in memories if is_conversation_message(m)], as_of, self._settings)
         sessions: dict[str, bool] = {}
@@ -139,7 +140,7 @@ class GovernanceJobs:
             if memory.status is not MemoryStatus.ACTIVE or not session_id:
                 continue
             if session_id not in sessions:
-                sessions[session_id] = self._sessions.is_live(tenant_id, user_id, session_id, as_of)
+                sessions[session_id] = self._sessions.is_live(scope, session_id, as_of)
             if working_memory_over(memory, sessions[session_id], as_of, self._settings):
                 retiring.append(memory)
         interactions: dict[str, Interaction | None] = {}
@@ -159,9 +160,7 @@ class GovernanceJobs:
             return False
         if interaction_id not in interactions:
             try:
-                interactions[interaction_id] = self._store.get_interaction(
-                    memory.tenant_id, memory.user_id, interaction_id
-                )
+                interactions[interaction_id] = self._store.get_interaction(memory.scope, interaction_id)
             except NotFoundError:
                 interactions[interaction_id] = None
         interaction = interactions[interaction_id]
@@ -170,10 +169,10 @@ class GovernanceJobs:
         index = memory.source.message_index
         return index is None or 0 <= index < len(interaction.messages)
 
-    def _memories(self, tenant_id: str, user_id: str) -> Iterator[Memory]:
+    def _memories(self, scope: Scope) -> Iterator[Memory]:
         cursor: str | None = None
         while True:
-            page = self._store.list_memories(tenant_id, user_id, domains=_ALL_DOMAINS, limit=_PAGE, cursor=cursor)
+            page = self._store.list_memories(scope, domains=_ALL_DOMAINS, limit=_PAGE, cursor=cursor)
             yield from page.items
             cursor = page.next_cursor
             if cursor is None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from rapport.domain.lifecycle.retention import messages_over_cap, oldest_to_trim
 from rapport.domain.models import Interaction
+from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, NotFoundError
 from rapport.jobs.plans import PlanDirectory
 from rapport.ports.items import ItemScope, ItemStore
@@ -87,11 +88,10 @@ class HistoryRetention:
         self._plans = plans
 
     def after_interaction(self, interaction: Interaction, now: datetime) -> Trim:
-        tenant_id, user_id = interaction.tenant_id, interaction.user_id
-        scope = ItemScope(tenant_id=tenant_id, user_id=user_id)
+        scope = ItemScope.of_user(interaction.scope)
         if self._counts.get(scope) is None:
             # First count for this user (or after an erasure): the history, this interaction included.
-            total = sum(len(i.messages) for i in self._history(tenant_id, user_id))
+            total = sum(len(i.messages) for i in self._history(interaction.scope))
             # A concurrent first count may win the race; it counted this interaction too.
             with contextlib.suppress(ConflictError):
                 self._counts.put(scope, MessageCount(messages=total), now=now, expected_version=0)
@@ -99,46 +99,48 @@ class HistoryRetention:
             self._counts.add(scope, len(interaction.messages), now=now)
         counted = self._counts.get(scope)
         total = counted.count.messages if counted else 0
-        cap = self._plans.max_messages(tenant_id, user_id)
+        cap = self._plans.max_messages(interaction.scope)
         excess = messages_over_cap(total, cap)
         trim = Trim(messages_before=total, cap=cap)
         if excess:
-            self._trim(tenant_id, user_id, self._history(tenant_id, user_id), excess, trim)
+            self._trim(interaction.scope, self._history(interaction.scope), excess, trim)
             self._count_down(scope, trim.messages, now)
         return trim
 
-    def sweep(self, tenant_id: str, user_id: str, now: datetime) -> Trim:
+    def sweep(self, scope: Scope, now: datetime) -> Trim:
         """Recount from the history, trim to the cap, and write the exact count."""
-        scope = ItemScope(tenant_id=tenant_id, user_id=user_id)
-        before = self._counts.get(scope)
-        history = list(self._history(tenant_id, user_id))
+        item_scope = ItemScope.of_user(scope)
+        before = self._counts.get(item_scope)
+        history = list(self._history(scope))
         total = sum(len(i.messages) for i in history)
-        cap = self._plans.max_messages(tenant_id, user_id)
+        cap = self._plans.max_messages(scope)
         trim = Trim(messages_before=total, cap=cap)
         excess = messages_over_cap(total, cap)
         if excess:
-            self._trim(tenant_id, user_id, iter(history), excess, trim)
+            self._trim(scope, iter(history), excess, trim)
         exact = MessageCount(messages=total - trim.messages)
         if before is not None and before.count == exact:
             return trim  # already right: a second run writes nothing
         try:
-            self._counts.put(scope, exact, now=now, expected_version=before.version if before else 0)
+            self._counts.put(item_scope, exact, now=now, expected_version=before.version if before else 0)
         except ConflictError:
             # An interaction arrived during the sweep and counted itself; tonight's count is already stale, and the
             # running count stays close enough until the next sweep.
-            logger.info("message count of %s/%s changed during the sweep; left as it is", tenant_id, user_id)
+            logger.info(
+                "message count of %s/%s changed during the sweep; left as it is", scope.tenant_id, scope.user_id
+            )
         return trim
 
-    def _history(self, tenant_id: str, user_id: str) -> Iterator[Interaction]:
+    def _history(self, scope: Scope) -> Iterator[Interaction]:
         cursor: str | None = None
         while True:
-            page = self._store.list_interactions(tenant_id, user_id, limit=_PAGE, cursor=cursor, oldest_first=True)
+            page = self._store.list_interactions(scope, limit=_PAGE, cursor=cursor, oldest_first=True)
             yield from page.items
             cursor = page.next_cursor
             if cursor is None:
                 return
 
-    def _trim(self, tenant_id: str, user_id: str, oldest_first: Iterator[Interaction], excess: int, trim: Trim) -> None:
+    def _trim(self, scope: Scope, oldest_first: Iterator[Interaction], excess: int, trim: Trim) -> None:
         by_id: dict[str, Interaction] = {}
 
         def sizes() -> Iterator[tuple[str, int]]:
@@ -152,12 +154,12 @@ class HistoryRetention:
             # the next run finds and finishes it instead of leaving its episodes behind.
             for memory_id in interaction.memory_ids:
                 try:
-                    self._memories.delete(tenant_id, user_id, memory_id)
+                    self._memories.delete(scope, memory_id)
                     trim.episodes.append(memory_id)
                 except NotFoundError:
                     continue
             try:
-                self._store.delete_interaction(tenant_id, user_id, interaction_id)
+                self._store.delete_interaction(scope, interaction_id)
             except NotFoundError:
                 continue  # a concurrent trim took it; it counts there
             trim.interactions.append(interaction_id)

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 from rapport.clock import Clock
+from rapport.domain.scope import Scope
 from rapport.errors import ConflictError
 from rapport.ports.items import ItemScope, ItemStore
 
@@ -25,18 +26,18 @@ class UserLease:
         self._duration = timedelta(minutes=minutes)
 
     @contextmanager
-    def hold(self, tenant_id: str, user_id: str, holder: str) -> Iterator[None]:
+    def hold(self, scope: Scope, holder: str) -> Iterator[None]:
         """`holder` names the run; the same run retried (after a crash) may take its own lease back."""
-        scope = ItemScope(tenant_id=tenant_id, user_id=user_id)
+        item_scope = ItemScope.of_user(scope)
         now = self._clock.now()
-        current = self._items.get_item(scope, LEASE_KIND, "")
+        current = self._items.get_item(item_scope, LEASE_KIND, "")
         if current is not None and current.is_live(now) and current.body.get("holder") != holder:
             raise UserBusyError(
-                f"{tenant_id}/{user_id} is held by {current.body.get('holder')} until {current.expires_at}"
+                f"{scope.tenant_id}/{scope.user_id} is held by {current.body.get('holder')} until {current.expires_at}"
             )
         try:
             self._items.put_item(
-                scope,
+                item_scope,
                 LEASE_KIND,
                 "",
                 {"holder": holder},
@@ -45,10 +46,10 @@ class UserLease:
                 expires_at=now + self._duration,
             )
         except ConflictError as exc:
-            raise UserBusyError(f"{tenant_id}/{user_id} was taken by another job just now") from exc
+            raise UserBusyError(f"{scope.tenant_id}/{scope.user_id} was taken by another job just now") from exc
         try:
             yield
         finally:
-            mine = self._items.get_item(scope, LEASE_KIND, "")
+            mine = self._items.get_item(item_scope, LEASE_KIND, "")
             if mine is not None and mine.body.get("holder") == holder:
-                self._items.delete_item(scope, LEASE_KIND, "")
+                self._items.delete_item(item_scope, LEASE_KIND, "")

@@ -13,6 +13,7 @@ from rapport.domain.lifecycle.decay import effective_strength
 from rapport.domain.lifecycle.derived import GOVERNANCE_KEY, Operation
 from rapport.domain.lifecycle.tiers import highest_tier
 from rapport.domain.models import Memory, MemoryStatus, Provenance, SourceKind
+from rapport.domain.scope import Scope
 from rapport.ids import new_id
 from rapport.jobs.derivations import Completion, Derivation, Derivations
 from rapport.jobs.report import JobReport
@@ -28,10 +29,10 @@ class Merging:
         self._summarizer = summarizer
         self._settings = settings
 
-    def resume_open(self, tenant_id: str, user_id: str, as_of: datetime, report: JobReport) -> None:
+    def resume_open(self, scope: Scope, as_of: datetime, report: JobReport) -> None:
         """Finish what an interrupted run began, before looking for new work (so nothing is picked twice)."""
-        for derivation_id in self._derivations.open_ids(tenant_id, user_id):
-            completion = self._derivations.resume(tenant_id, user_id, derivation_id, as_of)
+        for derivation_id in self._derivations.open_ids(scope):
+            completion = self._derivations.resume(scope, derivation_id, as_of)
             if completion is not None:
                 report.resumed += 1
                 self._account(completion, report)
@@ -43,10 +44,8 @@ class Merging:
             derived = self._derived(Operation.COMPRESSION, group, content, method, as_of)
             self._carry_out(Operation.COMPRESSION, derived, group, as_of, report)
 
-    def consolidate(
-        self, tenant_id: str, user_id: str, memories: Sequence[Memory], as_of: datetime, report: JobReport
-    ) -> None:
-        apart = self._derivations.kept_apart(tenant_id, user_id)
+    def consolidate(self, scope: Scope, memories: Sequence[Memory], as_of: datetime, report: JobReport) -> None:
+        apart = self._derivations.kept_apart(scope)
         by_type: dict[tuple[str, str], list[Memory]] = defaultdict(list)
         for memory in memories:
             if is_consolidatable(memory, self._settings):

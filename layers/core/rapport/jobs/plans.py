@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from rapport.domain.lifecycle.retention import effective_plan, parse_plan
+from rapport.domain.scope import Scope
 from rapport.ports.items import ItemScope, ItemStore
 from rapport.services.profiles import ProfileRepository
 from rapport.settings import GovernanceSettings, PlanTier
@@ -28,14 +29,12 @@ class PlanDirectory:
     def set_tenant_plan(self, tenant_id: str, plan: PlanTier, now: datetime) -> None:
         self._items.put_item(ItemScope(tenant_id=tenant_id), PLAN_KIND, PLAN_KEY, {"tier": plan.value}, now=now)
 
-    def user_plan(self, tenant_id: str, user_id: str) -> PlanTier | None:
-        profile = self._profiles.get(tenant_id, user_id)
+    def user_plan(self, scope: Scope) -> PlanTier | None:
+        profile = self._profiles.get(scope)
         return parse_plan(profile.plan_tier) if profile else None
 
-    def plan_of(self, tenant_id: str, user_id: str) -> PlanTier:
-        return effective_plan(
-            self.tenant_plan(tenant_id), self.user_plan(tenant_id, user_id), self._settings.default_plan
-        )
+    def plan_of(self, scope: Scope) -> PlanTier:
+        return effective_plan(self.tenant_plan(scope.tenant_id), self.user_plan(scope), self._settings.default_plan)
 
-    def max_messages(self, tenant_id: str, user_id: str) -> int | None:
-        return self._settings.max_messages(self.plan_of(tenant_id, user_id))
+    def max_messages(self, scope: Scope) -> int | None:
+        return self._settings.max_messages(self.plan_of(scope))

@@ -12,6 +12,7 @@ from rapport.domain.prompts import extract_relational as relational_prompt
 from rapport.domain.prompts import extract_user as user_prompt
 from rapport.domain.prompts import payload
 from rapport.domain.prompts.conversation import ConversationInput
+from rapport.domain.scope import Scope
 from rapport.pipeline.asking import ask
 from rapport.ports.language_model import LanguageModel
 from rapport.ports.pipeline import Candidate, ExtractionResult, PipelineState
@@ -95,7 +96,7 @@ class Extract:
         )
 
     def _conversation(self, state: PipelineState) -> BaseModel:
-        interaction = self._store.get_interaction(state.tenant_id, state.user_id, state.interaction_id)
+        interaction = self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
         return ConversationInput.of(interaction, self._settings.pipeline_max_prompt_chars)
 
     def _clean(self, candidates: list[Candidate]) -> list[Candidate]:

@@ -6,6 +6,7 @@ import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from rapport.domain.scope import Scope
 from rapport.errors import RapportError
 from rapport.pipeline.runner import PipelineRunner
 from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus
@@ -43,7 +44,7 @@ class InProcessPipeline:
                 error=f"{type(exc).__name__}: {exc}",
             )
         ids = [*outcome.stored, *outcome.reinforced]
-        found = {m.id: m for m in self._store.get_memories(request.tenant_id, request.user_id, ids)}
+        found = {m.id: m for m in self._store.get_memories(Scope(request.tenant_id, request.user_id), ids)}
         return PipelineRun(
             interaction_id=request.interaction_id,
             status=PipelineStatus.COMPLETED,

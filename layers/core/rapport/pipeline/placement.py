@@ -20,6 +20,7 @@ from rapport.domain.models import (
     UserMemoryType,
 )
 from rapport.domain.relations import RelationType
+from rapport.domain.scope import Scope
 from rapport.errors import NotFoundError
 from rapport.ids import derived_id
 from rapport.ports.items import ItemScope, ItemStore
@@ -95,8 +96,7 @@ class Placer:
         if judged.content != candidate.content:
             metadata["original"] = candidate.content
         built = self._memories.build(
-            interaction.tenant_id,
-            interaction.user_id,
+            interaction.scope,
             NewMemory(
                 content=judged.content or candidate.content,
                 domain=candidate.domain,
@@ -148,8 +148,7 @@ class Placer:
 
     def _link_new(self, interaction: Interaction, judged: Judged, memory: Memory, *, created: bool) -> Placement:
         self._edges.put(
-            interaction.tenant_id,
-            interaction.user_id,
+            interaction.scope,
             edge_at(
                 memory.id,
                 RelationType.DERIVED_FROM,
@@ -168,7 +167,7 @@ class Placer:
         slot = judged.candidate.slot
         if memory.domain is not Domain.USER or not slot:
             return None
-        scope = ItemScope(tenant_id=interaction.tenant_id, user_id=interaction.user_id)
+        scope = ItemScope.of_user(interaction.scope)
         pointer = self._items.get_item(scope, SLOT_KIND, slot)
         old_id = str(pointer.body.get("memory_id")) if pointer else None
         invalidated: str | None = None
@@ -190,8 +189,7 @@ class Placer:
             if invalidated:
                 reason = "corrected by the user" if judged.candidate.correction else f"a newer value for {slot}"
                 self._edges.put(
-                    interaction.tenant_id,
-                    interaction.user_id,
+                    interaction.scope,
                     edge_at(old.id, RelationType.INVALIDATED_BY, memory.id, memory.created_at, reason=reason),
                 )
         if old_id != memory.id:
@@ -211,7 +209,7 @@ class Placer:
         close = [memory_id for memory_id, score in scores.items() if score >= threshold]
         if not close:
             return None
-        found = self._store.get_memories(tenant, user, close)
+        found = self._store.get_memories(Scope(tenant, user), close)
         eligible = [
             m
             for m in found
@@ -251,8 +249,7 @@ class Placer:
         # One write carries the new strength and the marker, so a rerun cannot count this interaction twice.
         existing = self._memories.rewrite(existing, observed)
         self._edges.put(
-            interaction.tenant_id,
-            interaction.user_id,
+            interaction.scope,
             edge_at(
                 interaction.id,
                 RelationType.REINFORCES,
@@ -266,7 +263,7 @@ class Placer:
 
     def _get(self, interaction: Interaction, memory_id: str) -> Memory | None:
         try:
-            return self._store.get_memory(interaction.tenant_id, interaction.user_id, memory_id)
+            return self._store.get_memory(interaction.scope, memory_id)
         except NotFoundError:
             return None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from rapport.domain.scope import Scope
 from rapport.errors import RapportError
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.pipeline.extract import Extract
@@ -50,7 +51,7 @@ class PipelineRunner:
             return self.store(state)
         except RapportError as exc:
             self._runs.failed(
-                request.tenant_id, request.user_id, request.interaction_id, f"{type(exc).__name__}: {exc}"
+                Scope(request.tenant_id, request.user_id), request.interaction_id, f"{type(exc).__name__}: {exc}"
             )
             raise
 

@@ -7,6 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from rapport.clock import Clock
+from rapport.domain.scope import Scope
 from rapport.ports.items import ItemScope, ItemStore
 from rapport.ports.pipeline import PipelineStatus, StoreOutcome
 
@@ -30,22 +31,22 @@ class PipelineRunRepository:
         self._items = items
         self._clock = clock
 
-    def get(self, tenant_id: str, user_id: str, interaction_id: str) -> PipelineRunRecord | None:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), RUN_KIND, interaction_id)
+    def get(self, scope: Scope, interaction_id: str) -> PipelineRunRecord | None:
+        item = self._items.get_item(ItemScope.of_user(scope), RUN_KIND, interaction_id)
         return PipelineRunRecord.model_validate(item.body) if item else None
 
-    def started(self, tenant_id: str, user_id: str, interaction_id: str) -> PipelineRunRecord:
-        previous = self.get(tenant_id, user_id, interaction_id)
+    def started(self, scope: Scope, interaction_id: str) -> PipelineRunRecord:
+        previous = self.get(scope, interaction_id)
         record = PipelineRunRecord(
             interaction_id=interaction_id,
             status=PipelineStatus.RUNNING,
             attempts=(previous.attempts if previous else 0) + 1,
             started_at=self._clock.now(),
         )
-        return self._put(tenant_id, user_id, record)
+        return self._put(scope, record)
 
-    def completed(self, tenant_id: str, user_id: str, outcome: StoreOutcome) -> PipelineRunRecord:
-        previous = self.get(tenant_id, user_id, outcome.interaction_id)
+    def completed(self, scope: Scope, outcome: StoreOutcome) -> PipelineRunRecord:
+        previous = self.get(scope, outcome.interaction_id)
         now = self._clock.now()
         record = PipelineRunRecord(
             interaction_id=outcome.interaction_id,
@@ -55,10 +56,10 @@ class PipelineRunRepository:
             finished_at=now,
             outcome=outcome,
         )
-        return self._put(tenant_id, user_id, record)
+        return self._put(scope, record)
 
-    def failed(self, tenant_id: str, user_id: str, interaction_id: str, error: str) -> PipelineRunRecord:
-        previous = self.get(tenant_id, user_id, interaction_id)
+    def failed(self, scope: Scope, interaction_id: str, error: str) -> PipelineRunRecord:
+        previous = self.get(scope, interaction_id)
         now = self._clock.now()
         record = PipelineRunRecord(
             interaction_id=interaction_id,
@@ -68,11 +69,11 @@ class PipelineRunRepository:
             finished_at=now,
             error=error[:500],
         )
-        return self._put(tenant_id, user_id, record)
+        return self._put(scope, record)
 
-    def _put(self, tenant_id: str, user_id: str, record: PipelineRunRecord) -> PipelineRunRecord:
+    def _put(self, scope: Scope, record: PipelineRunRecord) -> PipelineRunRecord:
         self._items.put_item(
-            ItemScope(tenant_id=tenant_id, user_id=user_id),
+            ItemScope.of_user(scope),
             RUN_KIND,
             record.interaction_id,
             record.model_dump(mode="json"),

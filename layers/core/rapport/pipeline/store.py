@@ -8,6 +8,7 @@ from rapport.clock import Clock
 from rapport.domain.filtering import FilterDecision, Verdict
 from rapport.domain.models import Domain, Interaction, Memory
 from rapport.domain.relations import RelationType
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.pipeline.placement import Placement, Placer
 from rapport.pipeline.runs import PipelineRunRepository
@@ -47,12 +48,12 @@ class Store:
         self._clock = clock
 
     def __call__(self, state: PipelineState) -> StoreOutcome:
-        run = self._runs.get(state.tenant_id, state.user_id, state.interaction_id)
+        run = self._runs.get(Scope(state.tenant_id, state.user_id), state.interaction_id)
         if run is not None and run.status is PipelineStatus.COMPLETED and run.outcome is not None:
             return run.outcome.model_copy(update={"skipped": True})
         if state.filtered is None:
             raise InvalidInputError("the store step needs the filter's outcome under 'filtered'")
-        interaction = self._store.get_interaction(state.tenant_id, state.user_id, state.interaction_id)
+        interaction = self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
         kept = [j for j in state.filtered.judged if j.verdict is not Verdict.BLOCKED and j.content]
 
         built = [self._placer.build(interaction, j) for j in kept]
@@ -61,8 +62,8 @@ class Store:
         # The embedding call can take seconds (retries), and an erasure of this user may have run meanwhile: look
         # again right before the first write, so a run in flight does not bring back what the erasure removed
         # (NotFoundError, a permanent failure: the interaction is gone).
-        self._store.get_interaction(state.tenant_id, state.user_id, state.interaction_id)
-        self._store.register_user(interaction.tenant_id, interaction.user_id)
+        self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
+        self._store.register_user(interaction.scope)
         placements = [
             self._placer.place(interaction, j, m.model_copy(update={"embedding": v}))
             for j, m, v in zip(kept, built, vectors, strict=True)
@@ -71,7 +72,7 @@ class Store:
         decisions = self._keep_decisions(interaction, state.filtered.judged, placements)
         # As for any stored memory: the graph links the new ones (similar, preceding, patterns); idempotent.
         created = {p.memory.id: p.memory for p in placements if p.created}
-        self._memories.announce_stored(interaction.tenant_id, interaction.user_id, list(created.values()))
+        self._memories.announce_stored(interaction.scope, list(created.values()))
 
         outcome = StoreOutcome(
             interaction_id=interaction.id,
@@ -80,7 +81,7 @@ class Store:
             invalidated=_unique(p.invalidated for p in placements if p.invalidated),
             decisions=[d.id for d in decisions],
         )
-        self._runs.completed(interaction.tenant_id, interaction.user_id, outcome)
+        self._runs.completed(interaction.scope, outcome)
         return outcome
 
     def _associate(self, interaction: Interaction, placements: list[Placement]) -> None:
@@ -95,8 +96,7 @@ class Store:
         for r in relational:
             for u in users:
                 self._edges.put(
-                    interaction.tenant_id,
-                    interaction.user_id,
+                    interaction.scope,
                     edge_at(r.id, RelationType.RELATES_TO, u.id, now, context=f"same interaction ({interaction.id})"),
                 )
         for memory in [*relational, *users]:
@@ -104,7 +104,7 @@ class Store:
             merged = _unique([*memory.associations, *(p.id for p in partners)])[-_ASSOCIATIONS_KEPT:]
             if merged != memory.associations:
                 # The index holds no associations, so only the store is written.
-                current = self._store.get_memory(memory.tenant_id, memory.user_id, memory.id)
+                current = self._store.get_memory(memory.scope, memory.id)
                 self._memories.save(current.model_copy(update={"associations": merged}), previous=current)
 
     def _keep_decisions(
@@ -134,9 +134,7 @@ class Store:
                 decided_at=now,
             )
             try:
-                previous: FilterDecision | None = self._decisions.get(
-                    interaction.tenant_id, interaction.user_id, decision.id
-                )
+                previous: FilterDecision | None = self._decisions.get(interaction.scope, decision.id)
             except NotFoundError:
                 previous = None
             if previous is not None and previous.restored_memory_id:

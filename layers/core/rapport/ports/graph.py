@@ -7,6 +7,7 @@ from typing import Protocol
 
 from rapport.domain.models import Memory
 from rapport.domain.recall import RecallHit, RecallQuery, RelationScore
+from rapport.domain.scope import Scope
 
 # How recall scores a memory that expansion reached, given its relation score: the graph follows edges, recall scores.
 ScoreReached = Callable[[Memory, RelationScore], RecallHit]
@@ -26,11 +27,11 @@ class RecallEdges(Protocol):
 
 
 class MemoryGraph(Protocol):
-    def memories_stored(self, tenant_id: str, user_id: str, memories: list[Memory]) -> None:
+    def memories_stored(self, scope: Scope, memories: list[Memory]) -> None:
         """After memories are stored and indexed (enrichment); must not raise for a stored memory."""
 
-    def memory_deleted(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+    def memory_deleted(self, scope: Scope, memory_id: str) -> None:
         """After a memory is deleted: its edges go too."""
 
-    def edges_for_recall(self, tenant_id: str, user_id: str) -> RecallEdges | None:
+    def edges_for_recall(self, scope: Scope) -> RecallEdges | None:
         """The end user's edges for one recall; None when the user has none, which costs one single-item read."""

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from rapport.domain.models import Page
+from rapport.domain.scope import Scope
 
 # Kinds the stores use for their own items; a feature cannot shadow them.
 RESERVED_KINDS = frozenset({"MEM", "INT", "USER", "APIKEY", "AUDIT", "TENANT"})
@@ -28,6 +29,11 @@ class ItemScope(BaseModel):
 
     tenant_id: str
     user_id: str | None = None
+
+    @classmethod
+    def of_user(cls, scope: Scope) -> ItemScope:
+        """The end user's own items; a tenant's items are `ItemScope(tenant_id=…)`."""
+        return cls(tenant_id=scope.tenant_id, user_id=scope.user_id)
 
 
 class StoredItem(BaseModel):

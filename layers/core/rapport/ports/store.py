@@ -15,6 +15,7 @@ from rapport.domain.models import (
     Memory,
     Page,
 )
+from rapport.domain.scope import Scope
 
 
 class MemoryStore(Protocol):
@@ -26,19 +27,18 @@ class MemoryStore(Protocol):
         stored `last_reinforced_at` is still that instant (ConflictError otherwise, and NotFoundError if it is
         gone): a reinforcement computed from a read does not overwrite one made since."""
 
-    def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
+    def get_memory(self, scope: Scope, memory_id: str) -> Memory:
         """The memory, or NotFoundError."""
 
-    def get_memories(self, tenant_id: str, user_id: str, memory_ids: Iterable[str]) -> list[Memory]:
+    def get_memories(self, scope: Scope, memory_ids: Iterable[str]) -> list[Memory]:
         """The memories that exist among the ids, in no particular order; missing ids are skipped."""
 
-    def delete_memory(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+    def delete_memory(self, scope: Scope, memory_id: str) -> None:
         """Remove one memory, or NotFoundError."""
 
     def list_memories(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         *,
         domains: tuple[Domain, ...],
         memory_type: str | None = None,
@@ -47,7 +47,7 @@ class MemoryStore(Protocol):
     ) -> Page[Memory]:
         """Memories newest first, one page at a time."""
 
-    def count_memories(self, tenant_id: str, user_id: str) -> int:
+    def count_memories(self, scope: Scope) -> int:
         """How many memories this end user has, in every domain and status."""
 
     def iter_all_memories(self, tenant_id: str | None = None) -> Iterable[Memory]:
@@ -61,14 +61,14 @@ class MemoryStore(Protocol):
     def remove_interaction(self, interaction: Interaction) -> None:
         """Undo `put_interaction`: the history item and the episodes it lists go together; missing ones are fine."""
 
-    def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction: ...
+    def get_interaction(self, scope: Scope, interaction_id: str) -> Interaction: ...
 
     def list_interactions(
-        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None, oldest_first: bool = False
+        self, scope: Scope, *, limit: int, cursor: str | None = None, oldest_first: bool = False
     ) -> Page[Interaction]:
         """Interactions newest first (oldest first when asked: the retention cap trims from the oldest end)."""
 
-    def delete_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> None:
+    def delete_interaction(self, scope: Scope, interaction_id: str) -> None:
         """Remove one interaction from the history, or NotFoundError (so concurrent trims count each once)."""
 
     # tenancy
@@ -76,7 +76,7 @@ class MemoryStore(Protocol):
 
     def find_api_key(self, key_hash: str) -> ApiKeyRecord | None: ...
 
-    def register_user(self, tenant_id: str, user_id: str) -> None:
+    def register_user(self, scope: Scope) -> None:
         """Note that the tenant has this end user (idempotent), so jobs can walk users without a scan."""
 
     def list_users(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[str]: ...
@@ -86,7 +86,7 @@ class MemoryStore(Protocol):
         erased may still be listed): where the scheduled jobs start walking."""
 
     # privacy
-    def erase_user(self, tenant_id: str, user_id: str) -> ErasureCounts:
+    def erase_user(self, scope: Scope) -> ErasureCounts:
         """Remove every item of the end user; counts of what went."""
 
     def put_audit_event(self, event: AuditEvent) -> None: ...

@@ -7,6 +7,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict
 
 from rapport.domain.models import Domain, Memory
+from rapport.domain.scope import Scope
 
 
 class IndexHit(BaseModel):
@@ -32,10 +33,10 @@ class VectorIndex(Protocol):
     def upsert(self, memory: Memory) -> None:
         """Index (or re-index) one memory; its `embedding` must be set."""
 
-    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+    def delete(self, scope: Scope, memory_id: str) -> None:
         """Remove one entry; a missing one is not an error."""
 
-    def delete_user(self, tenant_id: str, user_id: str) -> int:
+    def delete_user(self, scope: Scope) -> int:
         """Remove every entry of the end user; how many went."""
 
     def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
@@ -44,4 +45,4 @@ class VectorIndex(Protocol):
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         """BM25 matches over the memory content, best first."""
 
-    def count(self, tenant_id: str, user_id: str) -> int: ...
+    def count(self, scope: Scope) -> int: ...

@@ -6,6 +6,7 @@ from rapport.clock import Clock
 from rapport.domain.filtering import FilterDecision, Verdict
 from rapport.domain.models import Memory, Page, Provenance, SourceKind
 from rapport.domain.relations import RelationType
+from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError
 from rapport.ids import derived_id
 from rapport.ports.items import ItemQuery, ItemScope, ItemStore
@@ -25,7 +26,7 @@ class FilterDecisionRepository:
 
     def put(self, decision: FilterDecision) -> FilterDecision:
         self._items.put_item(
-            ItemScope(tenant_id=decision.tenant_id, user_id=decision.user_id),
+            ItemScope.of_user(Scope(decision.tenant_id, decision.user_id)),
             FILTER_KIND,
             decision.id,
             decision.model_dump(mode="json"),
@@ -33,15 +34,15 @@ class FilterDecisionRepository:
         )
         return decision
 
-    def get(self, tenant_id: str, user_id: str, decision_id: str) -> FilterDecision:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), FILTER_KIND, decision_id)
+    def get(self, scope: Scope, decision_id: str) -> FilterDecision:
+        item = self._items.get_item(ItemScope.of_user(scope), FILTER_KIND, decision_id)
         if item is None:
             raise NotFoundError(f"filter decision {decision_id} not found")
         return FilterDecision.model_validate(item.body)
 
-    def list(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[FilterDecision]:
+    def list(self, scope: Scope, *, limit: int, cursor: str | None) -> Page[FilterDecision]:
         page = self._items.list_items(
-            ItemScope(tenant_id=tenant_id, user_id=user_id),
+            ItemScope.of_user(scope),
             ItemQuery(kind=FILTER_KIND, limit=limit, cursor=cursor, descending=True),
         )
         return Page[FilterDecision](
@@ -67,37 +68,36 @@ class FilterDecisionService:
         self._clock = clock
 
     def list(
-        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None, verdict: Verdict | None = None
+        self, scope: Scope, *, limit: int, cursor: str | None, verdict: Verdict | None = None
     ) -> Page[FilterDecision]:
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
         if verdict is None:
-            return self._decisions.list(tenant_id, user_id, limit=limit, cursor=cursor)
+            return self._decisions.list(scope, limit=limit, cursor=cursor)
         # Decisions of one verdict are a minority worth reading through pages for; there is no index per verdict.
         wanted: list[FilterDecision] = []
         while True:
-            page = self._decisions.list(tenant_id, user_id, limit=limit, cursor=cursor)
+            page = self._decisions.list(scope, limit=limit, cursor=cursor)
             wanted += [d for d in page.items if d.verdict is verdict]
             cursor = page.next_cursor
             if len(wanted) >= limit or cursor is None:
                 return Page[FilterDecision](items=wanted[:limit], next_cursor=cursor if len(wanted) >= limit else None)
 
-    def get(self, tenant_id: str, user_id: str, decision_id: str) -> FilterDecision:
-        return self._decisions.get(tenant_id, user_id, decision_id)
+    def get(self, scope: Scope, decision_id: str) -> FilterDecision:
+        return self._decisions.get(scope, decision_id)
 
-    def restore(self, tenant_id: str, user_id: str, decision_id: str) -> tuple[FilterDecision, Memory]:
+    def restore(self, scope: Scope, decision_id: str) -> tuple[FilterDecision, Memory]:
         """Store the original the filter blocked or reframed. Idempotent: restoring twice returns the same memory."""
-        decision = self._decisions.get(tenant_id, user_id, decision_id)
+        decision = self._decisions.get(scope, decision_id)
         if decision.verdict is Verdict.ALLOWED:
             raise ConflictError(
                 f"filter decision {decision_id} allowed the memory as it was: there is nothing to restore"
             )
         memory_id = derived_id(decision.id, "restore")
-        memory = self._existing(tenant_id, user_id, memory_id)
+        memory = self._existing(scope, memory_id)
         if memory is None:
             built = self._memories.build(
-                tenant_id,
-                user_id,
+                scope,
                 NewMemory(
                     content=decision.original,
                     domain=decision.domain,
@@ -107,11 +107,10 @@ class FilterDecisionService:
                     source=Provenance(kind=SourceKind.PIPELINE, interaction_id=decision.interaction_id),
                 ),
             )
-            memory = self._memories.remember_many(tenant_id, user_id, [built.model_copy(update={"id": memory_id})])[0]
+            memory = self._memories.remember_many(scope, [built.model_copy(update={"id": memory_id})])[0]
         now = self._clock.now()
         self._edges.put(
-            tenant_id,
-            user_id,
+            scope,
             edge_at(
                 memory.id,
                 RelationType.DERIVED_FROM,
@@ -127,8 +126,8 @@ class FilterDecisionService:
             )
         return decision, memory.without_embedding()
 
-    def _existing(self, tenant_id: str, user_id: str, memory_id: str) -> Memory | None:
+    def _existing(self, scope: Scope, memory_id: str) -> Memory | None:
         try:
-            return self._store.get_memory(tenant_id, user_id, memory_id)
+            return self._store.get_memory(scope, memory_id)
         except NotFoundError:
             return None

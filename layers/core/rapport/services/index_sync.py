@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from rapport.domain.memory_changes import MemoryChange
 from rapport.domain.models import Memory
 from rapport.domain.rendering import search_text
+from rapport.domain.scope import Scope
 from rapport.ports.vector_index import VectorIndex
 
 
@@ -33,7 +34,7 @@ class IndexSync:
         if change.removed is not None:
             ref = change.removed
             # Erasures arrive here too: erase_user deletes every item, and each memory's removal is one change.
-            self._index.delete(ref.tenant_id, ref.user_id, ref.memory_id)
+            self._index.delete(Scope(ref.tenant_id, ref.user_id), ref.memory_id)
             return True
         assert change.memory is not None  # the validator guarantees it
         if change.previous is not None and indexed_view(change.previous) == indexed_view(change.memory):

@@ -23,6 +23,7 @@ from rapport.domain.models import (
     Tier,
     UserMemoryType,
 )
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, RapportError
 from rapport.ids import new_id
 from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus, PipelineTrigger
@@ -100,8 +101,7 @@ class InteractionService:
 
     def record(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         new: NewInteraction,
         *,
         enrichment: dict[str, Any] | None = None,
@@ -111,7 +111,7 @@ class InteractionService:
         so nothing is computed twice; client metadata never counts as enrichment: detected keys overwrite the
         client's. `wait`: run the pipeline to the end before returning (in process), or only start it."""
         self._check(new)
-        interaction = self._interaction_of(tenant_id, user_id, new, enrichment)
+        interaction = self._interaction_of(scope, new, enrichment)
         episodes = self._memories.embedded(self._episodes_of(interaction))
         interaction.memory_ids = [m.id for m in episodes]
         with undoable():
@@ -124,20 +124,20 @@ class InteractionService:
                 raise
         for work in self._derived:
             _run_derived(work, interaction)
-        self._memories.announce_stored(tenant_id, user_id, episodes)
+        self._memories.announce_stored(scope, episodes)
         return RecordedInteraction(
             interaction=interaction,
             episodes=[m.without_embedding() for m in episodes],
             pipeline=self._start_pipeline(interaction, wait),
         )
 
-    def history(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[Interaction]:
+    def history(self, scope: Scope, *, limit: int, cursor: str | None) -> Page[Interaction]:
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
-        return self._store.list_interactions(tenant_id, user_id, limit=limit, cursor=cursor)
+        return self._store.list_interactions(scope, limit=limit, cursor=cursor)
 
-    def get(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
-        return self._store.get_interaction(tenant_id, user_id, interaction_id)
+    def get(self, scope: Scope, interaction_id: str) -> Interaction:
+        return self._store.get_interaction(scope, interaction_id)
 
     # the steps of `record`
 
@@ -163,14 +163,12 @@ class InteractionService:
                 f"the interaction has {total} characters; the limit is {limits.max_interaction_chars}"
             )
 
-    def _interaction_of(
-        self, tenant_id: str, user_id: str, new: NewInteraction, enrichment: dict[str, Any] | None
-    ) -> Interaction:
+    def _interaction_of(self, scope: Scope, new: NewInteraction, enrichment: dict[str, Any] | None) -> Interaction:
         now = self._clock.now()
         interaction = Interaction(
             id=new_id(now),
-            tenant_id=tenant_id,
-            user_id=user_id,
+            tenant_id=scope.tenant_id,
+            user_id=scope.user_id,
             messages=new.messages,
             channel=new.channel,
             session_id=new.session_id,
@@ -183,18 +181,18 @@ class InteractionService:
         return interaction
 
     def _episodes_of(self, interaction: Interaction) -> list[Memory]:
-        before = self._last_said_in_session(interaction.tenant_id, interaction.user_id, interaction.session_id)
+        before = self._last_said_in_session(interaction.scope, interaction.session_id)
         return [
-            self._memories.build(interaction.tenant_id, interaction.user_id, episode)
+            self._memories.build(interaction.scope, episode)
             for episode in _episodes_of(interaction, self._settings, before)
         ]
 
-    def _last_said_in_session(self, tenant_id: str, user_id: str, session_id: str | None) -> PrecedingMessage | None:
+    def _last_said_in_session(self, scope: Scope, session_id: str | None) -> PrecedingMessage | None:
         """The last message of the session's previous interaction, when the latest recorded interaction is of this
         session: a chat often records one exchange at a time, and its first message answers the one before."""
         if session_id is None or self._settings.episode_reply_chars == 0:
             return None
-        latest = self._store.list_interactions(tenant_id, user_id, limit=1).items
+        latest = self._store.list_interactions(scope, limit=1).items
         if not latest or latest[0].session_id != session_id:
             return None
         said = [m for m in latest[0].messages if m.role is not MessageRole.SYSTEM and m.content.strip()]

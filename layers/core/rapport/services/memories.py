@@ -29,6 +29,7 @@ from rapport.domain.models import (
     Provenance,
     Tier,
 )
+from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, RapportError
 from rapport.ids import new_id
 from rapport.ports.embedder import Embedder
@@ -105,14 +106,14 @@ class MemoryService:
 
     # commands
 
-    def build(self, tenant_id: str, user_id: str, new: NewMemory) -> Memory:
+    def build(self, scope: Scope, new: NewMemory) -> Memory:
         """A validated, not yet embedded memory; lets callers validate a batch before writing any of it."""
         now = self._clock.now()
         importance = 0.5 if new.importance is None else new.importance
         return Memory(
             id=new_id(now),
-            tenant_id=tenant_id,
-            user_id=user_id,
+            tenant_id=scope.tenant_id,
+            user_id=scope.user_id,
             domain=new.domain,
             type=self._check_type(new.domain, new.type),
             content=self._check_content(new.content),
@@ -128,16 +129,16 @@ class MemoryService:
             last_reinforced_at=now,
         )
 
-    def remember(self, tenant_id: str, user_id: str, new: NewMemory) -> Memory:
-        return self.remember_many(tenant_id, user_id, [self.build(tenant_id, user_id, new)])[0]
+    def remember(self, scope: Scope, new: NewMemory) -> Memory:
+        return self.remember_many(scope, [self.build(scope, new)])[0]
 
-    def remember_many(self, tenant_id: str, user_id: str, memories: list[Memory]) -> list[Memory]:
+    def remember_many(self, scope: Scope, memories: list[Memory]) -> list[Memory]:
         """Embed (one call), store, index, then tell the graph. Embedding first: if the model fails, nothing has been
         written; a failure of any kind while writing takes this call's writes back before it is raised."""
         if not memories:
             return []
         embedded = self.embedded(memories)
-        self._store.register_user(tenant_id, user_id)
+        self._store.register_user(scope)
         written: list[Memory] = []
         try:
             for memory in embedded:
@@ -148,7 +149,7 @@ class MemoryService:
             for memory in written:
                 self._forget_quietly(memory)
             raise
-        self.announce_stored(tenant_id, user_id, embedded)
+        self.announce_stored(scope, embedded)
         return embedded
 
     def embedded(self, memories: list[Memory]) -> list[Memory]:
@@ -159,7 +160,7 @@ class MemoryService:
     def remember_interaction(self, interaction: Interaction, episodes: list[Memory]) -> None:
         """The history item and its (embedded) episodes in one atomic store write, then the episodes indexed; an
         index failure takes the write back. The graph hears of the episodes through `announce_stored`."""
-        self._store.register_user(interaction.tenant_id, interaction.user_id)
+        self._store.register_user(interaction.scope)
         self._store.put_interaction(interaction, episodes)
         try:
             for memory in episodes:
@@ -173,7 +174,7 @@ class MemoryService:
         for memory_id in interaction.memory_ids:
             # The index is derived: `rapport reindex` repairs what a failed undo leaves there.
             with contextlib.suppress(RapportError):
-                self._index.delete(interaction.tenant_id, interaction.user_id, memory_id)
+                self._index.delete(interaction.scope, memory_id)
         self._store.remove_interaction(interaction)
 
     def store_embedded(self, memory: Memory) -> Memory:
@@ -183,13 +184,13 @@ class MemoryService:
         self._index.upsert(memory)
         return memory
 
-    def announce_stored(self, tenant_id: str, user_id: str, memories: list[Memory]) -> None:
+    def announce_stored(self, scope: Scope, memories: list[Memory]) -> None:
         """The graph links newly stored memories (enrichment). Links are derived and a later enrichment run can still
         add them, so no failure here, of any kind, turns a stored write into a failed request."""
         if self._graph is None or not memories:
             return
         try:
-            self._graph.memories_stored(tenant_id, user_id, memories)
+            self._graph.memories_stored(scope, memories)
         except Exception:
             logger.warning("enrichment failed; the memories are stored without links", exc_info=True)
 
@@ -219,7 +220,7 @@ class MemoryService:
             try:
                 self._store.put_memory(updated, if_reinforced_at=current.last_reinforced_at)
             except ConflictError:
-                current = self._store.get_memory(current.tenant_id, current.user_id, current.id)
+                current = self._store.get_memory(current.scope, current.id)
                 continue
             if updated.embedding and indexed_view(updated) != indexed_view(current):
                 self._index.upsert(updated)
@@ -228,16 +229,16 @@ class MemoryService:
 
     def _forget_quietly(self, memory: Memory) -> None:
         try:
-            self._index.delete(memory.tenant_id, memory.user_id, memory.id)
-            self._store.delete_memory(memory.tenant_id, memory.user_id, memory.id)
+            self._index.delete(memory.scope, memory.id)
+            self._store.delete_memory(memory.scope, memory.id)
         except RapportError:
             pass  # the index is derived; `rapport reindex` repairs what a failed undo leaves
 
-    def get(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
-        return self._store.get_memory(tenant_id, user_id, memory_id)
+    def get(self, scope: Scope, memory_id: str) -> Memory:
+        return self._store.get_memory(scope, memory_id)
 
-    def update(self, tenant_id: str, user_id: str, memory_id: str, patch: MemoryPatch) -> Memory:
-        memory = self._store.get_memory(tenant_id, user_id, memory_id)
+    def update(self, scope: Scope, memory_id: str, patch: MemoryPatch) -> Memory:
+        memory = self._store.get_memory(scope, memory_id)
         changes: dict[str, Any] = {"updated_at": self._clock.now()}
         if patch.content is not None:
             changes["content"] = self._check_content(patch.content)
@@ -256,16 +257,15 @@ class MemoryService:
         self._index.upsert(updated)
         return updated
 
-    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
-        self._store.delete_memory(tenant_id, user_id, memory_id)
-        self._index.delete(tenant_id, user_id, memory_id)
+    def delete(self, scope: Scope, memory_id: str) -> None:
+        self._store.delete_memory(scope, memory_id)
+        self._index.delete(scope, memory_id)
         if self._graph is not None:
-            self._graph.memory_deleted(tenant_id, user_id, memory_id)  # its edges, both ways
+            self._graph.memory_deleted(scope, memory_id)  # its edges, both ways
 
     def list_memories(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         *,
         domain: DomainFilter,
         memory_type: str | None,
@@ -277,22 +277,26 @@ class MemoryService:
         # archived memories are listed only when asked for
         return without_archived(
             lambda size, after: self._store.list_memories(
-                tenant_id, user_id, domains=domain.domains(), memory_type=memory_type, limit=size, cursor=after
+                scope,
+                domains=domain.domains(),
+                memory_type=memory_type,
+                limit=size,
+                cursor=after,
             ),
             limit,
             cursor,
             include_archived,
         )
 
-    def count(self, tenant_id: str, user_id: str) -> int:
-        return self._store.count_memories(tenant_id, user_id)
+    def count(self, scope: Scope) -> int:
+        return self._store.count_memories(scope)
 
-    def reinforce(self, tenant_id: str, user_id: str, memory_ids: list[str], boost: float) -> list[Memory]:
+    def reinforce(self, scope: Scope, memory_ids: list[str], boost: float) -> list[Memory]:
         """Memories used in a reply grow stronger (bounded at 1.0) and count as reinforced now, which restarts
         their decay. The index is not touched: it holds no strength."""
         now = self._clock.now()
         reinforced: list[Memory] = []
-        for memory in self._store.get_memories(tenant_id, user_id, dict.fromkeys(memory_ids)):
+        for memory in self._store.get_memories(scope, dict.fromkeys(memory_ids)):
             # the boost adds to today's decayed strength, not to a stale stored one; written
             # over the value it was computed from, so a concurrent reinforcement is not lost
             try:

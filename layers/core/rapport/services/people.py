@@ -10,6 +10,7 @@ from rapport.clock import Clock
 from rapport.domain.models import Interaction, MessageRole, Page
 from rapport.domain.people import Mention, Person, absorb, find_mentions, record_mention, slugify
 from rapport.domain.people_rules import UNIQUE_ROLES
+from rapport.domain.scope import Scope
 from rapport.domain.signals import find_emotions, mood_delta
 from rapport.errors import InvalidInputError, NotFoundError, RapportError
 from rapport.ports.items import ItemQuery, ItemScope, ItemStore
@@ -73,20 +74,16 @@ class PeopleService:
         self._policy = settings.relational
         self._clock = clock
 
-    @staticmethod
-    def _scope(tenant_id: str, user_id: str) -> ItemScope:
-        return ItemScope(tenant_id=tenant_id, user_id=user_id)
-
-    def list_people(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[Person]:
+    def list_people(self, scope: Scope, *, limit: int, cursor: str | None) -> Page[Person]:
         """People in slug order, one page at a time."""
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
-        return self._people.page(self._scope(tenant_id, user_id), limit=limit, cursor=cursor)
+        return self._people.page(ItemScope.of_user(scope), limit=limit, cursor=cursor)
 
-    def get(self, tenant_id: str, user_id: str, slug: str) -> Person:
-        person = self._people.get(self._scope(tenant_id, user_id), slug)
+    def get(self, scope: Scope, slug: str) -> Person:
+        person = self._people.get(ItemScope.of_user(scope), slug)
         if person is None:
-            raise NotFoundError(f"no person {slug!r} for this user; GET /v1/users/{user_id}/people lists them")
+            raise NotFoundError(f"no person {slug!r} for this user; GET /v1/users/{scope.user_id}/people lists them")
         return person
 
     def _known(self, scope: ItemScope) -> list[Person]:
@@ -104,9 +101,9 @@ class PeopleService:
         """How the sentence sounds, -1..1: the lexicon, or the emotion cues when the lexicon is silent."""
         return mood_delta(self._scorer.polarity(sentence), find_emotions(sentence))
 
-    def mentioned_in(self, tenant_id: str, user_id: str, text: str, at: datetime) -> list[Person]:
+    def mentioned_in(self, scope: Scope, text: str, at: datetime) -> list[Person]:
         """The people this text speaks of, as they would stand with it: for the reply's context. Writes nothing."""
-        known = self._known(self._scope(tenant_id, user_id))
+        known = self._known(ItemScope.of_user(scope))
         by_slug = {p.slug: p for p in known}
         mentions = find_mentions(text, known)
         for mention in mentions:
@@ -125,7 +122,7 @@ class PeopleService:
 
     def record_interaction(self, interaction: Interaction) -> None:
         """The listener on recorded interactions: every person in the user's messages gets the mention."""
-        scope = self._scope(interaction.tenant_id, interaction.user_id)
+        scope = ItemScope.of_user(interaction.scope)
         at = interaction_time(interaction)
         texts = [m.content for m in interaction.messages if m.role is MessageRole.USER and m.content.strip()]
         if not texts:

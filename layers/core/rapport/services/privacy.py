@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rapport.clock import Clock
 from rapport.domain.models import AuditAction, AuditEvent, ErasureCounts, Page
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError
 from rapport.ids import new_id
 from rapport.ports.store import MemoryStore
@@ -18,16 +19,16 @@ class PrivacyService:
         self._settings = settings
         self._clock = clock
 
-    def erase_user(self, tenant_id: str, user_id: str, *, actor: str) -> tuple[ErasureCounts, AuditEvent]:
+    def erase_user(self, scope: Scope, *, actor: str) -> tuple[ErasureCounts, AuditEvent]:
         """Store first, index second: a retry after a failure between the two finishes the job (both are idempotent)."""
-        counts = self._store.erase_user(tenant_id, user_id)
-        counts.index_entries = self._index.delete_user(tenant_id, user_id)
+        counts = self._store.erase_user(scope)
+        counts.index_entries = self._index.delete_user(scope)
         event = AuditEvent(
             id=new_id(),
-            tenant_id=tenant_id,
+            tenant_id=scope.tenant_id,
             action=AuditAction.ERASE_USER,
             actor=actor,
-            target_user_id=user_id,
+            target_user_id=scope.user_id,
             at=self._clock.now(),
             counts=counts.as_dict(),
         )

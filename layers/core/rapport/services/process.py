@@ -12,6 +12,7 @@ from rapport.domain.profile import Profile
 from rapport.domain.recall import RecallHit, RecallQuery
 from rapport.domain.relational_state import StateReading
 from rapport.domain.reply_context import ReplyContext, build_system_prompt
+from rapport.domain.scope import Scope
 from rapport.domain.signals import Signals, to_metadata
 from rapport.errors import InvalidInputError
 from rapport.ports.language_model import LanguageModel
@@ -79,8 +80,7 @@ class ProcessService:
 
     def process(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         message: str,
         *,
         channel: str | None = None,
@@ -92,14 +92,14 @@ class ProcessService:
         # The prompt is built from the state as this message leaves it. The update itself is persisted by
         # whoever records the exchange (below, or the caller via /interactions) through the interaction
         # listeners: one code path, so a message is never counted twice.
-        context_state = self._state.preview(tenant_id, user_id, signals, now)
-        hits = self._relevant_memories(tenant_id, user_id, text)
+        context_state = self._state.preview(scope, signals, now)
+        hits = self._relevant_memories(scope, text)
         crisis = signals.crisis or context_state.crisis_open
         system_prompt = build_system_prompt(
             ReplyContext(
                 state=context_state,
                 memories=[h.memory for h in hits],
-                people=self._people.mentioned_in(tenant_id, user_id, text, now),
+                people=self._people.mentioned_in(scope, text, now),
                 emotions=signals.emotions,
                 intent=signals.intent,
                 crisis=crisis,
@@ -107,25 +107,25 @@ class ProcessService:
         )
         reply: str | None = None
         if self._model is not None:
-            earlier = self._earlier_turns(tenant_id, user_id, session_id, now)
+            earlier = self._earlier_turns(scope, session_id, now)
             reply = self._model.reply(
                 system=system_prompt, messages=[*earlier, Message(role=MessageRole.USER, content=text)]
             )
         interaction: Interaction | None = None
         if reply and reply.strip():
-            interaction = self._record(tenant_id, user_id, message, reply, signals, channel, session_id)
-            state, profile = self._state.read(tenant_id, user_id, now), self._profiles.get(tenant_id, user_id)
+            interaction = self._record(scope, message, reply, signals, channel, session_id)
+            state, profile = self._state.read(scope, now), self._profiles.get(scope)
         else:
             # No reply of ours: the caller answers with its own model and posts the exchange to /interactions,
             # which records it then (recording the message here too would count it twice). The state and profile
             # returned are the ones that exchange will leave.
-            state, profile = context_state, self._profiles.preview(tenant_id, user_id, now)
+            state, profile = context_state, self._profiles.preview(scope, now)
         # The memories went into the reply's context (ours, or the caller's own model with our prompt).
-        self._memories.reinforce(tenant_id, user_id, [h.memory.id for h in hits], self._policy.reinforcement_boost)
+        self._memories.reinforce(scope, [h.memory.id for h in hits], self._policy.reinforcement_boost)
         return ProcessOutcome(
             reply=reply,
             memories=hits,
-            total_stored=self._memories.count(tenant_id, user_id),
+            total_stored=self._memories.count(scope),
             profile=profile,
             state=state,
             context_state=context_state,
@@ -137,8 +137,7 @@ class ProcessService:
 
     def _record(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         message: str,
         reply: str,
         signals: Signals,
@@ -153,15 +152,14 @@ class ProcessService:
         # The pipeline is started, not waited for: extraction must not delay the reply, and what it finds is
         # there for the next message. The state, profile and people follow through the interaction listeners.
         recorded = self._interactions.record(
-            tenant_id,
-            user_id,
+            scope,
             NewInteraction(messages=messages, channel=channel, session_id=session_id),
             enrichment=to_metadata(signals),
             wait=False,
         )
         return recorded.interaction
 
-    def _relevant_memories(self, tenant_id: str, user_id: str, text: str) -> list[RecallHit]:
+    def _relevant_memories(self, scope: Scope, text: str) -> list[RecallHit]:
         """Top-K of both domains above the similarity bar, then the relational memories above it that the top-K
         left out: how we work with this person matters to a reply even when a fact outranks it. Both search by the
         same text, so it is embedded once."""
@@ -169,8 +167,7 @@ class ProcessService:
         policy = self._policy
         vector = self._recall.query_vector(query)
         hits = self._recall.recall(
-            tenant_id,
-            user_id,
+            scope,
             RecallQuery(
                 query=query,
                 domain=DomainFilter.BOTH,
@@ -182,8 +179,7 @@ class ProcessService:
         if policy.process_relational_limit:
             seen = {h.memory.id for h in hits}
             relational = self._recall.recall(
-                tenant_id,
-                user_id,
+                scope,
                 RecallQuery(
                     query=query,
                     domain=DomainFilter.RELATIONAL,
@@ -195,7 +191,7 @@ class ProcessService:
             hits += [h for h in relational if h.memory.id not in seen]
         return hits
 
-    def _earlier_turns(self, tenant_id: str, user_id: str, session_id: str | None, now: datetime) -> list[Message]:
+    def _earlier_turns(self, scope: Scope, session_id: str | None, now: datetime) -> list[Message]:
         """The conversation so far, for the model: the same session's last turns, or (without a session id)
         the turns of the last working-memory window."""
         limit = self._policy.process_history_messages
@@ -203,7 +199,7 @@ class ProcessService:
             return []
         window_start = now - timedelta(minutes=self._policy.process_history_window_minutes)
         turns: list[Message] = []
-        page = self._interactions.history(tenant_id, user_id, limit=_HISTORY_PAGE, cursor=None)
+        page = self._interactions.history(scope, limit=_HISTORY_PAGE, cursor=None)
         for interaction in page.items:  # newest first
             same = (
                 interaction.session_id == session_id

@@ -9,6 +9,7 @@ from typing import Any
 from rapport.clock import Clock
 from rapport.domain.models import Interaction
 from rapport.domain.profile import Profile, observe_interaction
+from rapport.domain.scope import Scope
 from rapport.ports.items import ItemScope, ItemStore
 from rapport.services.relational_state import interaction_time
 from rapport.services.versioned_items import modify_item
@@ -24,14 +25,13 @@ class ProfileRepository:
     def __init__(self, items: ItemStore) -> None:
         self._items = items
 
-    def get(self, tenant_id: str, user_id: str) -> Profile | None:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), PROFILE_KIND, PROFILE_KEY)
+    def get(self, scope: Scope) -> Profile | None:
+        item = self._items.get_item(ItemScope.of_user(scope), PROFILE_KIND, PROFILE_KEY)
         return Profile.model_validate(item.body) if item else None
 
     def change(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         change: Callable[[Profile | None], Profile],
         *,
         now: datetime,
@@ -45,7 +45,7 @@ class ProfileRepository:
 
         modify_item(
             self._items,
-            ItemScope(tenant_id=tenant_id, user_id=user_id),
+            ItemScope.of_user(scope),
             PROFILE_KIND,
             PROFILE_KEY,
             body_change,
@@ -60,20 +60,19 @@ class ProfileService:
         self._attempts = settings.relational.write_attempts
         self._clock = clock
 
-    def get(self, tenant_id: str, user_id: str) -> Profile | None:
+    def get(self, scope: Scope) -> Profile | None:
         """The profile, or None for someone we have not talked to yet."""
-        return self._profiles.get(tenant_id, user_id)
+        return self._profiles.get(scope)
 
-    def preview(self, tenant_id: str, user_id: str, at: datetime) -> Profile:
+    def preview(self, scope: Scope, at: datetime) -> Profile:
         """The profile as one more interaction at `at` would leave it, without writing it."""
-        return observe_interaction(self.get(tenant_id, user_id), at)
+        return observe_interaction(self.get(scope), at)
 
     def record_interaction(self, interaction: Interaction) -> None:
         """The listener on recorded interactions."""
         at = interaction_time(interaction)
         self._profiles.change(
-            interaction.tenant_id,
-            interaction.user_id,
+            interaction.scope,
             lambda current: observe_interaction(current, at),
             now=self._clock.now(),
             attempts=self._attempts,

@@ -10,6 +10,7 @@ from rapport.domain.lifecycle.decay import effective_strength
 from rapport.domain.models import Memory, recalled_statuses
 from rapport.domain.recall import RecallHit, RecallQuery, RecallScoring, RelationScore, place_of, ranked
 from rapport.domain.rendering import search_text
+from rapport.domain.scope import Scope
 from rapport.domain.scoring import RecallSignals, context_boosts, matched_terms, named_speakers, query_match
 from rapport.domain.text import tokenize
 from rapport.domain.vectors import cosine
@@ -63,9 +64,7 @@ class Recall:
         """The query's embedding as `recall` computes it: a caller recalling one text several ways embeds it once."""
         return self._embedder.embed([self._checked_text(query)])[0]
 
-    def recall(
-        self, tenant_id: str, user_id: str, query: RecallQuery, *, vector: list[float] | None = None
-    ) -> list[RecallHit]:
+    def recall(self, scope: Scope, query: RecallQuery, *, vector: list[float] | None = None) -> list[RecallHit]:
         """The `limit` best memories for the query, then (`expand_relations`) what the graph reached from them.
         `vector` is the query's embedding when the caller has it already (`query_vector`)."""
         self._check_limit(query.limit)
@@ -73,9 +72,9 @@ class Recall:
         if vector is None:
             vector = self._embedder.embed([text])[0]
         asked = _Asked(text=text, vector=vector, terms=len(dict.fromkeys(tokenize(text))), now=self._clock.now())
-        candidates = self._candidates(tenant_id, user_id, query, asked)
+        candidates = self._candidates(scope, query, asked)
         signals = self._signals(candidates, asked)
-        edges = self._graph.edges_for_recall(tenant_id, user_id) if self._graph is not None else None
+        edges = self._graph.edges_for_recall(scope) if self._graph is not None else None
         if edges is not None:
             signals = self._with_relation(edges, signals)
         hits = ranked(self._scoring.hit(c.memory, signals[c.memory.id]) for c in candidates)[: query.limit]
@@ -101,14 +100,14 @@ class Recall:
 
     # candidates
 
-    def _candidates(self, tenant_id: str, user_id: str, query: RecallQuery, asked: _Asked) -> list[_Candidate]:
+    def _candidates(self, scope: Scope, query: RecallQuery, asked: _Asked) -> list[_Candidate]:
         """The `k` nearest by cosine and the `k` best by BM25, read from the store (the source of truth), less what
         the query's filters or a lagging index let through and what nothing ties to the query."""
         statuses = [s.value for s in recalled_statuses(query.include_archived)]
         pool = max(self._settings.recall_candidate_pool, query.limit * 4)
         index_query = IndexQuery(
-            tenant_id=tenant_id,
-            user_id=user_id,
+            tenant_id=scope.tenant_id,
+            user_id=scope.user_id,
             domains=query.domain.domains(),
             statuses=tuple(statuses),
             k=pool,
@@ -122,7 +121,7 @@ class Recall:
         found = {*vector_hits, *(h.memory_id for h in keyword_ranked[:pool])}
         best_keyword = max(keyword_hits.values(), default=0.0)
         candidates: list[_Candidate] = []
-        for memory in self._store.get_memories(tenant_id, user_id, found):
+        for memory in self._store.get_memories(scope, found):
             if query.memory_type is not None and memory.type != query.memory_type:
                 continue
             if memory.status.value not in statuses:

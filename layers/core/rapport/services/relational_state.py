@@ -23,6 +23,7 @@ from rapport.domain.relational_state import (
     initial_state,
     read_state,
 )
+from rapport.domain.scope import Scope
 from rapport.domain.signals import Signals, from_metadata
 from rapport.errors import ConflictError, InvalidInputError
 from rapport.ids import new_id
@@ -147,27 +148,22 @@ class RelationalStateService:
         self._settings = settings
         self._clock = clock
 
-    def _scope(self, tenant_id: str, user_id: str) -> ItemScope:
-        return ItemScope(tenant_id=tenant_id, user_id=user_id)
-
-    def stored(self, tenant_id: str, user_id: str) -> RelationalState:
+    def stored(self, scope: Scope) -> RelationalState:
         """The stored state (a new person's starting state when there is none); decay not applied."""
-        return self._states.stored(self._scope(tenant_id, user_id)) or initial_state(self._policy)
+        return self._states.stored(ItemScope.of_user(scope)) or initial_state(self._policy)
 
-    def read(self, tenant_id: str, user_id: str, at: datetime | None = None) -> StateReading:
+    def read(self, scope: Scope, at: datetime | None = None) -> StateReading:
         """The state now (or at `at`), decay applied. Never writes: reading cannot change what the next read says."""
-        return read_state(self.stored(tenant_id, user_id), at or self._clock.now(), self._policy)
+        return read_state(self.stored(scope), at or self._clock.now(), self._policy)
 
-    def preview(self, tenant_id: str, user_id: str, signals: Signals, at: datetime) -> StateReading:
+    def preview(self, scope: Scope, signals: Signals, at: datetime) -> StateReading:
         """What the state would be after one interaction with these signals at `at`, without writing it."""
-        updated = apply_interaction(self.stored(tenant_id, user_id), signals.effect(), at, self._policy)
+        updated = apply_interaction(self.stored(scope), signals.effect(), at, self._policy)
         return read_state(updated, at, self._policy)
 
-    def _update(
-        self, tenant_id: str, user_id: str, change: Callable[[RelationalState], RelationalState]
-    ) -> RelationalState:
+    def _update(self, scope: Scope, change: Callable[[RelationalState], RelationalState]) -> RelationalState:
         return self._states.change(
-            self._scope(tenant_id, user_id),
+            ItemScope.of_user(scope),
             lambda current: change(current or initial_state(self._policy)),
             now=self._clock.now(),
             attempts=self._policy.write_attempts,
@@ -179,15 +175,13 @@ class RelationalStateService:
         signals = from_metadata(interaction.metadata) or Signals()
         at = interaction_time(interaction)
         self._update(
-            interaction.tenant_id,
-            interaction.user_id,
+            interaction.scope,
             lambda state: apply_interaction(state, signals.effect(), at, self._policy),
         )
 
     def report_event(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         event: RelationalEvent,
         note: str | None = None,
         idempotency_key: str | None = None,
@@ -197,14 +191,14 @@ class RelationalStateService:
         (and a 409 if the key was used for another event type). docs/relational-state.md."""
         if note is not None and len(note) > MAX_NOTE_CHARS:
             raise InvalidInputError(f"note has {len(note)} characters; the limit is {MAX_NOTE_CHARS}")
-        scope = self._scope(tenant_id, user_id)
+        item_scope = ItemScope.of_user(scope)
         digest = _key_digest(idempotency_key) if idempotency_key is not None else None
         if digest is not None:
-            earlier = self._reported_with(scope, digest, event)
+            earlier = self._reported_with(item_scope, digest, event)
             if earlier is not None:
-                return earlier, self.read(tenant_id, user_id), True
+                return earlier, self.read(scope), True
         now = self._clock.now()
-        before = self.read(tenant_id, user_id, now)
+        before = self.read(scope, now)
 
         def change(current: RelationalState) -> RelationalState:
             if digest is None:
@@ -215,14 +209,14 @@ class RelationalStateService:
             keys = (*current.applied_event_keys, digest)[-APPLIED_KEYS_KEPT:]
             return applied.model_copy(update={"applied_event_keys": keys})
 
-        state = self._update(tenant_id, user_id, change)
+        state = self._update(scope, change)
         after = read_state(state, now, self._policy)
         record = StateEventRecord(
             id=new_id(now), type=event, note=note, at=now, before=_numbers(before), after=_numbers(after)
         )
-        self._states.put_event(scope, record, now=now)
+        self._states.put_event(item_scope, record, now=now)
         if digest is not None:
-            self._states.put_key(scope, digest, ReportedKey(event_id=record.id, type=event.value), now=now)
+            self._states.put_key(item_scope, digest, ReportedKey(event_id=record.id, type=event.value), now=now)
         return record, after, False
 
     def _reported_with(self, scope: ItemScope, digest: str, event: RelationalEvent) -> StateEventRecord | None:
@@ -235,8 +229,8 @@ class RelationalStateService:
             )
         return self._states.get_event(scope, reported.event_id)
 
-    def events(self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None) -> Page[StateEventRecord]:
+    def events(self, scope: Scope, *, limit: int, cursor: str | None) -> Page[StateEventRecord]:
         """Reported events, newest first."""
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
-        return self._states.events(self._scope(tenant_id, user_id), limit=limit, cursor=cursor)
+        return self._states.events(ItemScope.of_user(scope), limit=limit, cursor=cursor)

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from rapport.clock import Clock
 from rapport.domain.lifecycle.working_memory import SessionContext, add_interaction, context_tokens
 from rapport.domain.models import Interaction
+from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, NotFoundError, RapportError
 from rapport.ports.items import ItemScope, ItemStore, StoredItem
 from rapport.settings import Settings
@@ -33,16 +34,15 @@ class SessionRepository:
     def __init__(self, items: ItemStore) -> None:
         self._items = items
 
-    def get(self, tenant_id: str, user_id: str, session_id: str) -> StoredSession | None:
-        item = self._items.get_item(ItemScope(tenant_id=tenant_id, user_id=user_id), SESSION_KIND, session_id)
+    def get(self, scope: Scope, session_id: str) -> StoredSession | None:
+        item = self._items.get_item(ItemScope.of_user(scope), SESSION_KIND, session_id)
         if item is None:
             return None
         return StoredSession(SessionContext.model_validate(item.body), item)
 
     def put(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         context: SessionContext,
         *,
         now: datetime,
@@ -51,7 +51,7 @@ class SessionRepository:
     ) -> None:
         """ConflictError when the session changed since it was read at `expected_version` (0: not there yet)."""
         self._items.put_item(
-            ItemScope(tenant_id=tenant_id, user_id=user_id),
+            ItemScope.of_user(scope),
             SESSION_KIND,
             context.session_id,
             context.model_dump(mode="json"),
@@ -91,10 +91,9 @@ class SessionService:
         """The listener on recorded interactions: a conversation without a session has no working memory."""
         if not interaction.session_id:
             return
-        tenant_id, user_id = interaction.tenant_id, interaction.user_id
         for _ in range(self._settings.relational.write_attempts):
             now = self._clock.now()
-            stored = self._sessions.get(tenant_id, user_id, interaction.session_id)
+            stored = self._sessions.get(interaction.scope, interaction.session_id)
             # An expired session the table's TTL has not removed yet is over: a new one starts.
             current = stored.context if stored is not None and stored.is_live(now) else None
             updated = add_interaction(current, interaction, now, self._governance)
@@ -102,8 +101,7 @@ class SessionService:
                 return
             try:
                 self._sessions.put(
-                    tenant_id,
-                    user_id,
+                    interaction.scope,
                     updated,
                     now=now,
                     expected_version=stored.item.version if stored is not None else 0,
@@ -114,8 +112,8 @@ class SessionService:
                 continue  # a concurrent turn of the same session: read it and add this one after it
         raise ConflictError(f"session {interaction.session_id!r} kept changing; its working memory was not updated")
 
-    def context(self, tenant_id: str, user_id: str, session_id: str) -> SessionView:
-        stored = self._sessions.get(tenant_id, user_id, session_id)
+    def context(self, scope: Scope, session_id: str) -> SessionView:
+        stored = self._sessions.get(scope, session_id)
         now = self._clock.now()
         if stored is None or not stored.is_live(now):
             raise NotFoundError(
@@ -125,12 +123,12 @@ class SessionService:
         context = stored.context
         return SessionView(
             **context.model_dump(),
-            user_id=user_id,
+            user_id=scope.user_id,
             token_estimate=context_tokens(context, self._governance),
             token_budget=self._governance.session_max_tokens,
             expires_at=stored.item.expires_at or context.last_activity_at + self._ttl(),
         )
 
-    def is_live(self, tenant_id: str, user_id: str, session_id: str, at: datetime) -> bool:
-        stored = self._sessions.get(tenant_id, user_id, session_id)
+    def is_live(self, scope: Scope, session_id: str, at: datetime) -> bool:
+        stored = self._sessions.get(scope, session_id)
         return stored is not None and stored.is_live(at)

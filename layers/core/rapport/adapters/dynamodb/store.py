@@ -32,6 +32,7 @@ from rapport.domain.models import (
     Memory,
     Page,
 )
+from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, NotFoundError
 
 if TYPE_CHECKING:
@@ -86,27 +87,26 @@ class DynamoDbMemoryStore(DynamoDbItems):
             except ClientError as exc:
                 if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                     raise
-                self.get_memory(memory.tenant_id, memory.user_id, memory.id)  # NotFoundError when it is gone
+                self.get_memory(memory.scope, memory.id)  # NotFoundError when it is gone
                 raise ConflictError(f"memory {memory.id} was reinforced concurrently") from exc
 
-    def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
-        item = self._get_user_item(tenant_id, user_id, keys.memory_sort_key(memory_id), f"memory {memory_id}")
+    def get_memory(self, scope: Scope, memory_id: str) -> Memory:
+        item = self._get_user_item(scope, keys.memory_sort_key(memory_id), f"memory {memory_id}")
         return records.memory_from_item(item)
 
-    def get_memories(self, tenant_id: str, user_id: str, memory_ids: Iterable[str]) -> list[Memory]:
-        pk = keys.user_partition(tenant_id, user_id)
+    def get_memories(self, scope: Scope, memory_ids: Iterable[str]) -> list[Memory]:
+        pk = keys.user_partition(scope.tenant_id, scope.user_id)
         # BatchGetItem rejects a request that names the same key twice.
         unique_ids = list(dict.fromkeys(memory_ids))
         wanted = [{keys.PARTITION_KEY: pk, keys.SORT_KEY: keys.memory_sort_key(mid)} for mid in unique_ids]
         return [records.memory_from_item(item) for item in batch_get(self._dynamodb, self._table_name, wanted)]
 
-    def delete_memory(self, tenant_id: str, user_id: str, memory_id: str) -> None:
-        self._delete_user_item(tenant_id, user_id, keys.memory_sort_key(memory_id), f"memory {memory_id}")
+    def delete_memory(self, scope: Scope, memory_id: str) -> None:
+        self._delete_user_item(scope, keys.memory_sort_key(memory_id), f"memory {memory_id}")
 
     def list_memories(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         *,
         domains: tuple[Domain, ...],
         memory_type: str | None = None,
@@ -116,18 +116,18 @@ class DynamoDbMemoryStore(DynamoDbItems):
         wanted_domains = set(domains)
         if not wanted_domains:
             return Page[Memory](items=[], next_cursor=None)
-        pk = keys.user_partition(tenant_id, user_id)
+        pk = keys.user_partition(scope.tenant_id, scope.user_id)
         filter_expression: ConditionBase | None = None
         index_name: str | None
         if memory_type is not None:
             index_name = keys.GSI_BY_TYPE
-            partition = keys.type_partition(tenant_id, user_id, memory_type)
+            partition = keys.type_partition(scope.tenant_id, scope.user_id, memory_type)
             if len(wanted_domains) == 1:
                 # Types are few per user, so filtering the type's partition by domain reads little beyond the page.
                 filter_expression = Attr("domain").eq(next(iter(wanted_domains)).value)
         elif len(wanted_domains) == 1:
             index_name = keys.GSI_BY_DOMAIN
-            partition = keys.domain_partition(tenant_id, user_id, next(iter(wanted_domains)))
+            partition = keys.domain_partition(scope.tenant_id, scope.user_id, next(iter(wanted_domains)))
         else:
             index_name = None
             partition = pk
@@ -150,8 +150,8 @@ class DynamoDbMemoryStore(DynamoDbItems):
         )
         return Page[Memory](items=[records.memory_from_item(item) for item in items], next_cursor=next_cursor)
 
-    def count_memories(self, tenant_id: str, user_id: str) -> int:
-        condition = Key(keys.PARTITION_KEY).eq(keys.user_partition(tenant_id, user_id)) & Key(
+    def count_memories(self, scope: Scope) -> int:
+        condition = Key(keys.PARTITION_KEY).eq(keys.user_partition(scope.tenant_id, scope.user_id)) & Key(
             keys.SORT_KEY
         ).begins_with(keys.MEMORY_PREFIX)
         total = 0
@@ -220,15 +220,15 @@ class DynamoDbMemoryStore(DynamoDbItems):
         doomed.append({keys.PARTITION_KEY: pk, keys.SORT_KEY: keys.interaction_sort_key(interaction.id)})
         batch_delete(self._dynamodb, self._table_name, doomed)
 
-    def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
+    def get_interaction(self, scope: Scope, interaction_id: str) -> Interaction:
         sort_key = keys.interaction_sort_key(interaction_id)
-        item = self._get_user_item(tenant_id, user_id, sort_key, f"interaction {interaction_id}")
+        item = self._get_user_item(scope, sort_key, f"interaction {interaction_id}")
         return records.interaction_from_item(item)
 
     def list_interactions(
-        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None, oldest_first: bool = False
+        self, scope: Scope, *, limit: int, cursor: str | None = None, oldest_first: bool = False
     ) -> Page[Interaction]:
-        pk = keys.user_partition(tenant_id, user_id)
+        pk = keys.user_partition(scope.tenant_id, scope.user_id)
         items, next_cursor = query_page(
             self._table,
             key_condition=Key(keys.PARTITION_KEY).eq(pk) & Key(keys.SORT_KEY).begins_with(keys.INTERACTION_PREFIX),
@@ -241,14 +241,14 @@ class DynamoDbMemoryStore(DynamoDbItems):
         )
         return Page[Interaction](items=[records.interaction_from_item(item) for item in items], next_cursor=next_cursor)
 
-    def delete_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> None:
+    def delete_interaction(self, scope: Scope, interaction_id: str) -> None:
         sort_key = keys.interaction_sort_key(interaction_id)
-        self._delete_user_item(tenant_id, user_id, sort_key, f"interaction {interaction_id}")
+        self._delete_user_item(scope, sort_key, f"interaction {interaction_id}")
 
     # one item of an end user's partition, by sort key; `what` names it in the error and the failure message
 
-    def _get_user_item(self, tenant_id: str, user_id: str, sort_key: str, what: str) -> Mapping[str, Any]:
-        key = {keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id), keys.SORT_KEY: sort_key}
+    def _get_user_item(self, scope: Scope, sort_key: str, what: str) -> Mapping[str, Any]:
+        key = {keys.PARTITION_KEY: keys.user_partition(scope.tenant_id, scope.user_id), keys.SORT_KEY: sort_key}
         with translated(f"get {what.split()[0]}"):
             response = self._table.get_item(Key=key, ConsistentRead=True)
         item = response.get("Item")
@@ -256,8 +256,8 @@ class DynamoDbMemoryStore(DynamoDbItems):
             raise NotFoundError(f"{what} not found")
         return item
 
-    def _delete_user_item(self, tenant_id: str, user_id: str, sort_key: str, what: str) -> None:
-        key = {keys.PARTITION_KEY: keys.user_partition(tenant_id, user_id), keys.SORT_KEY: sort_key}
+    def _delete_user_item(self, scope: Scope, sort_key: str, what: str) -> None:
+        key = {keys.PARTITION_KEY: keys.user_partition(scope.tenant_id, scope.user_id), keys.SORT_KEY: sort_key}
         with translated(f"delete {what.split()[0]}"):
             response = self._table.delete_item(Key=key, ReturnValues="ALL_OLD")
         if "Attributes" not in response:
@@ -286,15 +286,15 @@ class DynamoDbMemoryStore(DynamoDbItems):
             raise ConflictError("this API key is registered to more than one tenant; rotate it")
         return records.api_key_from_item(found[0])
 
-    def register_user(self, tenant_id: str, user_id: str) -> None:
+    def register_user(self, scope: Scope) -> None:
         # A plain put is idempotent: the item carries nothing that a second registration could change.
         with translated("register user"):
             previous = self._table.put_item(
-                Item=records.user_registration_item(tenant_id, user_id), ReturnValues="ALL_OLD"
+                Item=records.user_registration_item(scope.tenant_id, scope.user_id), ReturnValues="ALL_OLD"
             )
             if "Attributes" not in previous:
                 # A new end user: make sure the tenant is in the registry the jobs walk (idempotent as well).
-                self._table.put_item(Item=records.tenant_registration_item(tenant_id))
+                self._table.put_item(Item=records.tenant_registration_item(scope.tenant_id))
 
     def list_users(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[str]:
         pk = keys.tenant_partition(tenant_id)
@@ -326,8 +326,8 @@ class DynamoDbMemoryStore(DynamoDbItems):
 
     # privacy
 
-    def erase_user(self, tenant_id: str, user_id: str) -> ErasureCounts:
-        pk = keys.user_partition(tenant_id, user_id)
+    def erase_user(self, scope: Scope) -> ErasureCounts:
+        pk = keys.user_partition(scope.tenant_id, scope.user_id)
         memories = interactions = others = 0
         start_key: Mapping[str, Any] | None = None
         while True:
@@ -362,8 +362,8 @@ class DynamoDbMemoryStore(DynamoDbItems):
         # The registration goes last: if the erasure fails half way, jobs can still find the user and a retry
         # finishes the job.
         registration = {
-            keys.PARTITION_KEY: keys.tenant_partition(tenant_id),
-            keys.SORT_KEY: keys.user_sort_key(user_id),
+            keys.PARTITION_KEY: keys.tenant_partition(scope.tenant_id),
+            keys.SORT_KEY: keys.user_sort_key(scope.user_id),
         }
         with translated("remove user registration"):
             removed = self._table.delete_item(Key=registration, ReturnValues="ALL_OLD")

@@ -14,6 +14,7 @@ import numpy as np
 
 from rapport.domain.models import Memory
 from rapport.domain.rendering import search_text
+from rapport.domain.scope import Scope
 from rapport.domain.text import tokenize
 from rapport.errors import InvalidInputError, StorageError
 from rapport.ports.vector_index import IndexHit, IndexQuery
@@ -167,14 +168,14 @@ class EmbeddedVectorIndex:
         )
         for tenant_id, user_id, memory_id, domain, status, content, blob in rows:
             vector = np.frombuffer(blob, dtype=np.float32)
-            self._segment(tenant_id, user_id).upsert(memory_id, domain, status, content, vector)
+            self._segment(Scope(tenant_id, user_id)).upsert(memory_id, domain, status, content, vector)
 
     def _committed_elsewhere(self) -> int:
         """SQLite's data_version: it changes when another connection (another process: `rapport jobs run` beside
         `rapport serve`) commits to the file, and not for this connection's own writes."""
         return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
-    def _refreshed_segment(self, tenant_id: str, user_id: str) -> _Segment | None:
+    def _refreshed_segment(self, scope: Scope) -> _Segment | None:
         """The user's segment, reloaded first when another process has written the file since it was read. Call
         with the lock held. One integer read per search; a reload only after someone else wrote."""
         version = self._committed_elsewhere()
@@ -182,10 +183,10 @@ class EmbeddedVectorIndex:
             self._segments.clear()
             self._load()
             self._data_version = version
-        return self._segments.get((tenant_id, user_id))
+        return self._segments.get((scope.tenant_id, scope.user_id))
 
-    def _segment(self, tenant_id: str, user_id: str) -> _Segment:
-        key = (tenant_id, user_id)
+    def _segment(self, scope: Scope) -> _Segment:
+        key = (scope.tenant_id, scope.user_id)
         segment = self._segments.get(key)
         if segment is None:
             segment = self._segments[key] = _Segment(self._dimensions)
@@ -222,36 +223,35 @@ class EmbeddedVectorIndex:
                 )
             except sqlite3.Error as exc:
                 raise StorageError(f"local index write failed: {exc}") from exc
-            self._segment(memory.tenant_id, memory.user_id).upsert(
-                memory.id, memory.domain.value, memory.status.value, text, vector
-            )
+            self._segment(memory.scope).upsert(memory.id, memory.domain.value, memory.status.value, text, vector)
 
-    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+    def delete(self, scope: Scope, memory_id: str) -> None:
         with self._lock:
             self._conn.execute(
-                "DELETE FROM entries WHERE tenant_id=? AND user_id=? AND memory_id=?", (tenant_id, user_id, memory_id)
+                "DELETE FROM entries WHERE tenant_id=? AND user_id=? AND memory_id=?",
+                (scope.tenant_id, scope.user_id, memory_id),
             )
-            segment = self._segments.get((tenant_id, user_id))
+            segment = self._segments.get((scope.tenant_id, scope.user_id))
             if segment is not None:
                 segment.remove(memory_id)
 
-    def delete_user(self, tenant_id: str, user_id: str) -> int:
+    def delete_user(self, scope: Scope) -> int:
         with self._lock:
             removed = self._conn.execute(
-                "DELETE FROM entries WHERE tenant_id=? AND user_id=?", (tenant_id, user_id)
+                "DELETE FROM entries WHERE tenant_id=? AND user_id=?", (scope.tenant_id, scope.user_id)
             ).rowcount
-            self._segments.pop((tenant_id, user_id), None)
+            self._segments.pop((scope.tenant_id, scope.user_id), None)
             return int(removed)
 
-    def count(self, tenant_id: str, user_id: str) -> int:
+    def count(self, scope: Scope) -> int:
         with self._lock:
-            segment = self._refreshed_segment(tenant_id, user_id)
+            segment = self._refreshed_segment(scope)
             return len(segment) if segment else 0
 
     def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
         query_vector = self._vector(vector)
         with self._lock:
-            segment = self._refreshed_segment(query.tenant_id, query.user_id)
+            segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
             if not segment:
                 return []
             size = len(segment)
@@ -270,7 +270,7 @@ class EmbeddedVectorIndex:
         if not terms:
             return []
         with self._lock:
-            segment = self._refreshed_segment(query.tenant_id, query.user_id)
+            segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
             if not segment:
                 return []
             allowed = segment.allowed_mask(query)

@@ -23,6 +23,7 @@ from rapport.domain.models import (
     Memory,
     Page,
 )
+from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from rapport.ports.items import ItemQuery, ItemScope, StoredItem, check_kind
 
@@ -164,16 +165,16 @@ class SqliteMemoryStore:
                     raise ConflictError(f"memory {memory.id} was reinforced concurrently")
             _insert_memory(conn, memory)
 
-    def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> Memory:
+    def get_memory(self, scope: Scope, memory_id: str) -> Memory:
         rows = self._query(
             "SELECT body, embedding FROM memories WHERE tenant_id=? AND user_id=? AND id=?",
-            (tenant_id, user_id, memory_id),
+            (scope.tenant_id, scope.user_id, memory_id),
         )
         if not rows:
             raise NotFoundError(f"memory {memory_id} not found")
         return self._memory_from_row(rows[0][0], rows[0][1])
 
-    def get_memories(self, tenant_id: str, user_id: str, memory_ids: Iterable[str]) -> list[Memory]:
+    def get_memories(self, scope: Scope, memory_ids: Iterable[str]) -> list[Memory]:
         ids = list(dict.fromkeys(memory_ids))
         found: list[Memory] = []
         for start in range(0, len(ids), 500):
@@ -181,23 +182,23 @@ class SqliteMemoryStore:
             marks = ",".join("?" * len(chunk))
             rows = self._query(
                 f"SELECT body, embedding FROM memories WHERE tenant_id=? AND user_id=? AND id IN ({marks})",
-                (tenant_id, user_id, *chunk),
+                (scope.tenant_id, scope.user_id, *chunk),
             )
             found.extend(self._memory_from_row(body, blob) for body, blob in rows)
         return found
 
-    def delete_memory(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+    def delete_memory(self, scope: Scope, memory_id: str) -> None:
         with self._transaction() as conn:
             cursor = conn.execute(
-                "DELETE FROM memories WHERE tenant_id=? AND user_id=? AND id=?", (tenant_id, user_id, memory_id)
+                "DELETE FROM memories WHERE tenant_id=? AND user_id=? AND id=?",
+                (scope.tenant_id, scope.user_id, memory_id),
             )
             if cursor.rowcount == 0:
                 raise NotFoundError(f"memory {memory_id} not found")
 
     def list_memories(
         self,
-        tenant_id: str,
-        user_id: str,
+        scope: Scope,
         *,
         domains: tuple[Domain, ...],
         memory_type: str | None = None,
@@ -205,7 +206,7 @@ class SqliteMemoryStore:
         cursor: str | None = None,
     ) -> Page[Memory]:
         clauses = ["tenant_id=?", "user_id=?"]
-        params: list[Any] = [tenant_id, user_id]
+        params: list[Any] = [scope.tenant_id, scope.user_id]
         clauses.append(f"domain IN ({','.join('?' * len(domains))})")
         params.extend(d.value for d in domains)
         if memory_type is not None:
@@ -222,8 +223,10 @@ class SqliteMemoryStore:
         next_cursor = _encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
         return Page[Memory](items=items, next_cursor=next_cursor)
 
-    def count_memories(self, tenant_id: str, user_id: str) -> int:
-        rows = self._query("SELECT COUNT(*) FROM memories WHERE tenant_id=? AND user_id=?", (tenant_id, user_id))
+    def count_memories(self, scope: Scope) -> int:
+        rows = self._query(
+            "SELECT COUNT(*) FROM memories WHERE tenant_id=? AND user_id=?", (scope.tenant_id, scope.user_id)
+        )
         return int(rows[0][0])
 
     def iter_all_memories(self, tenant_id: str | None = None) -> Iterable[Memory]:
@@ -263,20 +266,20 @@ class SqliteMemoryStore:
             )
             conn.execute("DELETE FROM interactions WHERE tenant_id=? AND user_id=? AND id=?", (*scope, interaction.id))
 
-    def get_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> Interaction:
+    def get_interaction(self, scope: Scope, interaction_id: str) -> Interaction:
         rows = self._query(
             "SELECT body FROM interactions WHERE tenant_id=? AND user_id=? AND id=?",
-            (tenant_id, user_id, interaction_id),
+            (scope.tenant_id, scope.user_id, interaction_id),
         )
         if not rows:
             raise NotFoundError(f"interaction {interaction_id} not found")
         return Interaction.model_validate_json(rows[0][0])
 
     def list_interactions(
-        self, tenant_id: str, user_id: str, *, limit: int, cursor: str | None = None, oldest_first: bool = False
+        self, scope: Scope, *, limit: int, cursor: str | None = None, oldest_first: bool = False
     ) -> Page[Interaction]:
         sql = "SELECT id, body FROM interactions WHERE tenant_id=? AND user_id=?"
-        params: tuple[Any, ...] = (tenant_id, user_id)
+        params: tuple[Any, ...] = (scope.tenant_id, scope.user_id)
         if cursor is not None:
             sql += " AND id>?" if oldest_first else " AND id<?"
             params = (*params, _decode_cursor(cursor))
@@ -286,11 +289,11 @@ class SqliteMemoryStore:
         next_cursor = _encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
         return Page[Interaction](items=items, next_cursor=next_cursor)
 
-    def delete_interaction(self, tenant_id: str, user_id: str, interaction_id: str) -> None:
+    def delete_interaction(self, scope: Scope, interaction_id: str) -> None:
         with self._transaction() as conn:
             cursor = conn.execute(
                 "DELETE FROM interactions WHERE tenant_id=? AND user_id=? AND id=?",
-                (tenant_id, user_id, interaction_id),
+                (scope.tenant_id, scope.user_id, interaction_id),
             )
             if cursor.rowcount == 0:
                 raise NotFoundError(f"interaction {interaction_id} not found")
@@ -308,9 +311,11 @@ class SqliteMemoryStore:
         rows = self._query("SELECT body FROM api_keys WHERE key_hash=?", (key_hash,))
         return ApiKeyRecord.model_validate_json(rows[0][0]) if rows else None
 
-    def register_user(self, tenant_id: str, user_id: str) -> None:
+    def register_user(self, scope: Scope) -> None:
         with self._transaction() as conn:
-            conn.execute("INSERT OR IGNORE INTO users (tenant_id, user_id) VALUES (?, ?)", (tenant_id, user_id))
+            conn.execute(
+                "INSERT OR IGNORE INTO users (tenant_id, user_id) VALUES (?, ?)", (scope.tenant_id, scope.user_id)
+            )
 
     def list_users(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[str]:
         sql = "SELECT user_id FROM users WHERE tenant_id=?"
@@ -336,8 +341,8 @@ class SqliteMemoryStore:
 
     # privacy
 
-    def erase_user(self, tenant_id: str, user_id: str) -> ErasureCounts:
-        key = (tenant_id, user_id)
+    def erase_user(self, scope: Scope) -> ErasureCounts:
+        key = (scope.tenant_id, scope.user_id)
         with self._transaction() as conn:
             memories = conn.execute("DELETE FROM memories WHERE tenant_id=? AND user_id=?", key).rowcount
             interactions = conn.execute("DELETE FROM interactions WHERE tenant_id=? AND user_id=?", key).rowcount

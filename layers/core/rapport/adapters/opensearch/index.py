@@ -17,6 +17,7 @@ from opensearchpy.exceptions import OpenSearchException, TransportError
 
 from rapport.domain.models import Memory
 from rapport.domain.rendering import search_text
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, StorageError
 from rapport.ports.vector_index import IndexHit, IndexQuery
 
@@ -195,18 +196,18 @@ class OpenSearchVectorIndex:
         except OpenSearchException as exc:
             raise _storage_error("index document", exc) from exc
 
-    def delete(self, tenant_id: str, user_id: str, memory_id: str) -> None:
+    def delete(self, scope: Scope, memory_id: str) -> None:
         try:
             self._client.delete(
-                index=self._index, id=document_id(tenant_id, user_id, memory_id), **self._refresh_params()
+                index=self._index, id=document_id(scope.tenant_id, scope.user_id, memory_id), **self._refresh_params()
             )
         except OpenSearchNotFoundError:
             return  # a missing document, or a missing index: either way the entry is gone
         except OpenSearchException as exc:
             raise _storage_error("delete document", exc) from exc
 
-    def delete_user(self, tenant_id: str, user_id: str) -> int:
-        body = {"query": {"bool": {"filter": _user_filters(tenant_id, user_id)}}}
+    def delete_user(self, scope: Scope) -> int:
+        body = {"query": {"bool": {"filter": _user_filters(scope.tenant_id, scope.user_id)}}}
         try:
             # refresh: an erasure must be invisible to the very next search. conflicts=proceed: a concurrent
             # re-index of one memory must not abort the erasure of all the others.
@@ -259,8 +260,8 @@ class OpenSearchVectorIndex:
         }
         return self._search("keyword search", body, float)
 
-    def count(self, tenant_id: str, user_id: str) -> int:
-        body = {"query": {"bool": {"filter": _user_filters(tenant_id, user_id)}}}
+    def count(self, scope: Scope) -> int:
+        body = {"query": {"bool": {"filter": _user_filters(scope.tenant_id, scope.user_id)}}}
         try:
             response = self._client.count(index=self._index, body=body)
         except OpenSearchException as exc:

@@ -20,9 +20,7 @@ def build_associations_router(associations: AssociationService) -> Router:
     def associate(
         user_id: str, scope: UserScope, body: AssociateRequest
     ):  # a Response: powertools cannot build its schema
-        result = associations.associate(
-            scope.tenant_id, scope.user_id, NewAssociation.model_validate(body.model_dump())
-        )
+        result = associations.associate(scope, NewAssociation.model_validate(body.model_dump()))
         return Response(
             status_code=201 if result.created else 200,
             content_type=content_types.APPLICATION_JSON,
@@ -40,7 +38,7 @@ def build_associations_router(associations: AssociationService) -> Router:
         memory_id: str,
         relation: Annotated[str | None, Query(description="Only this relation (enrichment types too).")] = None,
     ) -> dict:
-        listed = associations.list_for(scope.tenant_id, scope.user_id, memory_id, relation)
+        listed = associations.list_for(scope, memory_id, relation)
         return {
             "memory_id": memory_id,
             "associations": [ListedAssociationOut.of(a).model_dump(mode="json") for a in listed],
@@ -54,7 +52,7 @@ def build_associations_router(associations: AssociationService) -> Router:
         related_memory_id: Annotated[str, Query(min_length=1)],
         relation: Annotated[str, Query(min_length=1)],
     ):  # a Response: powertools cannot build a schema for its annotation
-        associations.remove(scope.tenant_id, scope.user_id, memory_id, related_memory_id, relation)
+        associations.remove(scope, memory_id, related_memory_id, relation)
         return Response(status_code=204, content_type=content_types.APPLICATION_JSON, body="")
 
     return router

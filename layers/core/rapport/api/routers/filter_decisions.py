@@ -29,7 +29,7 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
         limit: Annotated[int, Query()] = 20,
         cursor: Annotated[str | None, Query()] = None,
     ) -> dict:
-        page = decisions.list(scope.tenant_id, scope.user_id, limit=limit, cursor=cursor, verdict=verdict)
+        page = decisions.list(scope, limit=limit, cursor=cursor, verdict=verdict)
         return {
             "decisions": [FilterDecisionOut.of(d).model_dump(mode="json") for d in page.items],
             "next_cursor": page.next_cursor,
@@ -37,7 +37,7 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
 
     @router.get("/v1/users/<user_id>/filter-decisions/<decision_id>", tags=["pipeline"], summary="One decision")
     def get_decision(user_id: str, scope: UserScope, decision_id: str) -> dict:
-        return FilterDecisionOut.of(decisions.get(scope.tenant_id, scope.user_id, decision_id)).model_dump(mode="json")
+        return FilterDecisionOut.of(decisions.get(scope, decision_id)).model_dump(mode="json")
 
     @router.post(
         "/v1/users/<user_id>/filter-decisions/<decision_id>/restore",
@@ -45,7 +45,7 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
         summary="Store the original of a blocked or reframed memory (idempotent)",
     )
     def restore(user_id: str, scope: UserScope, decision_id: str) -> dict:
-        decision, memory = decisions.restore(scope.tenant_id, scope.user_id, decision_id)
+        decision, memory = decisions.restore(scope, decision_id)
         return {
             "decision": FilterDecisionOut.of(decision).model_dump(mode="json"),
             "memory": MemoryOut.of(memory).model_dump(mode="json"),

@@ -22,7 +22,7 @@ def build_governance_router(*, memories: MemoryService, governance: GovernanceJo
     )
     def mark_used(user_id: str, scope: UserScope, body: MarkUsedRequest) -> dict:
         wanted = list(dict.fromkeys(body.memory_ids))
-        reinforced = memories.reinforce(scope.tenant_id, scope.user_id, wanted, settings.relational.reinforcement_boost)
+        reinforced = memories.reinforce(scope, wanted, settings.relational.reinforcement_boost)
         found = {m.id for m in reinforced}
         return MarkUsedOut(
             memories=[MemoryOut.of(m) for m in reinforced], not_found=[i for i in wanted if i not in found]
@@ -34,7 +34,7 @@ def build_governance_router(*, memories: MemoryService, governance: GovernanceJo
         summary="Undo a consolidation: the originals become active again and the merged memory is archived",
     )
     def undo_consolidation(user_id: str, scope: UserScope, consolidation_id: str) -> dict:
-        derivation, restored = governance.undo_consolidation(scope.tenant_id, scope.user_id, consolidation_id)
+        derivation, restored = governance.undo_consolidation(scope, consolidation_id)
         return UndoConsolidationOut(
             consolidation_id=derivation.id,
             state=derivation.state.value,

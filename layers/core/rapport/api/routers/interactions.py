@@ -27,8 +27,7 @@ def build_interactions_router(interactions: InteractionService) -> Router:
         ] = True,
     ):  # a Response: powertools cannot build a schema for its annotation
         recorded = interactions.record(
-            scope.tenant_id,
-            scope.user_id,
+            scope,
             NewInteraction(
                 messages=[m.to_domain() for m in body.messages],
                 channel=body.channel,
@@ -55,7 +54,7 @@ def build_interactions_router(interactions: InteractionService) -> Router:
         limit: Annotated[int, Query()] = 20,
         cursor: Annotated[str | None, Query()] = None,
     ) -> dict:
-        page = interactions.history(scope.tenant_id, scope.user_id, limit=limit, cursor=cursor)
+        page = interactions.history(scope, limit=limit, cursor=cursor)
         return {
             "interactions": [InteractionOut.of(i).model_dump(mode="json") for i in page.items],
             "next_cursor": page.next_cursor,

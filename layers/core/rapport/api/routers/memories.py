@@ -25,8 +25,7 @@ def build_memories_router(*, memories: MemoryService, recall: Recall, settings: 
         user_id: str, scope: UserScope, body: CreateMemoryRequest
     ):  # a Response: powertools cannot build a schema for its annotation
         memory = memories.remember(
-            scope.tenant_id,
-            scope.user_id,
+            scope,
             NewMemory(
                 content=body.content,
                 domain=body.domain,
@@ -60,12 +59,10 @@ def build_memories_router(*, memories: MemoryService, recall: Recall, settings: 
         relation_limit: Annotated[int | None, Query(ge=0, le=50, description="Links followed per hit (5).")] = None,
         expansion_limit: Annotated[int | None, Query(ge=0, le=200, description="Linked memories in all (25).")] = None,
     ) -> dict:
-        tenant_id, user_id = scope.tenant_id, scope.user_id
-        total = memories.count(tenant_id, user_id)
+        total = memories.count(scope)
         if query is not None:
             hits = recall.recall(
-                tenant_id,
-                user_id,
+                scope,
                 RecallQuery(
                     query=query,
                     domain=domain,
@@ -84,8 +81,7 @@ def build_memories_router(*, memories: MemoryService, recall: Recall, settings: 
                 "next_cursor": None,
             }
         page = memories.list_memories(
-            tenant_id,
-            user_id,
+            scope,
             domain=domain,
             memory_type=type,
             limit=20 if limit is None else limit,
@@ -100,19 +96,19 @@ def build_memories_router(*, memories: MemoryService, recall: Recall, settings: 
 
     @router.get("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Read one memory")
     def get_memory(user_id: str, scope: UserScope, memory_id: str) -> dict:
-        return MemoryOut.of(memories.get(scope.tenant_id, scope.user_id, memory_id)).model_dump(mode="json")
+        return MemoryOut.of(memories.get(scope, memory_id)).model_dump(mode="json")
 
     @router.patch("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Change a memory")
     def patch_memory(user_id: str, scope: UserScope, memory_id: str, body: PatchMemoryRequest) -> dict:
         patch = MemoryPatch.model_validate(body.model_dump(exclude_unset=True))
-        updated = memories.update(scope.tenant_id, scope.user_id, memory_id, patch)
+        updated = memories.update(scope, memory_id, patch)
         return MemoryOut.of(updated).model_dump(mode="json")
 
     @router.delete("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Delete a memory")
     def delete_memory(
         user_id: str, scope: UserScope, memory_id: str
     ):  # a Response: powertools cannot build a schema for its annotation
-        memories.delete(scope.tenant_id, scope.user_id, memory_id)
+        memories.delete(scope, memory_id)
         return Response(status_code=204, content_type=content_types.APPLICATION_JSON, body="")
 
     return router

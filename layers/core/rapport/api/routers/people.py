@@ -22,7 +22,7 @@ def build_people_router(people: PeopleService) -> Router:
         limit: Annotated[int, Query()] = 50,
         cursor: Annotated[str | None, Query()] = None,
     ) -> dict:
-        page = people.list_people(scope.tenant_id, scope.user_id, limit=limit, cursor=cursor)
+        page = people.list_people(scope, limit=limit, cursor=cursor)
         return {
             "people": [PersonOut.of(p).model_dump(mode="json") for p in page.items],
             "next_cursor": page.next_cursor,
@@ -30,6 +30,6 @@ def build_people_router(people: PeopleService) -> Router:
 
     @router.get("/v1/users/<user_id>/people/<slug>", tags=["people"], summary="One person the user mentions")
     def get_person(user_id: str, scope: UserScope, slug: str) -> dict:
-        return PersonOut.of(people.get(scope.tenant_id, scope.user_id, slug)).model_dump(mode="json")
+        return PersonOut.of(people.get(scope, slug)).model_dump(mode="json")
 
     return router

@@ -17,7 +17,7 @@ def build_privacy_router(privacy: PrivacyService) -> Router:
 
     @router.delete("/v1/privacy/erase/<user_id>", tags=["privacy"], summary="Erase everything about an end user")
     def erase(user_id: str, scope: UserScope, caller: CurrentCaller) -> dict:
-        counts, event = privacy.erase_user(scope.tenant_id, scope.user_id, actor=caller.principal)
+        counts, event = privacy.erase_user(scope, actor=caller.principal)
         return {"status": "erased", "user_id": user_id, "counts": counts.as_dict(), "audit_event_id": event.id}
 
     @router.get("/v1/audit", tags=["privacy"], summary="The tenant's audit trail, newest first")

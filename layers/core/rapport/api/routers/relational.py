@@ -17,7 +17,7 @@ from rapport.api.relational_schemas import (
     StateOut,
 )
 from rapport.clock import Clock
-from rapport.domain.scope import check_user_id
+from rapport.domain.scope import Scope
 from rapport.services.process import ProcessService
 from rapport.services.profiles import ProfileService
 from rapport.services.relational_state import RelationalStateService, parse_event
@@ -33,8 +33,7 @@ def build_relational_router(
     @router.post("/v1/process", tags=["relational"], summary="Context (and a reply) for one user message")
     def process(body: ProcessRequest, tenant_id: TenantId) -> dict:
         outcome = processor.process(
-            tenant_id,
-            check_user_id(body.user_id),
+            Scope.of(tenant_id, body.user_id),
             body.message,
             channel=body.channel,
             session_id=body.session_id,
@@ -43,34 +42,30 @@ def build_relational_router(
 
     @router.get("/v1/users/<user_id>/state", tags=["relational"], summary="Trust, sentiment, grudge, familiarity")
     def get_state(user_id: str, scope: UserScope) -> dict:
-        tenant_id, user_id = scope.tenant_id, scope.user_id
         now = clock.now()
         return StateOut.of(
-            user_id,
-            state.read(tenant_id, user_id, now),
-            state.stored(tenant_id, user_id),
-            profiles.get(tenant_id, user_id),
+            scope.user_id,
+            state.read(scope, now),
+            state.stored(scope),
+            profiles.get(scope),
         ).model_dump(mode="json")
 
     @router.post("/v1/users/<user_id>/events", tags=["relational"], summary="Report a broken or kept promise…")
     def report_event(
         user_id: str, scope: UserScope, body: StateEventRequest
     ):  # a Response: powertools cannot build a schema for its annotation
-        tenant_id, user_id = scope.tenant_id, scope.user_id
         # A client retrying after a timeout sends the same Idempotency-Key: the event then counts once (200, replayed)
         key = router.current_event.get_header_value(IDEMPOTENCY_HEADER, case_sensitive=False)
-        record, reading, replayed = state.report_event(
-            tenant_id, user_id, parse_event(body.type), body.note, idempotency_key=key
-        )
+        record, reading, replayed = state.report_event(scope, parse_event(body.type), body.note, idempotency_key=key)
         return Response(
             status_code=200 if replayed else 201,
             content_type=content_types.APPLICATION_JSON,
             body={
                 "event": StateEventOut.of(record).model_dump(mode="json"),
                 "replayed": replayed,
-                "state": StateOut.of(
-                    user_id, reading, state.stored(tenant_id, user_id), profiles.get(tenant_id, user_id)
-                ).model_dump(mode="json"),
+                "state": StateOut.of(scope.user_id, reading, state.stored(scope), profiles.get(scope)).model_dump(
+                    mode="json"
+                ),
             },
         )
 
@@ -81,7 +76,7 @@ def build_relational_router(
         limit: Annotated[int, Query()] = 20,
         cursor: Annotated[str | None, Query()] = None,
     ) -> dict:
-        page = state.events(scope.tenant_id, scope.user_id, limit=limit, cursor=cursor)
+        page = state.events(scope, limit=limit, cursor=cursor)
         return {
             "events": [StateEventOut.of(e).model_dump(mode="json") for e in page.items],
             "next_cursor": page.next_cursor,

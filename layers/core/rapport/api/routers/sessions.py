@@ -18,7 +18,7 @@ def build_sessions_router(sessions: SessionService) -> Router:
         summary="A session's working memory: the latest turns and a running summary, within the token budget",
     )
     def session_context(user_id: str, scope: UserScope, session_id: str) -> dict:
-        view = sessions.context(scope.tenant_id, scope.user_id, session_id)
+        view = sessions.context(scope, session_id)
         return SessionContextOut.of(view).model_dump(mode="json")
 
     return router
