@@ -149,3 +149,28 @@ def test_a_long_interaction_is_stored_whole_in_dynamodb(settings: Settings, cloc
     stored = services.interactions.get(Scope(T, U), recorded.interaction.id)
     assert len(stored.memory_ids) == 120
     assert len(services.store.get_memories(Scope(T, U), stored.memory_ids)) == 120
+
+
+def test_the_in_process_pipeline_reads_its_interaction_and_run_twice(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The run opens with one read of each; the store step reads the interaction again right before writing (an
+    # erasure may have run meanwhile) and completes the run it read. Nothing else reads them again.
+    reads: list[str] = []
+    store_type, items_type = type(services.store), type(services.items)
+    get_interaction, get_item = store_type.get_interaction, items_type.get_item
+
+    def counted_interaction(self: Any, *args: Any, **kwargs: Any) -> Any:
+        reads.append("interaction")
+        return get_interaction(self, *args, **kwargs)
+
+    def counted_item(self: Any, scope: Any, kind: str, key: str) -> Any:
+        if kind == "PIPELINE":
+            reads.append("run")
+        return get_item(self, scope, kind, key)
+
+    monkeypatch.setattr(store_type, "get_interaction", counted_interaction)
+    monkeypatch.setattr(items_type, "get_item", counted_item)
+    recorded = services.interactions.record(Scope(T, U), conversation(), wait=True)
+    assert recorded.pipeline is not None and recorded.pipeline.status == "completed"
+    assert reads.count("interaction") == 2 and reads.count("run") == 2

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from rapport.domain.models import TYPES_BY_DOMAIN, Domain
+from rapport.domain.models import TYPES_BY_DOMAIN, Domain, Interaction
 from rapport.domain.prompts import extract_relational as relational_prompt
 from rapport.domain.prompts import extract_user as user_prompt
 from rapport.domain.prompts import payload
@@ -32,7 +32,9 @@ class Extract:
         self._store = store
         self._settings = settings
 
-    def user(self, state: PipelineState) -> ExtractionResult:
+    def user(self, state: PipelineState, interaction: Interaction | None = None) -> ExtractionResult:
+        """`interaction`: the one the run has read already (in process); read from the store when not given."""
+
         def candidate(m: Any) -> Candidate:
             return Candidate(
                 domain=Domain.USER,
@@ -46,10 +48,10 @@ class Extract:
             )
 
         return self._extract(
-            state, Domain.USER, user_prompt.SYSTEM, user_prompt.TASK, user_prompt.UserExtraction, candidate
+            state, interaction, Domain.USER, user_prompt.SYSTEM, user_prompt.TASK, user_prompt.UserExtraction, candidate
         )
 
-    def relational(self, state: PipelineState) -> ExtractionResult:
+    def relational(self, state: PipelineState, interaction: Interaction | None = None) -> ExtractionResult:
         def candidate(m: Any) -> Candidate:
             return Candidate(
                 domain=Domain.RELATIONAL,
@@ -62,6 +64,7 @@ class Extract:
 
         return self._extract(
             state,
+            interaction,
             Domain.RELATIONAL,
             relational_prompt.SYSTEM,
             relational_prompt.TASK,
@@ -72,6 +75,7 @@ class Extract:
     def _extract(
         self,
         state: PipelineState,
+        interaction: Interaction | None,
         domain: Domain,
         system: str,
         task: str,
@@ -85,7 +89,7 @@ class Extract:
             self.model,
             self.fallback,
             system=system,
-            user=payload.render(task, self._conversation(state)),
+            user=payload.render(task, self._conversation(state, interaction)),
             response_model=response_model,
         )
         return ExtractionResult(
@@ -95,8 +99,9 @@ class Extract:
             fallback_reason=answer.fallback_reason,
         )
 
-    def _conversation(self, state: PipelineState) -> BaseModel:
-        interaction = self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
+    def _conversation(self, state: PipelineState, interaction: Interaction | None) -> BaseModel:
+        if interaction is None:
+            interaction = self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
         return ConversationInput.of(interaction, self._settings.pipeline_max_prompt_chars)
 
     def _clean(self, candidates: list[Candidate]) -> list[Candidate]:

@@ -42,13 +42,14 @@ class PipelineRunner:
         (the local stand-in for the dead-letter queue: the interaction stays in the history, ready to rerun)."""
         state = PipelineState(**request.model_dump())
         try:
-            state.recorded = self.open_run(request)
+            # Read once here; the state machine's tasks each read it for themselves.
+            state.recorded, interaction = self.open_run.open(request)
             pool = self._extraction_pool()
-            user = pool.submit(self.extract.user, state)
-            relational = pool.submit(self.extract.relational, state)
+            user = pool.submit(self.extract.user, state, interaction)
+            relational = pool.submit(self.extract.relational, state, interaction)
             state.extracted = [user.result(), relational.result()]
             state.filtered = self.constructive_filter(state)
-            return self.store(state)
+            return self.store(state, interaction)
         except RapportError as exc:
             self._runs.failed(
                 Scope(request.tenant_id, request.user_id), request.interaction_id, f"{type(exc).__name__}: {exc}"

@@ -35,8 +35,8 @@ class PipelineRunRepository:
         item = self._items.get_item(ItemScope.of_user(scope), RUN_KIND, interaction_id)
         return PipelineRunRecord.model_validate(item.body) if item else None
 
-    def started(self, scope: Scope, interaction_id: str) -> PipelineRunRecord:
-        previous = self.get(scope, interaction_id)
+    def started(self, scope: Scope, interaction_id: str, previous: PipelineRunRecord | None) -> PipelineRunRecord:
+        """`previous`: the run's item as the caller has just read it (it decides whether to start at all)."""
         record = PipelineRunRecord(
             interaction_id=interaction_id,
             status=PipelineStatus.RUNNING,
@@ -45,8 +45,7 @@ class PipelineRunRepository:
         )
         return self._put(scope, record)
 
-    def completed(self, scope: Scope, outcome: StoreOutcome) -> PipelineRunRecord:
-        previous = self.get(scope, outcome.interaction_id)
+    def completed(self, scope: Scope, outcome: StoreOutcome, previous: PipelineRunRecord | None) -> PipelineRunRecord:
         now = self._clock.now()
         record = PipelineRunRecord(
             interaction_id=outcome.interaction_id,

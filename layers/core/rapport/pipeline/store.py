@@ -47,13 +47,15 @@ class Store:
         self._runs = runs
         self._clock = clock
 
-    def __call__(self, state: PipelineState) -> StoreOutcome:
+    def __call__(self, state: PipelineState, interaction: Interaction | None = None) -> StoreOutcome:
+        """`interaction`: the one the run has read already (in process); read from the store when not given."""
         run = self._runs.get(Scope(state.tenant_id, state.user_id), state.interaction_id)
         if run is not None and run.status is PipelineStatus.COMPLETED and run.outcome is not None:
             return run.outcome.model_copy(update={"skipped": True})
         if state.filtered is None:
             raise InvalidInputError("the store step needs the filter's outcome under 'filtered'")
-        interaction = self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
+        if interaction is None:
+            interaction = self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
         kept = [j for j in state.filtered.judged if j.verdict is not Verdict.BLOCKED and j.content]
 
         built = [self._placer.build(interaction, j) for j in kept]
@@ -81,7 +83,7 @@ class Store:
             invalidated=_unique(p.invalidated for p in placements if p.invalidated),
             decisions=[d.id for d in decisions],
         )
-        self._runs.completed(interaction.scope, outcome)
+        self._runs.completed(interaction.scope, outcome, run)
         return outcome
 
     def _associate(self, interaction: Interaction, placements: list[Placement]) -> None:
