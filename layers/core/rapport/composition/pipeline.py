@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rapport.clock import Clock
-from rapport.composition.adapters import build_fallback_model
+from rapport.composition.adapters import build_fallback_model, build_step_functions_trigger
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.pipeline.extract import Extract
+from rapport.pipeline.in_process import InProcessPipeline
 from rapport.pipeline.opening import OpenRun
 from rapport.pipeline.placement import Placer
 from rapport.pipeline.runner import PipelineRunner
@@ -14,12 +17,59 @@ from rapport.pipeline.store import Store
 from rapport.ports.embedder import Embedder
 from rapport.ports.items import ItemStore
 from rapport.ports.language_model import LanguageModel
+from rapport.ports.pipeline import PipelineTrigger
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
 from rapport.services.edges import EdgeRepository
-from rapport.services.filter_decisions import FilterDecisionRepository
+from rapport.services.filter_decisions import FilterDecisionRepository, FilterDecisionService
 from rapport.services.memories import MemoryService
-from rapport.settings import Settings
+from rapport.settings import PipelineMode, Settings
+
+
+@dataclass(frozen=True)
+class PipelineParts:
+    edges: EdgeRepository
+    filter_decisions: FilterDecisionService
+    runner: PipelineRunner
+    trigger: PipelineTrigger | None
+
+
+def build_pipeline(
+    *,
+    settings: Settings,
+    clock: Clock,
+    store: MemoryStore,
+    items: ItemStore,
+    index: VectorIndex,
+    embedder: Embedder,
+    memories: MemoryService,
+    language_model: LanguageModel,
+) -> PipelineParts:
+    """The pipeline's steps over this process's adapters, the repositories it shares with the services that read
+    what it writes, and the trigger the settings ask for: in process, on Step Functions, or none."""
+    edges = EdgeRepository(items)
+    decisions = FilterDecisionRepository(items)
+    runner = build_pipeline_runner(
+        settings=settings,
+        clock=clock,
+        store=store,
+        items=items,
+        index=index,
+        embedder=embedder,
+        memories=memories,
+        language_model=language_model,
+        edges=edges,
+        decisions=decisions,
+    )
+    trigger = build_step_functions_trigger(settings)
+    if settings.pipeline is PipelineMode.LOCAL:
+        trigger = InProcessPipeline(runner, store)
+    return PipelineParts(
+        edges=edges,
+        filter_decisions=FilterDecisionService(decisions, store, memories, edges, settings, clock),
+        runner=runner,
+        trigger=trigger,
+    )
 
 
 def build_pipeline_runner(

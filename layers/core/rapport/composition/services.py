@@ -12,12 +12,12 @@ from rapport.composition.adapters import (
     build_index,
     build_language_model,
     build_signal_detector,
-    build_step_functions_trigger,
     build_store,
     resolve_secrets,
 )
 from rapport.composition.graph import GraphServices, build_graph_hooks, build_graph_services
 from rapport.composition.ingestion import build_consumer, build_ingestion, subscribe_in_process
+from rapport.composition.pipeline import build_pipeline
 from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.service import IngestionService
 from rapport.jobs.governance import GovernanceJobs
@@ -42,7 +42,7 @@ from rapport.services.recall import Recall
 from rapport.services.relational_state import RelationalStateService
 from rapport.services.sessions import SessionService
 from rapport.services.signals import SignalService
-from rapport.settings import PipelineMode, Settings
+from rapport.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -76,14 +76,6 @@ class Services:
     graph: GraphServices
     sessions: SessionService
     governance: GovernanceJobs
-
-
-@dataclass(frozen=True)
-class PipelineParts:
-    edges: EdgeRepository
-    filter_decisions: FilterDecisionService
-    runner: PipelineRunner
-    trigger: PipelineTrigger | None
 
 
 def build_services(
@@ -132,7 +124,16 @@ def build_services(
         clock=clock,
         language_model=language_model,
     )
-    pipeline = _pipeline_services(settings, clock, store, items, index, embedder, memories, language_model)
+    pipeline = build_pipeline(
+        settings=settings,
+        clock=clock,
+        store=store,
+        items=items,
+        index=index,
+        embedder=embedder,
+        memories=memories,
+        language_model=language_model,
+    )
     interactions = InteractionService(
         store=store,
         memories=memories,
@@ -185,48 +186,6 @@ def build_services(
         graph=build_graph_services(settings, clock, items, memories, graph_hooks),
         sessions=sessions,
         governance=governance,
-    )
-
-
-def _pipeline_services(
-    settings: Settings,
-    clock: Clock,
-    store: MemoryStore,
-    items: ItemStore,
-    index: VectorIndex,
-    embedder: Embedder,
-    memories: MemoryService,
-    language_model: LanguageModel,
-) -> PipelineParts:
-    """The pipeline's steps over this process's adapters, and the trigger the settings ask for: in process, on
-    Step Functions, or none."""
-    from rapport.composition.pipeline import build_pipeline_runner
-    from rapport.services.filter_decisions import FilterDecisionRepository
-
-    edges = EdgeRepository(items)
-    decisions = FilterDecisionRepository(items)
-    runner = build_pipeline_runner(
-        settings=settings,
-        clock=clock,
-        store=store,
-        items=items,
-        index=index,
-        embedder=embedder,
-        memories=memories,
-        language_model=language_model,
-        edges=edges,
-        decisions=decisions,
-    )
-    trigger = build_step_functions_trigger(settings)
-    if settings.pipeline is PipelineMode.LOCAL:
-        from rapport.pipeline.in_process import InProcessPipeline
-
-        trigger = InProcessPipeline(runner, store)
-    return PipelineParts(
-        edges=edges,
-        filter_decisions=FilterDecisionService(decisions, store, memories, edges, settings, clock),
-        runner=runner,
-        trigger=trigger,
     )
 
 
