@@ -13,6 +13,7 @@ from rapport.pipeline.opening import OpenRun
 from rapport.pipeline.placement import Placer
 from rapport.pipeline.runner import PipelineRunner
 from rapport.pipeline.runs import PipelineRunRepository
+from rapport.pipeline.slots import SlotRepository
 from rapport.pipeline.store import Store
 from rapport.ports.embedder import Embedder
 from rapport.ports.items import ItemStore
@@ -89,7 +90,13 @@ def build_pipeline_runner(
     runs = PipelineRunRepository(items, clock)
     fallback = build_fallback_model(settings, language_model)
     placer = Placer(
-        store=store, index=index, items=items, memories=memories, edges=edges, clock=clock, settings=settings
+        store=store,
+        index=index,
+        slots=SlotRepository(items),
+        memories=memories,
+        edges=edges,
+        clock=clock,
+        settings=settings,
     )
     return PipelineRunner(
         open_run=OpenRun(store, runs),

@@ -23,7 +23,7 @@ from rapport.domain.relations import RelationType
 from rapport.domain.scope import Scope
 from rapport.errors import NotFoundError
 from rapport.ids import derived_id
-from rapport.ports.items import ItemScope, ItemStore
+from rapport.pipeline.slots import SlotHolder, SlotRepository
 from rapport.ports.pipeline import Judged
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import IndexQuery, VectorIndex
@@ -31,7 +31,6 @@ from rapport.services.edges import EdgeRepository, edge_at
 from rapport.services.memories import MemoryService, NewMemory
 from rapport.settings import Settings
 
-SLOT_KIND = "SLOT"  # slot name -> the memory currently holding that single-valued fact
 _NEIGHBOURS = 10
 _REINFORCED_BY_KEPT = 20  # the last interactions that reinforced a memory, so a rerun does not count one twice
 
@@ -58,7 +57,7 @@ class Placer:
         *,
         store: MemoryStore,
         index: VectorIndex,
-        items: ItemStore,
+        slots: SlotRepository,
         memories: MemoryService,
         edges: EdgeRepository,
         clock: Clock,
@@ -66,7 +65,7 @@ class Placer:
     ) -> None:
         self._store = store
         self._index = index
-        self._items = items
+        self._slots = slots
         self._memories = memories
         self._edges = edges
         self._clock = clock
@@ -167,9 +166,8 @@ class Placer:
         slot = judged.candidate.slot
         if memory.domain is not Domain.USER or not slot:
             return None
-        scope = ItemScope.of_user(interaction.scope)
-        pointer = self._items.get_item(scope, SLOT_KIND, slot)
-        old_id = str(pointer.body.get("memory_id")) if pointer else None
+        holder = self._slots.holder(interaction.scope, slot)
+        old_id = holder.memory_id if holder else None
         invalidated: str | None = None
         old = self._get(interaction, old_id) if old_id and old_id != memory.id else None
         if old is not None:
@@ -193,8 +191,8 @@ class Placer:
                     edge_at(old.id, RelationType.INVALIDATED_BY, memory.id, memory.created_at, reason=reason),
                 )
         if old_id != memory.id:
-            self._items.put_item(
-                scope, SLOT_KIND, slot, {"memory_id": memory.id, "content": memory.content}, now=memory.created_at
+            self._slots.hold(
+                interaction.scope, slot, SlotHolder(memory_id=memory.id, content=memory.content), now=memory.created_at
             )
         return invalidated
 
