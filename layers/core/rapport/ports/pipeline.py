@@ -3,8 +3,9 @@ and the models that flow between its steps: the same pydantic models in process 
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -109,12 +110,20 @@ class PipelineState(PipelineRequest):
 
 
 class PipelineRun(BaseModel):
-    """What a trigger answers. The run's stored item (`rapport.pipeline.runs.PipelineRunRecord`) is another shape on
-    purpose: it counts attempts and times, and never holds the memories this answer carries."""
+    """One interaction's run: what a trigger answers, and (its `STORED_FIELDS`) the item that records how far the
+    run got. The stored item is RUNNING, COMPLETED or FAILED, never STARTED, and never holds the memories or the
+    execution id of an answer."""
+
+    STORED_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"interaction_id", "status", "attempts", "started_at", "finished_at", "outcome", "error"}
+    )
 
     interaction_id: str
     status: PipelineStatus
     execution_id: str | None = None
+    attempts: int = 0
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
     outcome: StoreOutcome | None = None
     memories: list[Memory] = Field(default_factory=list)  # stored or reinforced, without embeddings
     error: str | None = None
