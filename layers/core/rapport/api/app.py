@@ -6,12 +6,11 @@ from typing import TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
-from aws_lambda_powertools.event_handler.http_resolver import HttpResolverLocal
 
 from rapport import __version__
 from rapport.api.dependencies import use_caller
 from rapport.api.errors import register_error_handlers
-from rapport.api.identity import CallerOf, caller_from_authorizer, caller_from_local_gateway
+from rapport.api.identity import CallerOf, caller_from_authorizer
 from rapport.api.routers.associations import build_associations_router
 from rapport.api.routers.filter_decisions import build_filter_decisions_router
 from rapport.api.routers.governance import build_governance_router
@@ -29,7 +28,8 @@ from rapport.ingestion.service import IngestionService
 ResolverT = TypeVar("ResolverT", bound=ApiGatewayResolver)
 
 # The ingest routes are public to the key check only: each request is authenticated by its signature instead.
-PUBLIC_PATHS = frozenset({"/v1/health", "/v1/openapi.json", "/v1/docs", *INGEST_PATHS})
+HEALTH_PATH = "/v1/health"
+PUBLIC_PATHS = frozenset({HEALTH_PATH, "/v1/openapi.json", "/v1/docs", *INGEST_PATHS})
 _TITLE = "Rapport"
 _DESCRIPTION = "Relational memory for AI assistants."
 
@@ -39,7 +39,7 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
     register_error_handlers(app)
     use_caller(app, caller_of)
 
-    @app.get("/v1/health", tags=["health"], summary="Liveness; no authentication")
+    @app.get(HEALTH_PATH, tags=["health"], summary="Liveness; no authentication")
     def health() -> dict:
         return {"status": "ok", "version": __version__}
 
@@ -78,9 +78,11 @@ def create_lambda_app(services: Services) -> APIGatewayRestResolver:
     return configure(APIGatewayRestResolver(enable_validation=True), services, caller_from_authorizer)
 
 
-def create_local_app(services: Services) -> HttpResolverLocal:
-    app = configure(HttpResolverLocal(enable_validation=True), services, caller_from_local_gateway)
-    # Locally the signed routes live beside the others; in AWS they are a function of their own (below).
+def create_local_app(services: Services) -> APIGatewayRestResolver:
+    """The Lambda function's resolver: the local gateway checks the key and hands it API Gateway's event, with the
+    authorizer's context. Locally the signed routes live beside the others; in AWS they are a function of their own
+    (below)."""
+    app = create_lambda_app(services)
     app.include_router(build_ingest_router(services.ingestion))
     return app
 

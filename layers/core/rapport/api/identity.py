@@ -9,10 +9,6 @@ from pydantic import BaseModel
 
 from rapport.errors import UnauthorizedError
 
-# Headers the local gateway sets after checking the key; it strips any a client sent, and Lambda never reads them.
-LOCAL_TENANT_HEADER = "x-rapport-tenant"
-LOCAL_PRINCIPAL_HEADER = "x-rapport-principal"
-
 
 class Caller(BaseModel):
     tenant_id: str
@@ -23,21 +19,13 @@ CallerOf = Callable[[BaseProxyEvent], Caller]
 
 
 def caller_from_authorizer(event: BaseProxyEvent) -> Caller:
-    """API Gateway REST API: the Lambda authorizer put the tenant in the request context."""
+    """API Gateway REST API (and the local gateway, which builds the same event): the authorizer put the tenant in
+    the request context."""
     authorizer = (event.raw_event.get("requestContext") or {}).get("authorizer") or {}
     tenant_id = authorizer.get("tenant_id")
     if not tenant_id:
         raise UnauthorizedError("missing or unknown API key")
     return Caller(tenant_id=str(tenant_id), principal=str(authorizer.get("principalId") or "unknown"))
-
-
-def caller_from_local_gateway(event: BaseProxyEvent) -> Caller:
-    """The local server: its gateway checked the key and set these headers."""
-    headers = {k.lower(): v for k, v in (event.headers or {}).items()}
-    tenant_id = headers.get(LOCAL_TENANT_HEADER)
-    if not tenant_id:
-        raise UnauthorizedError("missing or unknown API key")
-    return Caller(tenant_id=tenant_id, principal=headers.get(LOCAL_PRINCIPAL_HEADER, "unknown"))
 
 
 def api_key_from_headers(headers: dict[str, str]) -> str | None:

@@ -1,48 +1,85 @@
-"""The local server's stand-in for API Gateway and its authorizer: checks the key, bounds the body, sets the tenant."""
+"""The local server's stand-in for API Gateway and its authorizer: checks the key, bounds the body, and hands each
+request to the same resolver the Lambda function runs, as the API Gateway event that function would receive.
+
+Keys are checked and bodies read on the gateway's own sized thread pool; the resolver then answers one request at a
+time. Powertools keeps the event being answered in a class attribute shared by every resolver of the process (one
+request per process, as in Lambda), so two requests resolved at once could read each other's event, tenant
+included. Nothing waits inside the pool for another worker, so no number of simultaneous clients can exhaust it into
+a deadlock, and health is answered by the gateway itself, never queued behind a long request.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import threading
+import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import parse_qs
 
-from rapport.api.app import PUBLIC_PATHS
-from rapport.api.identity import LOCAL_PRINCIPAL_HEADER, LOCAL_TENANT_HEADER, api_key_from_headers
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+
+from rapport import __version__
+from rapport.api.app import HEALTH_PATH, PUBLIC_PATHS
+from rapport.api.identity import api_key_from_headers
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 
-Scope = MutableMapping[str, Any]
+AsgiScope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+ResolverFactory = Callable[[], APIGatewayRestResolver]
 
-_TRUSTED = {LOCAL_TENANT_HEADER.encode(), LOCAL_PRINCIPAL_HEADER.encode()}
+DEFAULT_WORKERS = 16
+
+
+class _LocalContext:
+    """What the resolver reads of a Lambda context."""
+
+    function_name = "rapport-local"
+    aws_request_id = "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 900_000
 
 
 class LocalGateway:
-    def __init__(self, app: AsgiApp, authenticator: ApiKeyAuthenticator, max_body_bytes: int = 1_048_576) -> None:
-        self._app = app
+    def __init__(
+        self,
+        new_resolver: ResolverFactory,
+        authenticator: ApiKeyAuthenticator,
+        *,
+        max_body_bytes: int = 1_048_576,
+        workers: int = DEFAULT_WORKERS,
+    ) -> None:
+        self._new_resolver = new_resolver
         self._auth = authenticator
         self._max_body = max_body_bytes
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rapport-request")
+        self._resolver: APIGatewayRestResolver | None = None
+        self._one_at_a_time = threading.Lock()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send, on_shutdown=self.close)
             return
-        # Never trust identity headers from the client: only this gateway may set them.
-        headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() not in _TRUSTED]
+        if scope["type"] != "http":
+            return
+        if scope["path"] == HEALTH_PATH and scope["method"] == "GET":
+            await _send_json(send, 200, {"status": "ok", "version": __version__})
+            return
+        headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope.get("headers", [])]
+        authorizer: dict[str, str] | None = None
         if scope["path"] not in PUBLIC_PATHS and scope["method"] != "OPTIONS":
-            decoded = {k.decode("latin-1"): v.decode("latin-1") for k, v in headers}
-            key = api_key_from_headers(decoded)
-            tenant = await asyncio.to_thread(self._auth.tenant_for_key, key) if key else None
-            if tenant is None:
+            key = api_key_from_headers(dict(headers))
+            tenant = await self._run(self._auth.tenant_for_key, key) if key else None
+            if tenant is None or key is None:
                 reason = "missing API key: send 'Authorization: Bearer <key>'" if not key else "unknown API key"
                 await _send_json(send, 401, {"error": "unauthorized", "message": reason})
                 return
-            headers += [
-                (LOCAL_TENANT_HEADER.encode(), tenant.encode()),
-                (LOCAL_PRINCIPAL_HEADER.encode(), ("key:" + hash_key(key or "")[:12]).encode()),
-            ]
+            authorizer = {"tenant_id": tenant, "principalId": "key:" + hash_key(key)[:12]}
         body = b""
         while True:
             chunk = await receive()
@@ -54,20 +91,86 @@ class LocalGateway:
                 return
             if not chunk.get("more_body", False):
                 break
+        response = await self._run(self._resolve, _event(scope, headers, body, authorizer))
+        await _send_response(send, response)
 
-        async def replay() -> dict[str, Any]:
-            return {"type": "http.request", "body": body, "more_body": False}
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
-        await self._app({**scope, "headers": headers}, replay, send)
+    async def _run(self, function: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, function, *args)
+
+    def _resolve(self, event: dict[str, Any]) -> dict[str, Any]:
+        with self._one_at_a_time:
+            if self._resolver is None:
+                self._resolver = self._new_resolver()
+            return self._resolver.resolve(event, _LocalContext())  # type: ignore[arg-type]
+
+
+def _event(
+    scope: AsgiScope, headers: list[tuple[str, str]], body: bytes, authorizer: dict[str, str] | None
+) -> dict[str, Any]:
+    """The REST API proxy event API Gateway would send for this request; the authorizer's context only when the key
+    was checked (so a client can never claim a tenant with a header of its own)."""
+    multi_headers: dict[str, list[str]] = {}
+    for name, value in headers:
+        multi_headers.setdefault(name, []).append(value)
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    try:
+        text, encoded = body.decode("utf-8"), False
+    except UnicodeDecodeError:
+        text, encoded = base64.b64encode(body).decode("ascii"), True
+    path = scope["path"]
+    client = scope.get("client") or ("127.0.0.1", 0)
+    return {
+        "resource": path,
+        "path": path,
+        "httpMethod": scope["method"],
+        "headers": {name: values[-1] for name, values in multi_headers.items()},
+        "multiValueHeaders": multi_headers,
+        "queryStringParameters": {name: values[-1] for name, values in query.items()} or None,
+        "multiValueQueryStringParameters": query or None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "requestContext": {
+            "resourcePath": path,
+            "httpMethod": scope["method"],
+            "path": path,
+            "stage": "local",
+            "requestId": str(uuid.uuid4()),
+            "identity": {"sourceIp": client[0]},
+            **({"authorizer": authorizer} if authorizer else {}),
+        },
+        "body": text if body else None,
+        "isBase64Encoded": encoded,
+    }
+
+
+async def _send_response(send: Send, response: dict[str, Any]) -> None:
+    headers: list[tuple[bytes, bytes]] = []
+    for name, values in (response.get("multiValueHeaders") or {}).items():
+        headers += [(name.lower().encode("latin-1"), str(value).encode("latin-1")) for value in values]
+    for name, value in (response.get("headers") or {}).items():
+        headers.append((name.lower().encode("latin-1"), str(value).encode("latin-1")))
+    raw = response.get("body") or ""
+    data = base64.b64decode(raw) if response.get("isBase64Encoded") else str(raw).encode("utf-8")
+    headers = [(k, v) for k, v in headers if k != b"content-length"] + [(b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": int(response.get("statusCode", 500)), "headers": headers})
+    await send({"type": "http.response.body", "body": data})
 
 
 async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
-    data = json.dumps(payload).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())],
-        }
+    await _send_response(
+        send, {"statusCode": status, "headers": {"content-type": "application/json"}, "body": json.dumps(payload)}
     )
-    await send({"type": "http.response.body", "body": data})
+
+
+async def _lifespan(receive: Receive, send: Send, *, on_shutdown: Callable[[], None]) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            on_shutdown()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
