@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from rapport.clock import Clock
 from rapport.domain.models import Interaction, MessageRole, Page
@@ -16,7 +15,7 @@ from rapport.errors import InvalidInputError, NotFoundError, RapportError
 from rapport.ports.items import ItemQuery, ItemScope, ItemStore
 from rapport.ports.signals import SentimentScorer
 from rapport.services.relational_state import interaction_time
-from rapport.services.versioned_items import modify_item
+from rapport.services.versioned_items import modify_model
 from rapport.settings import Settings
 
 PERSON_KIND = "PERSON"
@@ -49,14 +48,7 @@ class PersonRepository:
         attempts: int,
     ) -> Person:
         """Apply `change` to the stored person; a concurrent write makes it read again and re-apply."""
-
-        def body_change(body: dict[str, Any] | None) -> dict[str, Any]:
-            current = Person.model_validate(body) if body is not None else None
-            return dict(change(current).model_dump(mode="json"))
-
-        item = modify_item(self._items, scope, PERSON_KIND, slug, body_change, now=now, attempts=attempts)
-        assert item is not None  # body_change always writes
-        return Person.model_validate(item.body)
+        return modify_model(self._items, scope, PERSON_KIND, slug, Person, change, now=now, attempts=attempts)
 
     def put(self, scope: ItemScope, person: Person, *, now: datetime) -> None:
         self._items.put_item(scope, PERSON_KIND, person.slug, person.model_dump(mode="json"), now=now)

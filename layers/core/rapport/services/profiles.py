@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from rapport.clock import Clock
 from rapport.domain.models import Interaction
@@ -12,7 +11,7 @@ from rapport.domain.profile import Profile, observe_interaction
 from rapport.domain.scope import Scope
 from rapport.ports.items import ItemScope, ItemStore
 from rapport.services.relational_state import interaction_time
-from rapport.services.versioned_items import modify_item
+from rapport.services.versioned_items import modify_model
 from rapport.settings import Settings
 
 PROFILE_KIND = "PROFILE"
@@ -38,17 +37,13 @@ class ProfileRepository:
         attempts: int,
     ) -> None:
         """Apply `change` to the stored profile; a concurrent write makes it read again and re-apply."""
-
-        def body_change(body: dict[str, Any] | None) -> dict[str, Any]:
-            current = Profile.model_validate(body) if body is not None else None
-            return dict(change(current).model_dump(mode="json"))
-
-        modify_item(
+        modify_model(
             self._items,
             ItemScope.of_user(scope),
             PROFILE_KIND,
             PROFILE_KEY,
-            body_change,
+            Profile,
+            change,
             now=now,
             attempts=attempts,
         )

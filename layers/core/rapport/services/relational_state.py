@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -28,7 +27,7 @@ from rapport.domain.signals import Signals, from_metadata
 from rapport.errors import ConflictError, InvalidInputError
 from rapport.ids import new_id
 from rapport.ports.items import ItemQuery, ItemScope, ItemStore
-from rapport.services.versioned_items import modify_item
+from rapport.services.versioned_items import modify_model
 from rapport.settings import Settings
 
 STATE_KIND = "STATE"
@@ -79,14 +78,9 @@ class RelationalStateRepository:
         attempts: int,
     ) -> RelationalState:
         """Apply `change` to the stored state; a concurrent write makes it read again and re-apply."""
-
-        def body_change(body: dict[str, Any] | None) -> dict[str, Any]:
-            current = RelationalState.model_validate(body) if body is not None else None
-            return dict(change(current).model_dump(mode="json"))
-
-        item = modify_item(self._items, scope, STATE_KIND, DEFAULT_AGENT, body_change, now=now, attempts=attempts)
-        assert item is not None  # body_change always writes
-        return RelationalState.model_validate(item.body)
+        return modify_model(
+            self._items, scope, STATE_KIND, DEFAULT_AGENT, RelationalState, change, now=now, attempts=attempts
+        )
 
     def put_event(self, scope: ItemScope, record: StateEventRecord, *, now: datetime) -> None:
         self._items.put_item(scope, EVENT_KIND, record.id, record.model_dump(mode="json"), now=now)

@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from rapport.errors import ConflictError, RapportError
 from rapport.ports.items import ItemScope, ItemStore, StoredItem
@@ -53,6 +55,32 @@ def modify_item(
             undo.append(_Written(items, scope, kind, key, current, written))
         return written
     raise ConflictError(f"{kind} {key!r} changed {attempts} times while being updated; retry the request")
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def modify_model(
+    items: ItemStore,
+    scope: ItemScope,
+    kind: str,
+    key: str,
+    model: type[ModelT],
+    change: Callable[[ModelT | None], ModelT],
+    *,
+    now: datetime,
+    attempts: int,
+) -> ModelT:
+    """`modify_item` for an item kept as one pydantic model: `change` gets the stored model (None when there is
+    none) and returns the new one, which is always written."""
+
+    def body_change(body: dict[str, Any] | None) -> dict[str, Any]:
+        current = model.model_validate(body) if body is not None else None
+        return dict(change(current).model_dump(mode="json"))
+
+    item = modify_item(items, scope, kind, key, body_change, now=now, attempts=attempts)
+    assert item is not None  # body_change always writes
+    return model.model_validate(item.body)
 
 
 @dataclass(frozen=True)
