@@ -106,6 +106,15 @@ def test_health_and_openapi_need_no_tenant(call) -> None:  # type: ignore[no-unt
             "validation_error",
         ),
         ("POST", "/v1/users/u1/interactions", {"body": {"messages": []}}, 400, "invalid_input"),
+        # An array where one object is expected is refused whole, never read as its first element
+        (
+            "POST",
+            "/v1/users/u1/memories",
+            {"body": [{"content": "a", "domain": "user"}, {"content": "b", "domain": "user"}]},
+            400,
+            "invalid_input",
+        ),
+        ("POST", "/v1/process", {"body": [{"user_id": "u1", "message": "hi"}]}, 400, "invalid_input"),
         ("GET", "/v1/nowhere", {}, 404, "route_not_found"),
     ],
 )

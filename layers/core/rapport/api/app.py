@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
 
 from rapport import __version__
+from rapport.api.bodies import one_object_per_body
 from rapport.api.dependencies import use_caller
 from rapport.api.errors import register_error_handlers
 from rapport.api.identity import CallerOf, caller_from_authorizer
@@ -38,6 +39,7 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
     """Routers are built fresh for each resolver: a Router shared by two resolvers answers from the last one."""
     register_error_handlers(app)
     use_caller(app, caller_of)
+    app.use(middlewares=[one_object_per_body(INGEST_PATHS)])
 
     @app.get(HEALTH_PATH, tags=["health"], summary="Liveness; no authentication")
     def health() -> dict:
