@@ -145,3 +145,34 @@ def test_history_and_erasure(call) -> None:  # type: ignore[no-untyped-def]
     assert audit["events"][0]["id"] == erased["audit_event_id"]
     assert audit["events"][0]["actor"] == "key-of-tenant-a"
     assert call("GET", "/v1/audit", tenant="tenant-b")[1]["events"] == []
+
+
+def test_a_batch_of_memories_stores_the_valid_ones_with_a_result_each(call) -> None:  # type: ignore[no-untyped-def]
+    batch = {
+        "memories": [
+            {"content": "Has a dog named Max", "domain": "user"},
+            {"content": "Likes jazz", "domain": "user", "type": "moods"},
+            {"content": "Bullet points work better with this user", "domain": "relational"},
+        ]
+    }
+    status, body = call("POST", "/v1/users/u1/memories/batch", batch)
+    assert status == 201, body
+    assert (body["created"], body["invalid"]) == (2, 1)
+    assert [r["status"] for r in body["results"]] == ["created", "invalid", "created"]
+    assert "moods" in body["results"][1]["message"]
+    assert body["results"][0]["memory"]["content"] == "Has a dog named Max"
+    listed = call("GET", "/v1/users/u1/memories")[1]
+    assert listed["total_stored"] == 2
+    assert {m["id"] for m in listed["memories"]} == {
+        body["results"][0]["memory"]["id"],
+        body["results"][2]["memory"]["id"],
+    }
+
+
+def test_a_batch_with_nothing_valid_or_too_many_stores_nothing(call) -> None:  # type: ignore[no-untyped-def]
+    status, body = call("POST", "/v1/users/u1/memories/batch", {"memories": [{"content": " ", "domain": "user"}]})
+    assert (status, body["error"]) == (400, "invalid_input") and body["details"][0]["status"] == "invalid"
+    too_many = {"memories": [{"content": f"fact {i}", "domain": "user"} for i in range(101)]}
+    status, body = call("POST", "/v1/users/u1/memories/batch", too_many)
+    assert (status, body["error"]) == (422, "validation_error")
+    assert call("GET", "/v1/users/u1/memories")[1]["total_stored"] == 0

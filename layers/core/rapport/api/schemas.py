@@ -37,6 +37,15 @@ class CreateMemoryRequest(_Request):
     occurred_at: datetime | None = None
 
 
+MAX_BATCH = 100
+
+
+class CreateMemoriesRequest(_Request):
+    memories: list[CreateMemoryRequest] = Field(
+        min_length=1, max_length=MAX_BATCH, description=f"1 to {MAX_BATCH} memories, each as for a single create."
+    )
+
+
 class PatchMemoryRequest(_Request):
     content: str | None = None
     type: str | None = None

@@ -56,6 +56,14 @@ class NewMemory(BaseModel):
     in_reply_to: PrecedingMessage | None = None  # an episode's preceding message (InteractionService)
 
 
+class BatchItem(BaseModel):
+    """One memory of a batch: stored (`memory`), or refused with the reason (`error`)."""
+
+    index: int
+    memory: Memory | None = None
+    error: str | None = None
+
+
 class MemoryService:
     def __init__(
         self,
@@ -131,6 +139,20 @@ class MemoryService:
 
     def remember(self, scope: Scope, new: NewMemory) -> Memory:
         return self.remember_many(scope, [self.build(scope, new)])[0]
+
+    def remember_batch(self, scope: Scope, news: list[NewMemory]) -> list[BatchItem]:
+        """Each memory validated on its own; the valid ones embedded in one call and written together (all of them,
+        or none when a write fails). One result per memory sent, in order."""
+        results: list[BatchItem] = []
+        valid: list[Memory] = []
+        for position, new in enumerate(news):
+            try:
+                valid.append(self.build(scope, new))
+                results.append(BatchItem(index=position))
+            except InvalidInputError as exc:
+                results.append(BatchItem(index=position, error=str(exc)))
+        stored = iter(self.remember_many(scope, valid))
+        return [r if r.error else r.model_copy(update={"memory": next(stored).without_embedding()}) for r in results]
 
     def remember_many(self, scope: Scope, memories: list[Memory]) -> list[Memory]:
         """Embed (one call), store, index, then tell the graph. Embedding first: if the model fails, nothing has been

@@ -9,7 +9,8 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.dependencies import UserScope
-from rapport.api.schemas import CreateMemoryRequest, MemoryOut, PatchMemoryRequest, RecallHitOut
+from rapport.api.errors import error_response
+from rapport.api.schemas import CreateMemoriesRequest, CreateMemoryRequest, MemoryOut, PatchMemoryRequest, RecallHitOut
 from rapport.domain.models import DomainFilter, MemoryPatch
 from rapport.domain.recall import RecallQuery
 from rapport.services.memories import MemoryService, NewMemory
@@ -24,22 +25,35 @@ def build_memories_router(*, memories: MemoryService, recall: Recall, settings: 
     def create_memory(
         user_id: str, scope: UserScope, body: CreateMemoryRequest
     ):  # a Response: powertools cannot build a schema for its annotation
-        memory = memories.remember(
-            scope,
-            NewMemory(
-                content=body.content,
-                domain=body.domain,
-                type=body.type,
-                importance=body.importance,
-                confidence=body.confidence,
-                metadata=body.metadata,
-                occurred_at=body.occurred_at,
-            ),
-        )
+        memory = memories.remember(scope, _new_memory(body))
         return Response(
             status_code=201,
             content_type=content_types.APPLICATION_JSON,
             body=MemoryOut.of(memory).model_dump(mode="json"),
+        )
+
+    @router.post(
+        "/v1/users/<user_id>/memories/batch",
+        tags=["memories"],
+        summary="Store up to 100 memories in one request, with a result per memory",
+    )
+    def create_memories(
+        user_id: str, scope: UserScope, body: CreateMemoriesRequest
+    ):  # a Response: powertools cannot build a schema for its annotation
+        results = memories.remember_batch(scope, [_new_memory(item) for item in body.memories])
+        stored = [r for r in results if r.memory is not None]
+        items = [
+            {"index": r.index, "status": "created", "memory": MemoryOut.of(r.memory).model_dump(mode="json")}
+            if r.memory is not None
+            else {"index": r.index, "status": "invalid", "error": "invalid_input", "message": r.error}
+            for r in results
+        ]
+        if not stored:
+            return error_response(400, "invalid_input", "no memory of the batch is valid; nothing was stored", items)
+        return Response(
+            status_code=201,
+            content_type=content_types.APPLICATION_JSON,
+            body={"results": items, "created": len(stored), "invalid": len(results) - len(stored)},
         )
 
     @router.get("/v1/users/<user_id>/memories", tags=["memories"], summary="Recall by query, or list newest first")
@@ -112,3 +126,15 @@ def build_memories_router(*, memories: MemoryService, recall: Recall, settings: 
         return Response(status_code=204, content_type=content_types.APPLICATION_JSON, body="")
 
     return router
+
+
+def _new_memory(body: CreateMemoryRequest) -> NewMemory:
+    return NewMemory(
+        content=body.content,
+        domain=body.domain,
+        type=body.type,
+        importance=body.importance,
+        confidence=body.confidence,
+        metadata=body.metadata,
+        occurred_at=body.occurred_at,
+    )
