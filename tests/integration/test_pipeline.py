@@ -430,7 +430,7 @@ def test_a_pipeline_that_cannot_start_is_reported_and_the_history_kept(services:
 
 
 def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services) -> None:
-    from rapport.composition.pipeline import build_pipeline_runner
+    from rapport.composition.pipeline import build_pipeline
 
     heard: list[list[str]] = []
 
@@ -438,7 +438,6 @@ def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services
         def memories_stored(self, scope: Scope, memories: list[Any]) -> None:
             heard.append([m.id for m in memories])
 
-    from rapport.services.filter_decisions import FilterDecisionRepository
     from rapport.services.memories import MemoryService
 
     memories = MemoryService(
@@ -449,7 +448,7 @@ def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services
         services.clock,
         graph=Recorder(),  # type: ignore[arg-type]
     )
-    runner = build_pipeline_runner(
+    runner = build_pipeline(
         settings=services.settings,
         clock=services.clock,
         store=services.store,
@@ -458,9 +457,7 @@ def test_the_graph_hears_of_the_memories_the_pipeline_creates(services: Services
         embedder=services.embedder,
         memories=memories,
         language_model=services.language_model,
-        edges=services.edges,
-        decisions=FilterDecisionRepository(services.items),
-    )
+    ).runner
     overheard = build_services(
         services.settings,
         clock=services.clock,

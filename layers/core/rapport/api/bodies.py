@@ -3,7 +3,8 @@ validated as its first element with the rest silently dropped."""
 
 from __future__ import annotations
 
-import json
+import base64
+import binascii
 from collections.abc import Callable
 
 from aws_lambda_powertools.event_handler import Response
@@ -19,17 +20,19 @@ def one_object_per_body(skip_paths: frozenset[str]) -> Callable[[ApiGatewayResol
 
     def middleware(app: ApiGatewayResolver, next_middleware: NextMiddleware) -> Response:
         event = app.current_event
-        if event.body and event.path not in skip_paths:
-            try:
-                body = json.loads(event.decoded_body or "")
-            except (ValueError, UnicodeDecodeError):
-                body = None  # not JSON: the route's validation answers for it
-            if isinstance(body, list):
-                return error_response(
-                    400,
-                    "invalid_input",
-                    "the body must be one JSON object, not an array: send one request per item",
-                )
+        if event.body and event.path not in skip_paths and _is_array(event.body, bool(event.is_base64_encoded)):
+            return error_response(
+                400, "invalid_input", "the body must be one JSON object, not an array: send one request per item"
+            )
         return next_middleware(app)
 
     return middleware
+
+
+def _is_array(body: str, base64_encoded: bool) -> bool:
+    """JSON text that starts with `[` is an array: no need to parse the body here as well as in the route."""
+    try:
+        head = base64.b64decode(body[:1024]) if base64_encoded else body[:1024].encode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        return False  # not base64 after all: the route's validation answers for it
+    return head.lstrip().startswith(b"[")

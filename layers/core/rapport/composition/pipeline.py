@@ -50,43 +50,6 @@ def build_pipeline(
     what it writes, and the trigger the settings ask for: in process, on Step Functions, or none."""
     edges = EdgeRepository(items)
     decisions = FilterDecisionRepository(items)
-    runner = build_pipeline_runner(
-        settings=settings,
-        clock=clock,
-        store=store,
-        items=items,
-        index=index,
-        embedder=embedder,
-        memories=memories,
-        language_model=language_model,
-        edges=edges,
-        decisions=decisions,
-    )
-    trigger = build_step_functions_trigger(settings)
-    if settings.pipeline is PipelineMode.LOCAL:
-        trigger = InProcessPipeline(runner, store)
-    return PipelineParts(
-        edges=edges,
-        filter_decisions=FilterDecisionService(decisions, store, memories, edges, settings, clock),
-        runner=runner,
-        trigger=trigger,
-    )
-
-
-def build_pipeline_runner(
-    *,
-    settings: Settings,
-    clock: Clock,
-    store: MemoryStore,
-    items: ItemStore,
-    index: VectorIndex,
-    embedder: Embedder,
-    memories: MemoryService,
-    language_model: LanguageModel,
-    edges: EdgeRepository,
-    decisions: FilterDecisionRepository,
-) -> PipelineRunner:
-    """`edges` and `decisions` are the repositories the rest of the process reads them through."""
     runs = PipelineRunRepository(items, clock)
     fallback = build_fallback_model(settings, language_model)
     placer = Placer(
@@ -98,7 +61,7 @@ def build_pipeline_runner(
         clock=clock,
         settings=settings,
     )
-    return PipelineRunner(
+    runner = PipelineRunner(
         open_run=OpenRun(store, runs),
         extract=Extract(language_model, fallback, store, settings),
         constructive_filter=ConstructiveFilter(language_model, fallback),
@@ -113,4 +76,13 @@ def build_pipeline_runner(
             clock=clock,
         ),
         runs=runs,
+    )
+    trigger = build_step_functions_trigger(settings)
+    if settings.pipeline is PipelineMode.LOCAL:
+        trigger = InProcessPipeline(runner, store)
+    return PipelineParts(
+        edges=edges,
+        filter_decisions=FilterDecisionService(decisions, store, memories, edges, settings, clock),
+        runner=runner,
+        trigger=trigger,
     )

@@ -75,7 +75,7 @@ LIVE_STATUSES: frozenset[MemoryStatus] = frozenset({MemoryStatus.ACTIVE, MemoryS
 
 def recalled_statuses(include_archived: bool) -> tuple[MemoryStatus, ...]:
     """What a recall may return: the live statuses, and the history after them when it is asked for."""
-    live = (MemoryStatus.ACTIVE, MemoryStatus.COMPRESSED)
+    live = tuple(s for s in MemoryStatus if s in LIVE_STATUSES)
     return live + tuple(s for s in MemoryStatus if s not in LIVE_STATUSES) if include_archived else live
 
 

@@ -275,9 +275,7 @@ class MemoryService:
         updated = memory.model_copy(update=changes)
         if "content" in changes and changes["content"] != memory.content:
             updated.embedding = embed_memories(self._embedder, [updated], self._settings.episode_reply_weight)[0]
-        self._store.put_memory(updated)
-        self._index.upsert(updated)
-        return updated
+        return self.save(updated, previous=memory)
 
     def delete(self, scope: Scope, memory_id: str) -> None:
         self._store.delete_memory(scope, memory_id)
