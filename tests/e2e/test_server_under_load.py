@@ -27,16 +27,22 @@ def test_sixty_four_simultaneous_clients_on_mixed_routes(hashing_server: Running
             key = A if number % 2 == 0 else B
             for round_ in range(ROUNDS):
                 user = f"user-{number % 8}"
-                kind = (number + round_) % 3
+                kind = (number + round_) % 4
                 if kind == 0:
                     response = http.get("/v1/health")
                 elif kind == 1:
                     response = http.get(f"/v1/users/{user}/memories", headers=key, params={"query": "garden plans"})
-                else:
+                elif kind == 2:
                     response = http.post(
                         f"/v1/users/{user}/memories",
                         headers=key,
                         json={"content": f"Client {number} round {round_} likes the garden", "domain": "user"},
+                    )
+                else:
+                    response = http.post(
+                        f"/v1/users/{user}/interactions",
+                        headers=key,
+                        json={"messages": [{"role": "user", "content": f"Client {number} round {round_} here"}]},
                     )
                 statuses.append(response.status_code)
         return statuses
@@ -47,15 +53,18 @@ def test_sixty_four_simultaneous_clients_on_mixed_routes(hashing_server: Running
     assert sorted(set(results)) == [200, 201]
     # Exactly what each tenant wrote is there: no write lost, none doubled, none under the other tenant
     for key, parity in ((A, 0), (B, 1)):
-        written = sum(
-            1 for number in range(parity, CLIENTS, 2) for round_ in range(ROUNDS) if (number + round_) % 3 == 2
-        )
+        sent = [(number, round_) for number in range(parity, CLIENTS, 2) for round_ in range(ROUNDS)]
         with httpx.Client(base_url=hashing_server.base_url, timeout=30) as http:
-            stored = sum(
-                http.get(f"/v1/users/user-{u}/memories", headers=key, params={"limit": 1}).json()["total_stored"]
-                for u in range(8)
-            )
-        assert stored == written
+            for user in range(8):
+                mine = [(n, r) for n, r in sent if n % 8 == user]
+                history = http.get(f"/v1/users/user-{user}/history", headers=key, params={"limit": 100}).json()
+                recorded = sorted(i["messages"][0]["content"] for i in history["interactions"])
+                assert recorded == sorted(f"Client {n} round {r} here" for n, r in mine if (n + r) % 4 == 3)
+                listed = http.get(f"/v1/users/user-{user}/memories", headers=key, params={"limit": 100}).json()
+                remembered = sorted(m["content"] for m in listed["memories"] if m["content"].endswith("the garden"))
+                assert remembered == sorted(
+                    f"Client {n} round {r} likes the garden" for n, r in mine if (n + r) % 4 == 2
+                )
 
 
 def test_health_answers_while_a_long_ingestion_runs(hashing_server: RunningServer) -> None:
@@ -79,4 +88,29 @@ def test_health_answers_while_a_long_ingestion_runs(hashing_server: RunningServe
             answered_during += not done.is_set()
         assert ingestion.result() == 201
     # Health was answered, more than once, while the ingestion was still running
+    assert answered_during > 1
+
+
+def test_a_recall_answers_while_a_long_ingestion_runs(hashing_server: RunningServer) -> None:
+    """No head-of-line blocking: an authenticated route is answered beside a long request, not after it."""
+    said = "we went over the deploy again, the staging database, the flaky migration and who reviews what next "
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"Message {i}: {said * 4}"} for i in range(200)
+    ]
+    done = threading.Event()
+
+    def ingest() -> int:
+        with httpx.Client(base_url=hashing_server.base_url, timeout=300) as http:
+            response = http.post("/v1/users/erin/interactions", headers=A, json={"messages": messages})
+        done.set()
+        return response.status_code
+
+    answered_during = 0
+    with ThreadPoolExecutor(max_workers=1) as pool, httpx.Client(base_url=hashing_server.base_url, timeout=30) as http:
+        ingestion = pool.submit(ingest)
+        while not done.is_set():
+            response = http.get("/v1/users/frank/memories", headers=B, params={"query": "deploy"})
+            assert response.status_code == 200
+            answered_during += not done.is_set()
+        assert ingestion.result() == 201
     assert answered_during > 1

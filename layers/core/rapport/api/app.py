@@ -12,6 +12,7 @@ from rapport.api.bodies import one_object_per_body
 from rapport.api.dependencies import use_caller
 from rapport.api.errors import register_error_handlers
 from rapport.api.identity import CallerOf, caller_from_authorizer
+from rapport.api.resolver import ConcurrentRestResolver
 from rapport.api.routers.associations import build_associations_router
 from rapport.api.routers.filter_decisions import build_filter_decisions_router
 from rapport.api.routers.governance import build_governance_router
@@ -77,7 +78,7 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
 
 
 def create_lambda_app(services: Services) -> APIGatewayRestResolver:
-    return configure(APIGatewayRestResolver(enable_validation=True), services, caller_from_authorizer)
+    return configure(ConcurrentRestResolver(enable_validation=True), services, caller_from_authorizer)
 
 
 def create_local_app(services: Services) -> APIGatewayRestResolver:
@@ -91,7 +92,7 @@ def create_local_app(services: Services) -> APIGatewayRestResolver:
 
 def create_ingest_lambda_app(ingestion: IngestionService) -> APIGatewayRestResolver:
     """The webhooks function's app: only the signed ingest routes, so its role needs no memory or index access."""
-    app = APIGatewayRestResolver(enable_validation=True)
+    app = ConcurrentRestResolver(enable_validation=True)
     register_error_handlers(app)
     app.include_router(build_ingest_router(ingestion))
     return app

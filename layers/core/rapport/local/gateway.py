@@ -1,11 +1,10 @@
 """The local server's stand-in for API Gateway and its authorizer: checks the key, bounds the body, and hands each
 request to the same resolver the Lambda function runs, as the API Gateway event that function would receive.
 
-Keys are checked and bodies read on the gateway's own sized thread pool; the resolver then answers one request at a
-time. Powertools keeps the event being answered in a class attribute shared by every resolver of the process (one
-request per process, as in Lambda), so two requests resolved at once could read each other's event, tenant
-included. Nothing waits inside the pool for another worker, so no number of simultaneous clients can exhaust it into
-a deadlock, and health is answered by the gateway itself, never queued behind a long request.
+Requests are answered side by side on the gateway's own sized thread pool, each by one worker from start to end: the
+resolver keeps each request's state apart (`rapport.api.resolver`), and nothing running in the pool waits for another
+worker of it, so no number of simultaneous clients can exhaust it into a deadlock; the ones beyond its size queue.
+Health is answered by the gateway itself, never queued behind long requests.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import threading
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +28,6 @@ from rapport.services.auth import ApiKeyAuthenticator, hash_key
 AsgiScope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-ResolverFactory = Callable[[], APIGatewayRestResolver]
 
 DEFAULT_WORKERS = 16
 
@@ -48,18 +45,16 @@ class _LocalContext:
 class LocalGateway:
     def __init__(
         self,
-        new_resolver: ResolverFactory,
+        resolver: APIGatewayRestResolver,
         authenticator: ApiKeyAuthenticator,
         *,
         max_body_bytes: int = 1_048_576,
         workers: int = DEFAULT_WORKERS,
     ) -> None:
-        self._new_resolver = new_resolver
         self._auth = authenticator
         self._max_body = max_body_bytes
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rapport-request")
-        self._resolver: APIGatewayRestResolver | None = None
-        self._one_at_a_time = threading.Lock()
+        self._resolver = resolver
 
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -101,10 +96,7 @@ class LocalGateway:
         return await asyncio.get_running_loop().run_in_executor(self._pool, function, *args)
 
     def _resolve(self, event: dict[str, Any]) -> dict[str, Any]:
-        with self._one_at_a_time:
-            if self._resolver is None:
-                self._resolver = self._new_resolver()
-            return self._resolver.resolve(event, _LocalContext())  # type: ignore[arg-type]
+        return self._resolver.resolve(event, _LocalContext())  # type: ignore[arg-type]
 
 
 def _event(

@@ -33,7 +33,7 @@ def seed_api_keys(services: Services) -> str | None:
 
 
 def build_local_gateway(services: Services) -> LocalGateway:
-    return LocalGateway(lambda: create_local_app(services), services.auth)
+    return LocalGateway(create_local_app(services), services.auth)
 
 
 def serve(settings: Settings, host: str, port: int) -> None:
