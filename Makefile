@@ -11,16 +11,16 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install dev serve test lint format unit integration infrastructure e2e synth bench eval eval-ablation eval-expansion clean
+.PHONY: install dev serve test lint format unit integration infrastructure e2e synth bench eval eval-ablation eval-expansion match-strength clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml sdk/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	# torch first, pinned: this version's CPU build lies on the machine's disk; a plain `torch` pulls a CUDA build.
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e '.[local,dev]'
+	$(PIP) install -q -e '.[local,dev]' -e sdk/python
 	touch $(STAMP)
 
 dev: install
@@ -29,14 +29,14 @@ dev: install
 serve: dev
 
 lint: install
-	$(VENV)/bin/ruff check layers functions infra tests
-	$(VENV)/bin/ruff format --check layers functions infra tests
+	$(VENV)/bin/ruff check layers functions infra tests sdk
+	$(VENV)/bin/ruff format --check layers functions infra tests sdk
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-logo
 
 format: install
-	$(VENV)/bin/ruff format layers functions infra tests
-	$(VENV)/bin/ruff check --fix layers functions infra tests
+	$(VENV)/bin/ruff format layers functions infra tests sdk
+	$(VENV)/bin/ruff check --fix layers functions infra tests sdk
 
 test: install lint
 	$(VENV)/bin/pytest -q -p no:cacheprovider
@@ -60,6 +60,10 @@ BENCH_RESULTS := bench/results
 eval: install
 	mkdir -p $(BENCH_RESULTS)
 	$(VENV)/bin/rapport eval locomo --data $(LOCOMO) --out $(BENCH_RESULTS)/locomo.json --markdown $(BENCH_RESULTS)/locomo.md
+
+# Where strong / moderate / weak cut (docs/recall.md): relevance of true and false matches, half a minute.
+match-strength: install
+	$(PY) -m bench.match_strength --locomo $(LOCOMO) --out $(BENCH_RESULTS)/match-strength.json
 
 # The ablation (what each recall change bought) re-runs the evaluation once per change: ~10 minutes.
 eval-ablation: install

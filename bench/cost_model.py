@@ -11,7 +11,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.request_counts import OperationCounts, measure_operation_counts
+from bench.request_counts import OperationCounts, dynamodb_requests, measure_operation_counts
+
+# DynamoDB requests per call before edges were kept in adjacency items and writes grouped (docs/data-model.md):
+# the same measurement, for the comparison in docs/BENCHMARKS.md.
+REQUESTS_BEFORE = {"interaction": 104, "recall": 20, "memory": 15}
 
 PRICES_AS_OF = "2025 (us-east-1 list prices, from memory of the AWS and OpenAI pricing pages; not fetched)"
 PRICE = {
@@ -77,6 +81,8 @@ def _dynamodb(counts: dict[str, int], a: Assumptions) -> tuple[float, float]:
     memory_writes = counts.get("index:upsert", 0)
     writes = counts.get("dynamodb:PutItem", 0) + counts.get("dynamodb:UpdateItem", 0)
     writes += counts.get("dynamodb:BatchWriteItem.items", 0) + counts.get("dynamodb:DeleteItem", 0)
+    # A transactional write costs two write units per item (the history with its episodes, grouped item writes).
+    writes += 2 * counts.get("dynamodb:TransactWriteItems.items", 0)
     small_writes = max(writes - memory_writes, 0)
     wru = memory_writes * _units(a.memory_item_kb, 1.0) + small_writes * _units(a.small_item_kb, 1.0)
     rru = counts.get("dynamodb:BatchGetItem.items", 0) * _units(a.memory_item_kb, 4.0)
@@ -209,11 +215,14 @@ def markdown(counts: OperationCounts) -> str:
         "Measured requests per call (steady state; DynamoDB under moto, the embedded index standing in for "
         "OpenSearch, the rule-based model standing in for OpenAI):",
         "",
-        "| call | requests |",
-        "|---|---|",
-        f"| POST /memories | {_fmt(counts.remember)} |",
-        f"| POST /interactions (with the pipeline) | {_fmt(counts.interaction)} |",
-        f"| recall (limit 5) | {_fmt(counts.recall)} |",
+        "| call | DynamoDB requests (before) | requests |",
+        "|---|---:|---|",
+        f"| POST /memories | {dynamodb_requests(counts.remember)} ({REQUESTS_BEFORE['memory']}) | "
+        f"{_fmt(counts.remember)} |",
+        f"| POST /interactions (with the pipeline) | {dynamodb_requests(counts.interaction)} "
+        f"({REQUESTS_BEFORE['interaction']}) | {_fmt(counts.interaction)} |",
+        f"| recall (limit 5) | {dynamodb_requests(counts.recall)} ({REQUESTS_BEFORE['recall']}) | "
+        f"{_fmt(counts.recall)} |",
     ]
     return "\n".join(out)
 

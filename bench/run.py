@@ -17,6 +17,8 @@ from bench import cost_model, measure
 from bench.locomo_ablation import markdown as ablation_markdown
 from bench.locomo_expansion import section as expansion_section
 from bench.request_counts import OperationCounts, measure_operation_counts
+from bench.server_load import LoadRow, server_load
+from bench.server_load import markdown as load_markdown
 from rapport.adapters.local.hashing_embedder import HashingEmbedder
 from rapport.adapters.local.minilm import MiniLmEmbedder
 from rapport.evaluation.report import markdown_table
@@ -163,6 +165,8 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
         latency, latency_dir = measure.recall_latency(sizes, work, minilm, args.queries, args.runs, _log)
         _log("server memory")
         server = measure.server_memory(latency_dir, "user-latency", max(sizes), queries=20)
+        _log("server under simultaneous clients")
+        load = server_load(work / "load")
         _log("ingestion")
         embedders: list[tuple[str, Any]] = [("hashing", HashingEmbedder(measure.DIMENSIONS))]
         if minilm is not None:
@@ -182,6 +186,7 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
         "queries": args.queries,
         "latency": [asdict(row) for row in latency],
         "server": asdict(server) if server is not None else None,
+        "server_load": [asdict(row) for row in load] if load is not None else None,
         "ingestion": [asdict(row) for row in ingestion],
         "imports": [asdict(row) for row in imports],
         "functions": measure.function_sizes(),
@@ -281,7 +286,9 @@ def _page(data: dict[str, Any]) -> str:
             f"user, after 20 recalls over HTTP: RSS {server.rss_mb:.0f} MB, peak {server.peak_mb:.0f} MB; recall "
             f"over HTTP p50 {server.recall_ms:.0f} ms. MiniLM adds the model and torch (several hundred MB)."
         )
-    lines += ["", "## Cost model", "", cost_model.markdown(counts), ""]
+    load = data.get("server_load")
+    lines += ["", *load_markdown([LoadRow(**row) for row in load] if load else None)]
+    lines += ["## Cost model", "", cost_model.markdown(counts), ""]
     return "\n".join(lines) + "\n"
 
 

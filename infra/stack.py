@@ -24,6 +24,7 @@ from infra.constructs.schedules import Schedules
 from infra.constructs.table import MemoryTable
 from infra.constructs.vector_index import VectorIndex
 from infra.deployment import DeploymentSettings
+from rapport.settings import openai_budget_within
 
 # API Gateway stops waiting for an integration after 29 s by default; a longer Lambda timeout would only hide errors.
 API_TIMEOUT = cdk.Duration.seconds(29)
@@ -33,6 +34,8 @@ AUTHORIZER_TIMEOUT = cdk.Duration.seconds(10)
 INGEST_CONCURRENCY = 10
 WEBHOOKS_CONCURRENCY = 20
 INDEXER_CONCURRENCY = 5
+# A request's OpenAI calls retry once inside the function: the API's 29 s cannot hold more with useful timeouts.
+OPENAI_RETRIES = 1
 ENRICHMENT_CONCURRENCY = 5  # links are an extra: a burst waits in EventBridge's retries rather than crowd the table
 
 
@@ -179,7 +182,7 @@ class RapportStack(cdk.Stack):
             table=self.memory_table.table,
             log_removal_policy=log_removal_policy,
             environment=self.service_environment,
-            starter=self.api_function,
+            writers=[self.api_function, self.ingest_function],
             openai_api_key_secret_arn=self.openai_key.secret_arn,
         )
         self._connect_pipeline()
@@ -233,6 +236,11 @@ class RapportStack(cdk.Stack):
         if searches:
             self.vector_index.grant_access(function)
             function.add_environment(self.service_environment)
+            # One OpenAI call, retries and throttling waits included, ends before the function does.
+            timeout = options.get("timeout") or cdk.Duration.seconds(10)
+            function.add_environment(
+                openai_budget_within(timeout.to_seconds(), max_retries=OPENAI_RETRIES).environment()
+            )
             self.openai_key.grant_read(function.function)
             self.ingestion.grant_put(function.function)  # Memories Stored events (graph enrichment)
         return function
@@ -294,14 +302,7 @@ class RapportStack(cdk.Stack):
 
     def _connect_pipeline(self) -> None:
         """The pipeline's state machine takes a recorded interaction (PipelineRequest), so the bus cannot start it
-        directly: the ingest consumer records the event, and recording starts the pipeline, as the API does."""
-        machine: sfn.IStateMachine | None = getattr(self.pipeline, "state_machine", None)
-        if machine is None:
-            return
-        machine.grant_start_execution(self.ingest_function.function)
-        self.ingest_function.add_environment(
-            {"RAPPORT_PIPELINE": "step_functions", "RAPPORT_PIPELINE_STATE_MACHINE_ARN": machine.state_machine_arn}
-        )
+        directly: the ingest consumer records the event, as the API does, and the table's stream starts the run."""
         # Of the steps, only `store` searches and writes the index (de-duplication, upserts); the others get the
         # index's address with the shared environment (wiring opens it lazily) but no access to it.
         store_step: RapportFunction | None = getattr(self.pipeline, "functions", {}).get("store")
@@ -310,7 +311,15 @@ class RapportStack(cdk.Stack):
             self.ingestion.grant_put(store_step.function)  # it announces the memories it stores
 
     def _outputs(self) -> None:
-        cdk.CfnOutput(self, "ApiUrl", value=self.api.rest_api.url_for_path(self.api.v1.path))
+        # The stage's base, as `rapport serve` prints its own: every route's path starts with /v1, and the OpenAPI
+        # document the API serves names this same URL as its server.
+        rest_api = self.api.rest_api
+        cdk.CfnOutput(
+            self,
+            "ApiUrl",
+            value=f"https://{rest_api.rest_api_id}.execute-api.{self.region}.{self.url_suffix}"
+            f"/{rest_api.deployment_stage.stage_name}",
+        )
         cdk.CfnOutput(self, "TableName", value=self.memory_table.table.table_name)
         cdk.CfnOutput(self, "EventBusName", value=self.ingestion.bus.event_bus_name)
         cdk.CfnOutput(self, "IngestSecretPrefix", value=self.ingest_secret_prefix)

@@ -27,7 +27,8 @@ metrics = Metrics(namespace="Rapport", service=SERVICE)
 @event_parser(model=InteractionReceived, envelope=envelopes.EventBridgeEnvelope)
 def handler(event: InteractionReceived, context: LambdaContext) -> dict[str, Any]:
     logger.append_keys(tenant_id=event.tenant_id, event_id=event.event_id)
-    recorded = interaction_consumer().handle(event)
+    # The function's remaining time bounds how long this attempt blocks its event id, should it die half way.
+    recorded = interaction_consumer().handle(event, deadline=context)
     if recorded is None:
         metrics.add_metric(name="DuplicateEvents", unit=MetricUnit.Count, value=1)
         return {"event_id": event.event_id, "outcome": "duplicate"}

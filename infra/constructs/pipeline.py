@@ -4,12 +4,13 @@ jitter, and a dead-letter queue for what still fails."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import aws_cdk as cdk
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sqs as sqs
@@ -18,6 +19,9 @@ from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
 from infra.constructs.function import RapportFunction
+from infra.constructs.queues import dead_letter_queue
+from rapport.adapters.dynamodb.keys import INTERACTION_PREFIX
+from rapport.settings import openai_budget_within
 
 
 class TableAccess:
@@ -34,6 +38,7 @@ class Step:
     table: str  # TableAccess
     timeout_seconds: int
     handler: str | None = None  # its entry point in functions/pipeline/handler.py, when not `entry`
+    openai_retries: int = 2  # retries of one OpenAI call inside the function (record calls none: its budget is 0)
 
     @property
     def entry_point(self) -> str:
@@ -42,11 +47,14 @@ class Step:
 
 # Express executions end after 5 minutes, and an execution timeout is not catchable: it would skip the dead-letter
 # queue. So the worst case must fit: per step, attempts x function timeout + the waits between them. The functions'
-# own OpenAI retries are cut to fit their timeout (3 attempts x 11 s + backoff < 38 s), and upstream errors get one
+# own OpenAI retries are cut to fit their timeout (`openai_budget_within`: 3 attempts x 9.6 s + 2 x 2 s of waits + 5 s
+# of headroom <= 38 s), and upstream errors get one
 # retry here: 2 x 10 (record) + 3 x 2 x 38 (extract, filter, store) + 4 x 4 s of waits = 264 s < 300 s.
 # tests/infrastructure/test_pipeline_state_machine.py recomputes this from the template.
 STEPS: tuple[Step, ...] = (
-    Step("Record", "record", "Ingestion pipeline: check the interaction and open the run", TableAccess.WRITE, 10),
+    Step(
+        "Record", "record", "Ingestion pipeline: check the interaction and open the run", TableAccess.WRITE, 10, None, 0
+    ),
     Step("ExtractUser", "extract_user", "Ingestion pipeline: extract user memories", TableAccess.READ, 38),
     Step(
         "ExtractRelational",
@@ -67,7 +75,6 @@ STEPS: tuple[Step, ...] = (
     Step("Store", "store", "Ingestion pipeline: embed, de-duplicate, link and store", TableAccess.WRITE, 38),
 )
 EXECUTION_TIMEOUT = cdk.Duration.minutes(5)  # the Express maximum
-OPENAI_ENVIRONMENT = {"RAPPORT_OPENAI_MAX_RETRIES": "2", "RAPPORT_OPENAI_TIMEOUT_SECONDS": "11"}
 
 # Errors worth another attempt. Lambda's own (throttling, a busy service) clear within seconds; the core's
 # UpstreamError (the model or embeddings still failing after the function's retries) and StorageError (DynamoDB
@@ -81,10 +88,15 @@ LAMBDA_TRANSIENT_ERRORS = [
 ]
 UPSTREAM_ERRORS = ["UpstreamError", "StorageError"]
 FAILED_ERROR = "IngestionFailed"
+# Not `rapport-pipeline-…`: that prefix names the state machine's steps.
+STARTER_SERVICE = "rapport-starter"
+STARTER_TIMEOUT_SECONDS = 30
+STARTER_STREAM_RETRIES = 10
 
 
 class IngestionPipeline(Construct):
-    """The pipeline's functions, state machine and dead-letter queue; `starter` (the API function) may start it."""
+    """The pipeline's functions, state machine, dead-letter queue and the stream starter; `writers` (the API, the
+    ingest consumer) record interactions, and the table's stream starts their runs."""
 
     def __init__(
         self,
@@ -95,7 +107,7 @@ class IngestionPipeline(Construct):
         table: dynamodb.Table,
         log_removal_policy: cdk.RemovalPolicy,
         environment: Mapping[str, str],
-        starter: RapportFunction | None = None,
+        writers: Sequence[RapportFunction] = (),
         openai_api_key_secret_arn: str = "",
     ) -> None:
         super().__init__(scope, construct_id)
@@ -119,7 +131,11 @@ class IngestionPipeline(Construct):
                 log_removal_policy=log_removal_policy,
                 timeout=cdk.Duration.seconds(step.timeout_seconds),
                 # The steps never start another pipeline, whatever the API's settings say.
-                environment={**environment, **OPENAI_ENVIRONMENT, "RAPPORT_PIPELINE": "off"},
+                environment={
+                    **environment,
+                    **openai_budget_within(step.timeout_seconds, max_retries=step.openai_retries).environment(),
+                    "RAPPORT_PIPELINE": "off",
+                },
             )
             if step.table != TableAccess.NONE:
                 function.grant_table_access(table, read_only=step.table == TableAccess.READ)
@@ -152,11 +168,60 @@ class IngestionPipeline(Construct):
                 include_execution_data=False,
             ),
         )
-        if starter is not None:
-            self.state_machine.grant_start_execution(starter.function)
-            starter.function.add_environment("RAPPORT_PIPELINE", "step_functions")
-            starter.function.add_environment("RAPPORT_PIPELINE_STATE_MACHINE_ARN", self.state_machine.state_machine_arn)
+        self.starter = self._starter(core_layer, table, log_removal_policy)
+        for writer in writers:
+            # The writers only record: the table's stream is their outbox, and the starter takes it from there.
+            writer.add_environment({"RAPPORT_PIPELINE": "stream"})
         self._acknowledge_findings()
+
+    def _starter(
+        self, core_layer: lambda_.ILayerVersion, table: dynamodb.Table, log_removal_policy: cdk.RemovalPolicy
+    ) -> RapportFunction:
+        """The stream's consumer that starts an execution per new history item; a failed start (after the SDK's
+        retries) is parked in the dead-letter queue, and only a queue that refuses it fails the record, which the
+        stream retries (bisecting the batch), then hands to its own failure queue as a pointer."""
+        starter = RapportFunction(
+            self,
+            "StarterFunction",
+            entry="pipeline_starter",
+            service_name=STARTER_SERVICE,
+            description="Rapport pipeline starter: the table's stream of new interactions to executions",
+            core_layer=core_layer,
+            table=table,
+            log_removal_policy=log_removal_policy,
+            timeout=cdk.Duration.seconds(STARTER_TIMEOUT_SECONDS),
+            environment={
+                "RAPPORT_PIPELINE": "step_functions",
+                "RAPPORT_PIPELINE_STATE_MACHINE_ARN": self.state_machine.state_machine_arn,
+                "RAPPORT_PIPELINE_DEAD_LETTER_QUEUE_URL": self.dead_letter_queue.queue_url,
+            },
+        )
+        self.state_machine.grant_start_execution(starter.function)
+        self.dead_letter_queue.grant_send_messages(starter.function)
+        self.starter_failures = dead_letter_queue(
+            self, "StarterFailureQueue", receives="the pipeline starter (stream batch pointers, no content)"
+        )
+        starter.function.add_event_source(
+            sources.DynamoEventSource(
+                table,
+                starting_position=lambda_.StartingPosition.TRIM_HORIZON,
+                batch_size=100,
+                bisect_batch_on_error=True,
+                report_batch_item_failures=True,
+                retry_attempts=STARTER_STREAM_RETRIES,
+                max_record_age=cdk.Duration.hours(24),
+                on_failure=sources.SqsDlq(self.starter_failures),
+                filters=[
+                    lambda_.FilterCriteria.filter(
+                        {
+                            "eventName": lambda_.FilterRule.is_equal("INSERT"),
+                            "dynamodb": {"Keys": {"sk": {"S": lambda_.FilterRule.begins_with(INTERACTION_PREFIX)}}},
+                        }
+                    )
+                ],
+            )
+        )
+        return starter
 
     def _task(self, step: str, result_path: str | None) -> tasks.LambdaInvoke:
         spec = next(s for s in STEPS if s.entry == step)

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+
+from tests.openapi_contract import Answer, Contract
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,6 +27,66 @@ ROOT = Path(__file__).resolve().parents[2]
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         item.add_marker(pytest.mark.e2e)
+
+
+class ContractRecorder:
+    """Every response an httpx client of the test receives, with the document of the server that gave it, fetched
+    from that server the first time it answers (while it runs)."""
+
+    def __init__(self) -> None:
+        self.checked: list[tuple[Contract, Answer]] = []
+        self._contracts: dict[str, Contract] = {}
+        self._lock = threading.Lock()
+
+    def record(self, request: httpx.Request, response: httpx.Response) -> None:
+        origin = f"{request.url.scheme}://{request.url.netloc.decode()}"
+        answer = Answer(
+            method=request.method,
+            path=request.url.path,
+            status=response.status_code,
+            content_type=response.headers.get("content-type", ""),
+            body=response.content,
+        )
+        with self._lock:
+            if origin not in self._contracts:
+                self._contracts[origin] = Contract(_fetch_document(origin))
+            self.checked.append((self._contracts[origin], answer))
+
+    def violations(self) -> list[str]:
+        with self._lock:
+            return [problem for contract, answer in self.checked for problem in contract.violations(answer)]
+
+
+def _fetch_document(origin: str) -> dict[str, Any]:
+    # urllib, not httpx: this request is the contract's own and must not be recorded against it.
+    with urllib.request.urlopen(f"{origin}/v1/openapi.json", timeout=30) as answer:  # noqa: S310 - a local server
+        document: dict[str, Any] = json.load(answer)
+        return document
+
+
+_OWN_PATHS = frozenset({"/v1/openapi.json", "/v1/docs"})
+
+
+@pytest.fixture(autouse=True)
+def http_contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[ContractRecorder]:
+    """Every response of an e2e test, whatever made the request, is checked against the server's own OpenAPI
+    document when the test ends: an undeclared status or a body outside its schema fails the test, listed."""
+    recorder = ContractRecorder()
+    send = httpx.Client.send
+
+    def recording_send(client: httpx.Client, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        response = send(client, request, **kwargs)
+        if not kwargs.get("stream") and request.url.path not in _OWN_PATHS:
+            recorder.record(request, response)
+        return response
+
+    monkeypatch.setattr(httpx.Client, "send", recording_send)
+    yield recorder
+    problems = recorder.violations()
+    if problems:
+        listed = "\n  ".join(problems[:25])
+        more = f"\n  ... and {len(problems) - 25} more" if len(problems) > 25 else ""
+        pytest.fail(f"{len(problems)} answer(s) break the OpenAPI contract:\n  {listed}{more}", pytrace=False)
 
 
 def free_port() -> int:

@@ -5,6 +5,7 @@ The caller asks for context, answers with its own model, and posts the exchange 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -33,7 +34,8 @@ def test_process_without_a_language_model(hashing_server: RunningServer) -> None
         assert dog.status_code == 201
 
         body = _exchange(http, "My dog Max is sick", channel="web", session_id="s1")
-        assert set(body) == {"reply", "memory", "user", "context", "safety"}
+        assert set(body) == {"reply", "turn_id", "turn_status", "interaction_id", "memory", "user", "context", "safety"}
+        assert body["turn_status"] == "awaiting_reply" and body["interaction_id"] is None
         relevant = body["memory"]["relevant_memories"]
         assert [m["id"] for m in relevant] == [dog.json()["id"]]
         assert set(relevant[0]) == {"id", "text", "similarity", "timestamp"} and relevant[0]["similarity"] >= 0.3
@@ -87,3 +89,73 @@ def test_process_without_a_language_model(hashing_server: RunningServer) -> None
         assert erased["counts"]["other_items"] >= 4  # state, profile, person, event (and more)
         assert http.get("/v1/users/dana/people", headers=A).json()["people"] == []
         assert http.get("/v1/users/dana/state", headers=A).json()["profile"] is None
+
+
+def test_one_call_per_turn_with_the_callers_own_model(hashing_server: RunningServer) -> None:
+    """process keeps the turn; the caller's reply (on its own, or with the next message) records it, once."""
+    with httpx.Client(base_url=hashing_server.base_url, timeout=30) as http:
+        first = http.post("/v1/process", headers=A, json={"user_id": "omar", "message": "I moved to Lisbon last week"})
+        assert first.status_code == 200 and first.json()["turn_status"] == "awaiting_reply"
+        turn_id = first.json()["turn_id"]
+        assert http.get("/v1/users/omar/history", headers=A).json()["interactions"] == []
+
+        reply = {"user_id": "omar", "reply": "Welcome to Lisbon! How is the new place?"}
+        recorded = http.post(f"/v1/turns/{turn_id}/reply", headers=A, json=reply)
+        assert recorded.status_code == 201, recorded.text
+        body = recorded.json()
+        assert (body["turn_id"], body["status"], body["replayed"]) == (turn_id, "recorded", False)
+        assert body["interaction"]["id"] == turn_id
+        assert [m["role"] for m in body["interaction"]["messages"]] == ["user", "assistant"]
+        assert body["pipeline"]["status"] == "completed"
+
+        # The client timed out and sends it again: the same interaction, answered as a replay
+        again = http.post(f"/v1/turns/{turn_id}/reply", headers=A, json=reply)
+        assert again.status_code == 200 and again.json()["replayed"] is True
+        assert again.json()["interaction"]["id"] == turn_id
+        other = http.post(f"/v1/turns/{turn_id}/reply", headers=A, json={**reply, "reply": "Something else"})
+        assert other.status_code == 409 and other.json()["error"] == "conflict"
+        # Another tenant, or another of this tenant's users, does not find the turn
+        assert http.post(f"/v1/turns/{turn_id}/reply", headers=B, json=reply).status_code == 404
+        assert http.post(f"/v1/turns/{turn_id}/reply", headers=A, json={**reply, "user_id": "pia"}).status_code == 404
+        assert http.post("/v1/turns/nope/reply", headers=A, json=reply).status_code == 404
+        assert http.post(f"/v1/turns/{turn_id}/reply", headers=A, json={**reply, "reply": " "}).status_code == 400
+
+        status = http.get(f"/v1/users/omar/interactions/{turn_id}", headers=A)
+        assert status.status_code == 200
+        assert status.json()["pipeline"]["status"] == "done" and status.json()["interaction"]["id"] == turn_id
+
+        # Or the reply rides along with the next message
+        second = http.post("/v1/process", headers=A, json={"user_id": "omar", "message": "The flat is tiny"}).json()
+        third = http.post(
+            "/v1/process",
+            headers=A,
+            json={
+                "user_id": "omar",
+                "message": "But the view is great",
+                "previous_turn": {"turn_id": second["turn_id"], "reply": "Tiny flats are cosy!"},
+            },
+        )
+        assert third.status_code == 200, third.text
+        history = http.get("/v1/users/omar/history", headers=A).json()["interactions"]
+        assert [i["id"] for i in history] == [second["turn_id"], turn_id]
+        assert history[0]["messages"][1]["content"] == "Tiny flats are cosy!"
+        assert third.json()["memory"]["interaction_count"] == 3  # the profile as this turn will leave it
+        assert http.get("/v1/users/omar/interactions/unknown", headers=A).status_code == 404
+
+
+def test_recording_without_waiting_gives_an_interaction_to_poll(hashing_server: RunningServer) -> None:
+    with httpx.Client(base_url=hashing_server.base_url, timeout=30) as http:
+        messages = [{"role": "user", "content": "I prefer short answers, please"}]
+        started = http.post(
+            "/v1/users/quinn/interactions", headers=A, params={"wait": "false"}, json={"messages": messages}
+        )
+        assert started.status_code == 201
+        interaction_id = started.json()["interaction"]["id"]
+        assert started.json()["pipeline"]["status"] in {"started", "completed"}
+        status = "pending"
+        for _ in range(100):
+            status = http.get(f"/v1/users/quinn/interactions/{interaction_id}", headers=A).json()["pipeline"]["status"]
+            if status != "pending":
+                break
+            time.sleep(0.05)
+        assert status == "done"

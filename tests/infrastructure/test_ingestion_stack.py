@@ -129,12 +129,13 @@ def test_the_pipeline_is_an_express_state_machine_started_by_recording(template:
     for state in ("Record", "Extract", "Filter", "Store", "SendToDeadLetterQueue"):
         assert f'\\"{state}\\"' in definition, state
     assert '\\"Type\\":\\"Parallel\\"' in definition
-    # The bus's consumer records the interaction, and recording starts the pipeline: it may start executions
+    # The bus's consumer records the interaction; the table's stream starts the pipeline (the starter), not it
     _, consumer = function_by_service(template, "rapport-ingest")
     variables = consumer["Properties"]["Environment"]["Variables"]
-    assert variables["RAPPORT_PIPELINE"] == "step_functions"
-    assert variables["RAPPORT_PIPELINE_STATE_MACHINE_ARN"] == {"Ref": machine_id}
-    starts = [s for s in policy_statements_of(template, consumer) if actions_of([s], "states:")]
+    assert variables["RAPPORT_PIPELINE"] == "stream"
+    assert not [s for s in policy_statements_of(template, consumer) if actions_of([s], "states:")]
+    _, starter = function_by_service(template, "rapport-starter")
+    starts = [s for s in policy_statements_of(template, starter) if actions_of([s], "states:")]
     assert [(as_list(s["Action"]), s["Resource"]) for s in starts] == [(["states:StartExecution"], {"Ref": machine_id})]
 
 

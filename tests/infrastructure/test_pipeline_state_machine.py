@@ -172,10 +172,11 @@ def test_a_conversation_runs_through_the_synthesized_state_machine_into_the_tabl
     assert "500 on /users" in outcome and "auth" in outcome and "root cause" in outcome
     approach = next(c for c, item in extracted.items() if item["type"] == "approach_effectiveness")
     assert "logging worked well with this user" in approach.lower()
-    # And each memory is linked to the interaction it came from, as an edge item in the user's partition
-    edges = {item["sk"] for item in world.items("EDGE#")}
+    # And each memory is linked to the interaction it came from, as a field of its adjacency item in the user's
+    # partition
+    adjacency = {item["sk"]: item for item in world.items("EDGES#")}
     for item in extracted.values():
-        assert f"EDGE#{item['id']}#DERIVED_FROM#{interaction['id']}" in edges
+        assert f"f:out|DERIVED_FROM|{interaction['id']}" in adjacency[f"EDGES#{item['id']}"]
         assert item["source"]["interaction_id"] == interaction["id"]
     # And the relational memories are associated with the user memory of the same conversation
     user_ids = {item["id"] for item in extracted.values() if item["domain"] == Domain.USER.value}
@@ -325,25 +326,66 @@ def test_the_state_machine_is_traced_and_logs_no_execution_data(template: dict[s
     assert logging["Level"] == "ALL" and logging["IncludeExecutionData"] is False
 
 
-def test_the_api_may_start_the_pipeline_and_knows_where_it_is(template: dict[str, Any]) -> None:
+def test_the_writers_only_record_and_the_tables_stream_starts_the_pipeline(template: dict[str, Any]) -> None:
     machine_id, _ = state_machine_of(template)
-    (api,) = [
-        r
-        for r in template["Resources"].values()
+    functions = {
+        r["Properties"]["Environment"]["Variables"].get("POWERTOOLS_SERVICE_NAME"): (k, r)
+        for k, r in template["Resources"].items()
         if r["Type"] == "AWS::Lambda::Function"
-        and r["Properties"]["Environment"]["Variables"].get("POWERTOOLS_SERVICE_NAME") == "rapport-api"
-    ]
-    variables = api["Properties"]["Environment"]["Variables"]
-    assert variables["RAPPORT_PIPELINE"] == "step_functions"
+    }
+
+    def statements(function: dict[str, Any]) -> list[dict[str, Any]]:
+        role = function["Properties"]["Role"]["Fn::GetAtt"][0]
+        return [
+            s
+            for r in template["Resources"].values()
+            if r["Type"] == "AWS::IAM::Policy" and {"Ref": role} in r["Properties"]["Roles"]
+            for s in r["Properties"]["PolicyDocument"]["Statement"]
+        ]
+
+    start = {"Action": "states:StartExecution", "Effect": "Allow", "Resource": {"Ref": machine_id}}
+    # The API and the ingest consumer write the interaction, which is the outbox; they start nothing themselves
+    for writer in ("rapport-api", "rapport-ingest"):
+        _, function = functions[writer]
+        assert function["Properties"]["Environment"]["Variables"]["RAPPORT_PIPELINE"] == "stream"
+        assert start not in statements(function)
+    # The starter reads the table's stream (new history items only) and may start the machine and park a failure
+    starter_id, starter = functions["rapport-starter"]
+    variables = starter["Properties"]["Environment"]["Variables"]
     assert variables["RAPPORT_PIPELINE_STATE_MACHINE_ARN"] == {"Ref": machine_id}
-    role = api["Properties"]["Role"]["Fn::GetAtt"][0]
-    statements = [
-        s
+    assert start in statements(starter)
+    assert any(
+        "sqs:SendMessage" in s["Action"] and "PipelineDeadLetterQueue" in json.dumps(s["Resource"])
+        for s in statements(starter)
+    )
+    (mapping,) = [
+        r["Properties"]
         for r in template["Resources"].values()
-        if r["Type"] == "AWS::IAM::Policy" and {"Ref": role} in r["Properties"]["Roles"]
-        for s in r["Properties"]["PolicyDocument"]["Statement"]
+        if r["Type"] == "AWS::Lambda::EventSourceMapping" and r["Properties"]["FunctionName"] == {"Ref": starter_id}
     ]
-    assert {"Action": "states:StartExecution", "Effect": "Allow", "Resource": {"Ref": machine_id}} in statements
+    (pattern,) = [json.loads(f["Pattern"]) for f in mapping["FilterCriteria"]["Filters"]]
+    assert pattern == {"eventName": ["INSERT"], "dynamodb": {"Keys": {"sk": {"S": [{"prefix": "INT#"}]}}}}
+    assert mapping["BisectBatchOnFunctionError"] is True
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert "OnFailure" in mapping["DestinationConfig"]
+
+
+def test_every_openai_call_ends_before_its_function_does(template: dict[str, Any]) -> None:
+    # A function that holds the OpenAI key gets its client's timeout, retries and longest wait from settings.py
+    # (openai_budget_within); one call's worst case, throttling waits counted, must end before the function's timeout
+    from rapport.settings import OPENAI_HEADROOM_SECONDS, OpenAiBudget
+
+    checked = 0
+    for resource in template["Resources"].values():
+        if resource["Type"] != "AWS::Lambda::Function":
+            continue
+        variables = resource["Properties"]["Environment"]["Variables"]
+        if "RAPPORT_OPENAI_API_KEY_SECRET_ARN" not in variables:
+            continue
+        budget = OpenAiBudget.of(variables)
+        assert budget.worst_case_seconds() + OPENAI_HEADROOM_SECONDS <= resource["Properties"]["Timeout"], variables
+        checked += 1
+    assert checked >= 8  # the API, ingest, enrichment, the five steps (and any other caller)
 
 
 def test_the_dead_letter_queue_keeps_failures_for_two_weeks_encrypted(template: dict[str, Any]) -> None:

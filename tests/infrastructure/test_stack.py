@@ -395,3 +395,12 @@ def test_a_failed_pip_install_fails_the_synth_instead_of_falling_back_to_docker(
     bundling = PipLayerBundling(requirements=[], package_dir=PACKAGE_DIR, python=pip_that_fails)
     with pytest.raises(RuntimeError, match="Bundling the core layer failed"):
         bundling.try_bundle(str(tmp_path), cdk.BundlingOptions(image=cdk.DockerImage.from_registry("unused")))
+
+
+def test_the_api_url_output_is_the_stage_base_the_v1_paths_follow(template: Template) -> None:
+    # The same kind of base `rapport serve` prints and the OpenAPI document names as its server: no /v1, no slash.
+    (output,) = template.find_outputs("ApiUrl").values()
+    parts = output["Value"]["Fn::Join"][1]
+    assert parts[0] == "https://" and "/v1" not in json.dumps(parts)
+    (stage_id, _) = only(template, "AWS::ApiGateway::Stage")
+    assert parts[-2:] == ["/", {"Ref": stage_id}]

@@ -15,7 +15,7 @@ from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.graph.associations import InvalidRelationError, NewAssociation
 from rapport.ports.items import ItemQuery, ItemScope
-from rapport.services.edges import EDGE_KIND, INCOMING_KIND
+from rapport.services.edges import ADJACENCY_KIND
 from rapport.services.memories import NewMemory
 from rapport.services.recall import Recall
 from rapport.settings import EnrichmentMode
@@ -178,9 +178,10 @@ def test_deleting_a_memory_removes_its_edges_both_ways_and_their_mirrors(
     chose = decision["chose"]
     services.memories.delete(Scope(T, U), chose)
     scope = ItemScope(tenant_id=T, user_id=U)
-    for kind in (EDGE_KIND, INCOMING_KIND):
-        keys = [item.key for item in services.items.list_items(scope, ItemQuery(kind=kind, limit=1000)).items]
-        assert keys and not [key for key in keys if chose in key.split("#")]
+    nodes = services.items.list_items(scope, ItemQuery(kind=ADJACENCY_KIND, limit=1000)).items
+    # Its own adjacency item is gone, and no other node keeps an edge to or from it.
+    assert nodes and chose not in {node.key for node in nodes}
+    assert not [name for node in nodes for name in node.body if name.split("|", 2)[2] == chose]
     assert services.graph.associations.list_for(Scope(T, U), decision["notes"], "PREFERS_OVER") == []
 
 

@@ -54,11 +54,36 @@ def test_delete_all_removes_a_nodes_edges_both_ways_and_every_mirror(any_store: 
     assert edges.delete_all(Scope(T, U), "B") == 3
     scope = ItemScope(tenant_id=T, user_id=U)
     left = {
-        (kind, item.key)
-        for kind in ("EDGE", "EDGE_IN")
-        for item in any_store.list_items(scope, ItemQuery(kind=kind, limit=100)).items
+        (item.key, name)
+        for item in any_store.list_items(scope, ItemQuery(kind="EDGES", limit=100)).items
+        for name in item.body
     }
-    assert left == {("EDGE", "C#LEADS_TO#D"), ("EDGE_IN", "D#LEADS_TO#C")}
+    # One edge is left, kept at both of its ends; B's own adjacency item is gone.
+    assert left == {("C", "out|LEADS_TO|D"), ("D", "in|LEADS_TO|C")}
+    assert "B" not in {item.key for item in any_store.list_items(scope, ItemQuery(kind="EDGES", limit=100)).items}
+    assert not edges.has_any(Scope(T, "user-2"))
+
+
+def test_edges_of_many_nodes_are_read_together_and_written_together(any_store: Store) -> None:
+    # Given edges written in one call, a symmetric one among them,
+    edges = EdgeRepository(any_store)
+    edges.put_many(
+        Scope(T, U),
+        [edge("A", RelationType.LEADS_TO, "B"), edge("B", EnrichmentType.SIMILAR_TO, "C", 0.7)],
+    )
+    # when the edges of several nodes (one without any) are read at once,
+    found = edges.edges_of(Scope(T, U), ["A", "B", "C", "Z"])
+    # then each node has its own edges, both directions, and the symmetric one from both ends.
+    assert [(e.source_id, e.target_id) for e in found["A"].outgoing] == [("A", "B")] and found["A"].incoming == []
+    assert [(e.type.value, e.target_id) for e in found["B"].outgoing] == [("SIMILAR_TO", "C")]
+    assert [e.source_id for e in found["B"].incoming] == ["A", "C"]
+    assert [(e.target_id, e.strength) for e in found["C"].outgoing] == [("B", 0.7)]
+    assert found["Z"].outgoing == [] and found["Z"].incoming == []
+    # Writing an edge again replaces it rather than adding a second one.
+    edges.put(Scope(T, U), edge("A", RelationType.LEADS_TO, "B", 0.4))
+    assert [e.strength for e in edges.outgoing(Scope(T, U), "A")] == [0.4]
+    assert edges.delete(Scope(T, U), "B", EnrichmentType.SIMILAR_TO, "C")
+    assert edges.outgoing(Scope(T, U), "C") == [] and not edges.delete(Scope(T, U), "B", EnrichmentType.SIMILAR_TO, "C")
 
 
 def test_erasure_removes_the_users_edges_and_patterns_but_not_the_tenants_knowledge(any_store: Store) -> None:
@@ -85,7 +110,7 @@ def test_erasure_removes_the_users_edges_and_patterns_but_not_the_tenants_knowle
     any_store.erase_user(Scope(T, U))
     # then nothing of theirs is left, another user's edges stay, and the shared graph stays.
     scope = ItemScope(tenant_id=T, user_id=U)
-    for kind in ("EDGE", "EDGE_IN", "PATTERN"):
+    for kind in ("EDGES", "PATTERN"):
         assert any_store.list_items(scope, ItemQuery(kind=kind, limit=10)).items == []
     assert edges.has_any(Scope(T, "user-2"))
     assert knowledge.get_node(T, "entity:postgresql") is not None

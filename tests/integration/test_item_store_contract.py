@@ -10,7 +10,7 @@ from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
 from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.domain.scope import Scope
 from rapport.errors import ConflictError
-from rapport.ports.items import ItemQuery, ItemScope
+from rapport.ports.items import FieldChange, ItemDelete, ItemPut, ItemQuery, ItemScope
 
 pytestmark = pytest.mark.integration
 
@@ -104,3 +104,53 @@ def test_erasing_a_user_removes_their_items_only(any_store: Store) -> None:
 def test_reserved_or_malformed_kinds_are_refused(any_store: Store, kind: str) -> None:
     with pytest.raises(ValueError, match="item kind"):
         any_store.put_item(DANA, kind, "k", {}, now=NOW)
+
+
+def test_items_are_read_and_written_together(any_store: Store) -> None:
+    # Given a versioned item and a field-written one, written in one call,
+    any_store.write_items(
+        DANA,
+        [
+            ItemPut(kind="STATE", key="", body={"trust": 0.5}, expected_version=0),
+            FieldChange(kind="EDGES", key="m1", set={"out|A|m2": {"w": 1}, "out|A|m3": {"w": 2}}),
+        ],
+        now=NOW,
+    )
+    # when both are read at once (with one that does not exist),
+    found = any_store.get_items(DANA, [("STATE", ""), ("EDGES", "m1"), ("EDGES", "nope")])
+    # then each comes back with its body; the missing one is simply absent.
+    assert set(found) == {("STATE", ""), ("EDGES", "m1")}
+    assert found[("STATE", "")].body == {"trust": 0.5} and found[("STATE", "")].version == 1
+    assert found[("EDGES", "m1")].body == {"out|A|m2": {"w": 1}, "out|A|m3": {"w": 2}}
+    # Fields are set and removed without touching the others.
+    any_store.write_items(DANA, [FieldChange(kind="EDGES", key="m1", set={"in|B|m4": 3}, remove={"out|A|m2"})], now=NOW)
+    item = any_store.get_item(DANA, "EDGES", "m1")
+    assert item is not None and item.body == {"out|A|m3": {"w": 2}, "in|B|m4": 3} and item.version == 2
+    assert any_store.get_items(ItemScope(tenant_id="acme", user_id="erin"), [("EDGES", "m1")]) == {}
+
+
+def test_a_write_of_many_items_is_all_or_nothing(any_store: Store) -> None:
+    any_store.put_item(DANA, "STATE", "", {"trust": 0.5}, now=NOW)
+    # A stale expected version anywhere in the call refuses the whole call: the field change is not written either.
+    with pytest.raises(ConflictError):
+        any_store.write_items(
+            DANA,
+            [
+                FieldChange(kind="EDGES", key="m1", set={"out|A|m2": 1}),
+                ItemPut(kind="STATE", key="", body={"trust": 0.9}, expected_version=7),
+            ],
+            now=NOW,
+        )
+    assert any_store.get_item(DANA, "EDGES", "m1") is None
+    state = any_store.get_item(DANA, "STATE", "")
+    assert state is not None and state.body == {"trust": 0.5}
+    # With the right version it goes through, and a delete can ride along.
+    any_store.write_items(
+        DANA,
+        [ItemPut(kind="STATE", key="", body={"trust": 0.9}, expected_version=1), ItemDelete(kind="EDGES", key="m1")],
+        now=NOW,
+    )
+    state = any_store.get_item(DANA, "STATE", "")
+    assert state is not None and state.body == {"trust": 0.9} and state.version == 2
+    with pytest.raises(ValueError, match="twice"):
+        any_store.write_items(DANA, [ItemDelete(kind="EDGES", key="x"), ItemDelete(kind="EDGES", key="x")], now=NOW)

@@ -126,7 +126,7 @@ def test_erasure_removes_every_edge_of_the_end_user(services: Services) -> None:
     assert {a.target_id for a in linked} | {a.source_id for a in linked} >= {second}  # enrichment linked them
     services.privacy.erase_user(Scope(T, "dana"), actor="test")
     scope = ItemScope(tenant_id=T, user_id="dana")
-    for kind in ("EDGE", "EDGE_IN", "PATTERN"):
+    for kind in ("EDGES", "PATTERN"):
         assert services.items.list_items(scope, ItemQuery(kind=kind, limit=10)).items == []
 
 

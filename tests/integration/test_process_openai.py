@@ -126,6 +126,8 @@ def test_process_with_openai_fills_the_reply_from_memories_and_tone(
         assert status == 200, body
 
     assert body["reply"] == REPLY
+    # With a model the server replies itself, so the turn is recorded in the same call: nothing left to send
+    assert body["turn_status"] == "recorded" and body["interaction_id"] == body["turn_id"]
     assert body["context"]["tone_grudge_modifier"] == "cautious"
     assert abs(body["user"]["grudge"] - 0.45) < 5e-4
     assert dog["id"] in [m["id"] for m in body["memory"]["relevant_memories"]]
@@ -146,6 +148,11 @@ def test_process_with_openai_fills_the_reply_from_memories_and_tone(
     assert recorded.metadata["signals"]["detector"] == "llm:openai:gpt-4o-mini"
     assert recorded.metadata["signals"]["shouting"] is True
     assert [m.content for m in recorded.messages] == ["MY DOG MAX IS SICK AGAIN!!", REPLY]
+    assert recorded.id == body["turn_id"]
+    # The same reply sent to the recorded turn is a replay, not a second interaction
+    status, again = call("POST", f"/v1/turns/{body['turn_id']}/reply", {"user_id": "dana", "reply": REPLY})
+    assert status == 200 and again["replayed"] is True
+    assert len(openai_services.interactions.history(Scope("tenant-a", "dana"), limit=5, cursor=None).items) == 3
 
 
 def test_a_crisis_the_model_misses_is_still_flagged(openai_services: Services, fake_chat: FakeChat) -> None:

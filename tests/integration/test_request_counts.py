@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bench.cost_model import agentcore_lines, lines
-from bench.request_counts import measure_operation_counts
+from bench.request_counts import dynamodb_requests, measure_operation_counts
 
 pytestmark = pytest.mark.integration
 
@@ -24,16 +24,25 @@ def test_each_call_makes_the_requests_the_cost_model_prices(tmp_path: Path) -> N
     assert counts.interaction["index:upsert"] >= 2
     assert counts.interaction["llm:structured"] == 3
     assert counts.interaction.get("dynamodb:PutItem", 0) >= 1
-    # a recall: one query embedding, one k-NN and one keyword search, the candidates read in one batch; no writes
+    # a recall: one query embedding, one k-NN and one keyword search; the candidates read in one batch and their
+    # edges in another; no writes
     assert counts.recall["embed:texts"] == 1
     assert counts.recall["index:knn_search"] == 1 and counts.recall["index:keyword_search"] == 1
-    assert counts.recall["dynamodb:BatchGetItem"] == 1
+    assert counts.recall == counts.recall | {"dynamodb:BatchGetItem": 2} and "dynamodb:Query" not in counts.recall
     assert not any(k in counts.recall for k in ("dynamodb:PutItem", "dynamodb:UpdateItem", "index:upsert"))
     assert counts.prompt_chars_per_interaction > 0
     # enrichment runs off the write path, as the stack deploys it: one Memories Stored event per batch of memories
     # stored (the episodes, then what the pipeline kept; one for a remembered memory), none for a recall
     assert counts.interaction["events:put"] == 2 and counts.remember["events:put"] == 1
     assert "events:put" not in counts.recall
+
+    # DynamoDB requests per call, every operation together (deterministic under moto; the ceilings in
+    # docs/data-model.md): edges in adjacency items written in one request, reads batched and read once per step.
+    assert dynamodb_requests(counts.remember) <= 4
+    assert dynamodb_requests(counts.recall) <= 2
+    assert dynamodb_requests(counts.interaction) <= 28
+    # every edge an enrichment run or the pipeline's store step makes goes out in one write
+    assert "dynamodb:UpdateItem" not in counts.remember and counts.remember["dynamodb:TransactWriteItems"] == 1
 
     # The model turns the counts into money: every line is finite and not negative, recalls cost no LLM.
     priced = lines(counts) + agentcore_lines(counts)

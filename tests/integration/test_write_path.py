@@ -151,11 +151,11 @@ def test_a_long_interaction_is_stored_whole_in_dynamodb(settings: Settings, cloc
     assert len(services.store.get_memories(Scope(T, U), stored.memory_ids)) == 120
 
 
-def test_the_in_process_pipeline_reads_its_interaction_and_run_twice(
+def test_the_in_process_pipeline_reads_its_interaction_twice_and_its_run_once(
     services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The run opens with one read of each; the store step reads the interaction again right before writing (an
-    # erasure may have run meanwhile) and completes the run it read. Nothing else reads them again.
+    # erasure may have run meanwhile) and completes the run the open step left. Nothing else reads them again.
     reads: list[str] = []
     store_type, items_type = type(services.store), type(services.items)
     get_interaction, get_item = store_type.get_interaction, items_type.get_item
@@ -173,4 +173,4 @@ def test_the_in_process_pipeline_reads_its_interaction_and_run_twice(
     monkeypatch.setattr(items_type, "get_item", counted_item)
     recorded = services.interactions.record(Scope(T, U), conversation(), wait=True)
     assert recorded.pipeline is not None and recorded.pipeline.status == "completed"
-    assert reads.count("interaction") == 2 and reads.count("run") == 2
+    assert reads.count("interaction") == 2 and reads.count("run") == 1

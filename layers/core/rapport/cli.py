@@ -7,9 +7,11 @@ import os
 import sys
 from pathlib import Path
 
+from rapport import __version__
 from rapport.cli_deploy import add_deploy_commands
+from rapport.cli_dlq import add_dlq_commands
 from rapport.cli_jobs import add_jobs_commands
-from rapport.evaluation.cli import add_eval_commands
+from rapport.evaluation.cli import add_bench_commands, add_eval_commands
 from rapport.settings import Settings
 
 
@@ -43,6 +45,7 @@ def _cmd_keys_create(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rapport", description="Relational memory for AI assistants.")
+    parser.add_argument("--version", action="version", version=f"rapport {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="run the API locally with embedded defaults")
@@ -60,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_deploy_commands(commands, _settings)
     add_jobs_commands(commands, _settings)
+    add_dlq_commands(commands, _settings)
     add_eval_commands(commands, _settings)
+    add_bench_commands(commands)
     return parser
 
 

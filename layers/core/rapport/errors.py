@@ -19,6 +19,18 @@ class ConflictError(RapportError):
     """The write conflicts with the current state (a concurrent change, a duplicate that must not merge)."""
 
 
+class IdempotencyKeyReusedError(RapportError):
+    """An Idempotency-Key already used for a request with another body: a new request needs a new key."""
+
+
+class RequestInProgressError(ConflictError):
+    """The first request with this Idempotency-Key is still being answered; the client may retry after a moment."""
+
+    def __init__(self, message: str, *, retry_after_seconds: int) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+
+
 class UnauthorizedError(RapportError):
     """No credentials, or credentials that map to no tenant."""
 

@@ -37,3 +37,14 @@ def derived_id(parent_id: str, label: str) -> str:
         # Not a ULID (an id from outside): still deterministic, just not time-ordered.
         time_part = digest[10:16]
     return str(ULID.from_bytes(time_part + digest[:10]))
+
+
+def keyed_id(at: datetime, *parts: str) -> str:
+    """A ULID with `at`'s time part and 80 bits of hash of `parts`: the id of what a keyed request writes (an
+    interaction, a memory), so every retry of the request names it the same way.
+
+    `at` is the moment the request was first made (its idempotency record keeps it), so keyed items sort by time
+    like any other; the hash of (tenant, user, route, key) makes two keys never name the same item.
+    """
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return str(ULID.from_bytes(ULID.from_datetime(at).bytes[:6] + digest[:10]))

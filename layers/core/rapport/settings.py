@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr, model_validator
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -41,6 +41,9 @@ class LlmKind(StrEnum):
 class PipelineMode(StrEnum):
     LOCAL = "local"  # the steps in this process (the local server, tests)
     STEP_FUNCTIONS = "step_functions"  # an Express state machine execution (AWS); needs the state machine's ARN
+    # The table's stream starts the state machine (AWS): the writer's answer is `started`, and a start that fails
+    # is retried and parked in the pipeline's dead-letter queue, never lost (docs/pipeline.md).
+    STREAM = "stream"
     OFF = "off"  # record history only
 
 
@@ -129,6 +132,9 @@ class RelationalSettings(BaseSettings):
     process_history_messages: int = Field(6, ge=0, le=50)  # earlier turns of the session sent with the reply
     # Without a session_id, earlier turns count as the same conversation within working memory's 30 minutes.
     process_history_window_minutes: float = Field(30.0, ge=0)
+    # A turn of /v1/process waits this long for the caller's reply, and is kept as long once recorded, so a
+    # repeated reply is answered as a replay.
+    turn_retention_days: int = Field(7, ge=1, le=365)
     # Using a memory in a reply raises its strength by this much (bounded at 1.0).
     reinforcement_boost: float = Field(0.1, ge=0, le=1)
 
@@ -302,6 +308,55 @@ class GovernanceSettings(BaseSettings):
         return self
 
 
+class OpenAiBudget(BaseModel):
+    """How long one OpenAI call may take at worst: every attempt timing out, and the longest wait between them."""
+
+    timeout_seconds: float = Field(gt=0)
+    max_retries: int = Field(ge=0)
+    max_retry_delay_seconds: float = Field(ge=0)
+
+    def worst_case_seconds(self) -> float:
+        return (self.max_retries + 1) * self.timeout_seconds + self.max_retries * self.max_retry_delay_seconds
+
+    def environment(self) -> dict[str, str]:
+        """The settings' variables, for a function's environment."""
+        return {
+            "RAPPORT_OPENAI_TIMEOUT_SECONDS": f"{self.timeout_seconds:g}",
+            "RAPPORT_OPENAI_MAX_RETRIES": str(self.max_retries),
+            "RAPPORT_OPENAI_MAX_RETRY_DELAY_SECONDS": f"{self.max_retry_delay_seconds:g}",
+        }
+
+    @classmethod
+    def of(cls, environment: dict[str, str]) -> OpenAiBudget:
+        return cls(
+            timeout_seconds=float(environment["RAPPORT_OPENAI_TIMEOUT_SECONDS"]),
+            max_retries=int(environment["RAPPORT_OPENAI_MAX_RETRIES"]),
+            max_retry_delay_seconds=float(environment["RAPPORT_OPENAI_MAX_RETRY_DELAY_SECONDS"]),
+        )
+
+
+# What a calling function keeps for itself besides one OpenAI call (reads, writes, the other calls' fast paths).
+OPENAI_HEADROOM_SECONDS = 5.0
+
+
+def openai_budget_within(
+    deadline_seconds: float,
+    *,
+    max_retries: int,
+    max_retry_delay_seconds: float = 2.0,
+    headroom_seconds: float = OPENAI_HEADROOM_SECONDS,
+) -> OpenAiBudget:
+    """The per-attempt timeout that makes one call's worst case end `headroom_seconds` before `deadline_seconds`
+    (a function's timeout), throttling waits counted. The one place the CDK stack takes these numbers from."""
+    spare = deadline_seconds - headroom_seconds - max_retries * max_retry_delay_seconds
+    timeout = int(spare / (max_retries + 1) * 10) / 10  # rounded down, so the environment's value still fits
+    if timeout < 1:
+        raise ValueError(f"{deadline_seconds} s cannot hold {max_retries + 1} OpenAI attempts; raise the timeout")
+    return OpenAiBudget(
+        timeout_seconds=timeout, max_retries=max_retries, max_retry_delay_seconds=max_retry_delay_seconds
+    )
+
+
 class Settings(BaseSettings):
     """Runtime configuration. Domain code receives this object; it never reads the environment itself."""
 
@@ -332,8 +387,12 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(
         None, validation_alias=AliasChoices("RAPPORT_OPENAI_BASE_URL", "OPENAI_BASE_URL")
     )
+    # One OpenAI call's worst case, `OpenAiBudget.worst_case_seconds`: the stack derives these three per function
+    # from its timeout (`openai_budget_within`), so a call that keeps failing ends before the function does.
     openai_max_retries: int = Field(4, ge=0, le=10)
     openai_timeout_seconds: float = Field(30.0, gt=0)
+    # The longest wait between attempts, a server's Retry-After (429 throttling) included: it is capped to this.
+    openai_max_retry_delay_seconds: float = Field(8.0, ge=0)
 
     # Ingestion pipeline (docs/pipeline.md): record -> extract (user || relational) -> filter -> store
     llm: LlmKind = LlmKind.AUTO  # RAPPORT_LLM
@@ -341,6 +400,8 @@ class Settings(BaseSettings):
     llm_temperature: float = Field(0.0, ge=0.0, le=2.0)
     pipeline: PipelineMode = PipelineMode.LOCAL  # RAPPORT_PIPELINE
     pipeline_state_machine_arn: str | None = None
+    # Where failed runs wait for `rapport dlq replay` (AWS: the SQS queue; unset: the store's failed-run items).
+    pipeline_dead_letter_queue_url: str | None = None
     pipeline_max_candidates: int = Field(20, ge=1, le=100)  # per extractor and interaction
     pipeline_max_prompt_chars: int = Field(24_000, ge=500)  # the newest messages that fit are what the model reads
     # A new memory this close (cosine) to an active one of its domain reinforces it instead of being added.
@@ -373,8 +434,10 @@ class Settings(BaseSettings):
     recall_recency_half_life_days: float = Field(30.0, gt=0)
     recall_context: RecallContextWeights = Field(default_factory=RecallContextWeights)
     weights: RecallWeights = Field(default_factory=RecallWeights)
-    strong_match_score: float = 0.6
-    moderate_match_score: float = 0.35
+    # Match strength cuts on relevance, measured (bench/match_strength.py, docs/recall.md): 1 % of unrelated memories
+    # reach strong and 10 % moderate, with MiniLM on LoCoMo; an embedder of another similarity range needs its own.
+    strong_match_score: float = Field(0.40, ge=0, le=1)
+    moderate_match_score: float = Field(0.24, ge=0, le=1)
 
     # Relational state, signals, /v1/process, people: see RelationalSettings above
     relational: RelationalSettings = Field(default_factory=RelationalSettings)
@@ -398,8 +461,20 @@ class Settings(BaseSettings):
     # outlast the replay window and every retry (Slack retries for about an hour, EventBridge for up to 24 h).
     ingest_idempotency_hours: int = Field(48, ge=1, le=24 * 30)
 
+    # Keyed requests (Idempotency-Key, docs/pipeline.md): how long a key is remembered, how long a first attempt
+    # blocks its key outside Lambda (in Lambda: the function's remaining time), and the Retry-After of a 409.
+    idempotency_expiry_hours: float = Field(24.0, gt=0, le=24 * 30)
+    idempotency_in_progress_seconds: float = Field(300.0, gt=0)
+    idempotency_retry_after_seconds: int = Field(2, ge=1, le=60)
+
     # Local auth
     api_keys: str | None = None  # "key1:tenant-a,key2:tenant-b"
+    # Browser origins the local server answers cross-origin ("http://localhost:5173,https://app.example"; "*" for
+    # any). None by default: a page served from elsewhere cannot call the API with a user's key unless allowed.
+    cors_origins: str | None = None
+
+    def cors_origin_list(self) -> list[str]:
+        return [o.strip().rstrip("/") for o in (self.cors_origins or "").split(",") if o.strip()]
 
     def api_key_pairs(self) -> list[tuple[str, str]]:
         """The seeded keys as (key, tenant) pairs; malformed entries are a configuration error."""

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
 
 from rapport import __version__
 from rapport.api.bodies import one_object_per_body
+from rapport.api.contract import PUBLIC, answers
 from rapport.api.dependencies import use_caller
 from rapport.api.errors import register_error_handlers
+from rapport.api.idempotency import replayed_header
 from rapport.api.identity import CallerOf, caller_from_authorizer
+from rapport.api.openapi_document import DOCS_PATH, OPENAPI_PATH, register_openapi_routes
 from rapport.api.resolver import ConcurrentRestResolver
 from rapport.api.routers.associations import build_associations_router
 from rapport.api.routers.filter_decisions import build_filter_decisions_router
@@ -24,6 +27,8 @@ from rapport.api.routers.people import build_people_router
 from rapport.api.routers.privacy import build_privacy_router
 from rapport.api.routers.relational import build_relational_router
 from rapport.api.routers.sessions import build_sessions_router
+from rapport.api.routers.turns import build_turns_router
+from rapport.api.schemas import HealthOut
 from rapport.composition.services import Services
 from rapport.ingestion.service import IngestionService
 
@@ -31,7 +36,7 @@ ResolverT = TypeVar("ResolverT", bound=ApiGatewayResolver)
 
 # The ingest routes are public to the key check only: each request is authenticated by its signature instead.
 HEALTH_PATH = "/v1/health"
-PUBLIC_PATHS = frozenset({HEALTH_PATH, "/v1/openapi.json", "/v1/docs", *INGEST_PATHS})
+PUBLIC_PATHS = frozenset({HEALTH_PATH, OPENAPI_PATH, DOCS_PATH, *INGEST_PATHS})
 _TITLE = "Rapport"
 _DESCRIPTION = "Relational memory for AI assistants."
 
@@ -40,16 +45,28 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
     """Routers are built fresh for each resolver: a Router shared by two resolvers answers from the last one."""
     register_error_handlers(app)
     use_caller(app, caller_of)
-    app.use(middlewares=[one_object_per_body(INGEST_PATHS)])
+    app.use(middlewares=[one_object_per_body(INGEST_PATHS), replayed_header])
 
-    @app.get(HEALTH_PATH, tags=["health"], summary="Liveness; no authentication")
-    def health() -> dict:
-        return {"status": "ok", "version": __version__}
+    @app.get(
+        HEALTH_PATH,
+        tags=["health"],
+        summary="Liveness; no authentication",
+        operation_id="health_get",
+        security=PUBLIC,
+        responses=answers({200: "The service is up"}),
+    )
+    def health() -> HealthOut:
+        return HealthOut(status="ok", version=__version__)
 
     app.include_router(
-        build_memories_router(memories=services.memories, recall=services.recall, settings=services.settings)
+        build_memories_router(
+            memories=services.memories,
+            recall=services.recall,
+            settings=services.settings,
+            writes=services.keyed_writes,
+        )
     )
-    app.include_router(build_interactions_router(services.interactions))
+    app.include_router(build_interactions_router(services.interactions, services.keyed_writes))
     app.include_router(build_filter_decisions_router(services.filter_decisions))
     app.include_router(build_privacy_router(services.privacy))
     app.include_router(
@@ -60,6 +77,7 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
             clock=services.clock,
         )
     )
+    app.include_router(build_turns_router(services.turns))
     app.include_router(build_people_router(services.people))
     app.include_router(build_associations_router(services.graph.associations))
     app.include_router(build_knowledge_router(services.graph.knowledge))
@@ -67,12 +85,13 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
     app.include_router(
         build_governance_router(memories=services.memories, governance=services.governance, settings=services.settings)
     )
-    app.enable_swagger(path="/v1/docs", title=_TITLE, version=__version__, description=_DESCRIPTION)
-
-    @app.get("/v1/openapi.json", include_in_schema=False)
-    def openapi():  # a Response: powertools cannot build a schema for its annotation
-        schema = app.get_openapi_json_schema(title=_TITLE, version=__version__, description=_DESCRIPTION)
-        return Response(status_code=200, content_type=content_types.APPLICATION_JSON, body=schema)
+    register_openapi_routes(
+        app,
+        title=_TITLE,
+        version=__version__,
+        description=_DESCRIPTION,
+        max_page_size=services.settings.max_page_size,
+    )
 
     return app
 

@@ -8,13 +8,18 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
 from aws_lambda_powertools.event_handler.depends import DependencyResolutionError
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import (
+    RequestUnsupportedContentType,
+    RequestValidationError,
+)
 
 from rapport.errors import (
     ConflictError,
+    IdempotencyKeyReusedError,
     InvalidInputError,
     NotFoundError,
     RapportError,
+    RequestInProgressError,
     StorageError,
     UnauthorizedError,
     UpstreamError,
@@ -25,6 +30,8 @@ logger = Logger(service="rapport-api", child=True)
 _STATUS: list[tuple[type[RapportError], int, str]] = [
     (NotFoundError, 404, "not_found"),
     (InvalidInputError, 400, "invalid_input"),
+    (IdempotencyKeyReusedError, 422, "idempotency_key_reused"),
+    (RequestInProgressError, 409, "request_in_progress"),  # before ConflictError, which it is a kind of
     (ConflictError, 409, "conflict"),
     (UnauthorizedError, 401, "unauthorized"),
     (UpstreamError, 502, "upstream_unavailable"),
@@ -48,11 +55,21 @@ def register_error_handlers(app: ApiGatewayResolver) -> None:
     @app.exception_handler(RequestValidationError)
     def on_validation_error(exc: RequestValidationError) -> Response:
         errors = list(exc.errors())
+        if any(tuple(e.get("loc", ()))[:1] == ("response",) for e in errors):
+            # Powertools raises this error for a route's answer too: that is our bug, never the client's 422.
+            logger.error("a response broke its declared model", extra={"errors": errors[:5]})
+            return error_response(500, "internal_error", "an internal error occurred")
         if any(e.get("type") == "json_invalid" for e in errors):
             return error_response(400, "malformed_json", "the request body is not valid JSON")
         details = [{"field": ".".join(map(str, e.get("loc", ()))), "message": e.get("msg")} for e in errors]
         message = "; ".join(_describe(e) for e in errors[:5])
         return error_response(422, "validation_error", message, details)
+
+    @app.exception_handler(RequestUnsupportedContentType)
+    def on_unsupported_content_type(_: RequestUnsupportedContentType) -> Response:
+        return error_response(
+            415, "unsupported_media_type", "the body must be JSON: send 'Content-Type: application/json'"
+        )
 
     @app.exception_handler(RapportError)
     def on_domain_error(exc: RapportError) -> Response:
@@ -84,6 +101,9 @@ def _domain_error(exc: RapportError) -> Response:
             if status >= 500:
                 logger.exception("dependency failure")
             # A domain error may carry data for the client (e.g. the valid relation types) beside its message.
-            return error_response(status, code, str(exc), getattr(exc, "details", None))
+            response = error_response(status, code, str(exc), getattr(exc, "details", None))
+            if isinstance(exc, RequestInProgressError):
+                response.headers["Retry-After"] = str(exc.retry_after_seconds)
+            return response
     logger.exception("unmapped domain error")
     return error_response(500, "internal_error", "an internal error occurred")

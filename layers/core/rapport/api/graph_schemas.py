@@ -157,3 +157,19 @@ class KnowledgeQueryOut(BaseModel):
             edges=[KnowledgeEdgeOut.of(e) for e in result.edges],
             truncated=result.truncated,
         )
+
+
+class AssociationListOut(BaseModel):
+    memory_id: str
+    associations: list[ListedAssociationOut]
+
+
+class KnowledgeWrittenOut(BaseModel):
+    status: str = Field("stored", examples=["stored"])
+    nodes: list[NodeOut]
+    edges: list[KnowledgeEdgeOut]
+
+
+class NodeDeletedOut(BaseModel):
+    deleted: str = Field(description="The id of the node removed.")
+    edges_removed: int

@@ -6,10 +6,11 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from rapport.api.schemas import MemoryOut
+from rapport.api.schemas import InteractionOut, MemoryOut
 from rapport.domain.filtering import FilterDecision, Verdict
 from rapport.domain.models import Domain
 from rapport.ports.pipeline import PipelineRun
+from rapport.services.interactions import InteractionProgress, RecordedInteraction
 
 
 class FilterDecisionOut(BaseModel):
@@ -56,3 +57,65 @@ class PipelineRunOut(BaseModel):
             filter_decisions=outcome.decisions if outcome else [],
             error=run.error,
         )
+
+
+class RecordedInteractionOut(BaseModel):
+    interaction: InteractionOut
+    memories: list[MemoryOut] = Field(description="The episodes recorded: one memory per message.")
+    pipeline: PipelineRunOut | None = Field(description="The extraction pipeline's run, when one is configured.")
+
+    @classmethod
+    def of(cls, recorded: RecordedInteraction) -> RecordedInteractionOut:
+        return cls(
+            interaction=InteractionOut.of(recorded.interaction),
+            memories=[MemoryOut.of(m) for m in recorded.episodes],
+            pipeline=PipelineRunOut.of(recorded.pipeline) if recorded.pipeline else None,
+        )
+
+
+class InteractionProgressOut(BaseModel):
+    status: str = Field(description="pending until the pipeline has run, then done or failed.")
+    stored: list[str] = Field(description="Ids of the memories the pipeline created.")
+    reinforced: list[str]
+    invalidated: list[str]
+    filter_decisions: list[str]
+    attempts: int
+    error: str | None
+
+
+class InteractionStatusOut(BaseModel):
+    interaction: InteractionOut
+    pipeline: InteractionProgressOut
+
+    @classmethod
+    def of(cls, progress: InteractionProgress) -> InteractionStatusOut:
+        run = progress.run
+        outcome = run.outcome if run else None
+        return cls(
+            interaction=InteractionOut.of(progress.interaction),
+            pipeline=InteractionProgressOut(
+                status=progress.status,
+                stored=outcome.stored if outcome else [],
+                reinforced=outcome.reinforced if outcome else [],
+                invalidated=outcome.invalidated if outcome else [],
+                filter_decisions=outcome.decisions if outcome else [],
+                attempts=run.attempts if run else 0,
+                error=run.error if run else None,
+            ),
+        )
+
+
+class FilterDecisionPageOut(BaseModel):
+    decisions: list[FilterDecisionOut]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last.")
+
+
+class RestoredOut(BaseModel):
+    decision: FilterDecisionOut
+    memory: MemoryOut = Field(description="The original, stored (or the one a previous restore stored).")
+
+
+class TurnRepliedOut(RecordedInteractionOut):
+    turn_id: str
+    status: str = Field(description="The turn's status: recorded once its reply is attached.")
+    replayed: bool = Field(description="True when the turn already had this reply: nothing was recorded again.")

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rapport.domain.people import Person, PersonFact
 from rapport.domain.profile import Profile
+from rapport.domain.recall import RecallHit
 from rapport.domain.relational_state import RelationalState, StateReading
 from rapport.services.process import ProcessOutcome
 from rapport.services.relational_state import StateEventRecord
@@ -17,11 +18,24 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class PreviousTurnIn(_Request):
+    turn_id: str = Field(max_length=64)
+    reply: str = Field(description="What the assistant answered.")
+
+
 class ProcessRequest(_Request):
     user_id: str = Field(description="The end user the message comes from.")
     message: str = Field(description="What the user said.")
     channel: str | None = Field(None, max_length=64)
     session_id: str | None = Field(None, max_length=128, description="Earlier turns of this session go to the model.")
+    previous_turn: PreviousTurnIn | None = Field(
+        None, description="Your model's reply to this person's previous turn, if you did not send it on its own."
+    )
+
+
+class TurnReplyRequest(_Request):
+    user_id: str = Field(description="The end user whose turn it is.")
+    reply: str = Field(description="What the assistant answered.")
 
 
 class StateEventRequest(_Request):
@@ -36,9 +50,22 @@ class RelevantMemoryOut(BaseModel):
     similarity: float
     timestamp: datetime
 
+    @classmethod
+    def of(cls, hit: RecallHit) -> RelevantMemoryOut:
+        memory = hit.memory
+        return cls(
+            id=memory.id,
+            text=memory.content,
+            similarity=hit.similarity,
+            timestamp=memory.occurred_at or memory.created_at,
+        )
+
 
 class MemoryContextOut(BaseModel):
-    relevant_memories: list[RelevantMemoryOut]
+    relevant_memories: list[RelevantMemoryOut] = Field(description="Top-K (3) of both domains above similarity 0.3.")
+    relational_notes: list[RelevantMemoryOut] = Field(
+        description="Relational memories above the same bar that the top-K left out (how you work with this person)."
+    )
     total_stored: int
     interaction_count: int
     known_since: datetime | None
@@ -63,7 +90,12 @@ class SafetyOut(BaseModel):
 
 
 class ProcessResponse(BaseModel):
-    reply: str | None
+    reply: str | None = Field(description="The server's reply, when a language model is configured; else null.")
+    turn_id: str = Field(
+        description="Send your model's reply to POST /v1/turns/{turn_id}/reply, or with the next call."
+    )
+    turn_status: str = Field(description="awaiting_reply, or recorded when the server replied itself.")
+    interaction_id: str | None = Field(description="The interaction the turn was recorded as, once recorded.")
     memory: MemoryContextOut
     user: UserStateOut
     context: ReplyContextOut
@@ -74,16 +106,12 @@ class ProcessResponse(BaseModel):
         profile = outcome.profile
         return cls(
             reply=outcome.reply,
+            turn_id=outcome.turn_id,
+            turn_status=outcome.turn_status.value,
+            interaction_id=outcome.interaction.id if outcome.interaction else None,
             memory=MemoryContextOut(
-                relevant_memories=[
-                    RelevantMemoryOut(
-                        id=h.memory.id,
-                        text=h.memory.content,
-                        similarity=h.similarity,
-                        timestamp=h.memory.occurred_at or h.memory.created_at,
-                    )
-                    for h in outcome.memories
-                ],
+                relevant_memories=[RelevantMemoryOut.of(h) for h in outcome.memories],
+                relational_notes=[RelevantMemoryOut.of(h) for h in outcome.relational_notes],
                 total_stored=outcome.total_stored,
                 interaction_count=profile.interaction_count if profile else 0,
                 known_since=profile.known_since if profile else None,
@@ -207,3 +235,19 @@ class PersonOut(BaseModel):
             last_mentioned=person.last_mentioned,
             facts=[PersonFactOut.of(f) for f in person.facts],
         )
+
+
+class StateEventPageOut(BaseModel):
+    events: list[StateEventOut]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last.")
+
+
+class StateEventReportedOut(BaseModel):
+    event: StateEventOut
+    replayed: bool = Field(description="True when this Idempotency-Key was seen before: the event counted once.")
+    state: StateOut
+
+
+class PeoplePageOut(BaseModel):
+    people: list[PersonOut]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last.")

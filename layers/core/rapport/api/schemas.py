@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +28,10 @@ class _Request(BaseModel):
 
 
 class CreateMemoryRequest(_Request):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"content": "Has a dog named Max", "domain": "user", "type": "fact"}]}
+    )
+
     content: str = Field(description="The memory's text.")
     domain: Domain = Field(description="`user` (facts about the person) or `relational` (our shared history).")
     type: str | None = Field(None, description="A type of the domain; defaults to `fact` / `shared_context`.")
@@ -66,7 +70,20 @@ class MessageIn(_Request):
 
 
 class CreateInteractionRequest(_Request):
-    messages: list[MessageIn]
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "messages": [
+                        {"role": "user", "content": "I am getting a 500 on /users again"},
+                        {"role": "assistant", "content": "Let us add logging around the auth middleware"},
+                    ]
+                }
+            ]
+        }
+    )
+
+    messages: list[MessageIn] = Field(description="The conversation, in order; at least one message.")
     channel: str | None = Field(None, max_length=64)
     session_id: str | None = Field(None, max_length=128)
     occurred_at: datetime | None = None
@@ -156,3 +173,56 @@ class AuditEventOut(BaseModel):
     @classmethod
     def of(cls, event: AuditEvent) -> AuditEventOut:
         return cls.model_validate(event.model_dump(exclude={"tenant_id"}))
+
+
+class HealthOut(BaseModel):
+    status: str = Field(examples=["ok"])
+    version: str
+
+
+class MemoryPageOut(BaseModel):
+    # Hits first: a hit is a memory too, so the wider model must be tried before the narrower one.
+    memories: list[RecallHitOut | MemoryOut] = Field(
+        description="With `query`: the hits, best first, each with its score and why it matched; without: memories "
+        "newest first."
+    )
+    total_stored: int = Field(description="Every memory stored for this end user, whatever the filters.")
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last (and on recall).")
+
+
+class BatchCreatedOut(BaseModel):
+    index: int = Field(description="The memory's position in the request.")
+    status: Literal["created"]
+    memory: MemoryOut
+
+
+class BatchInvalidOut(BaseModel):
+    index: int = Field(description="The memory's position in the request.")
+    status: Literal["invalid"]
+    error: str = Field(examples=["invalid_input"])
+    message: str = Field(description="Why this memory was refused; the others are unaffected.")
+
+
+class MemoryBatchOut(BaseModel):
+    results: list[Annotated[BatchCreatedOut | BatchInvalidOut, Field(discriminator="status")]] = Field(
+        description="One result per memory of the request, in its order."
+    )
+    created: int
+    invalid: int
+
+
+class InteractionPageOut(BaseModel):
+    interactions: list[InteractionOut]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last.")
+
+
+class AuditPageOut(BaseModel):
+    events: list[AuditEventOut]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last.")
+
+
+class ErasedOut(BaseModel):
+    status: Literal["erased"]
+    user_id: str
+    counts: dict[str, int] = Field(description="How many items of each kind were erased.")
+    audit_event_id: str = Field(description="The audit event recording the erasure (who, when, how much).")

@@ -6,7 +6,9 @@ from __future__ import annotations
 from pydantic import SecretStr
 
 from rapport.clock import Clock
+from rapport.ports.dead_letters import DeadLetters
 from rapport.ports.event_bus import EventBus
+from rapport.ports.idempotency import IdempotencyRecords
 from rapport.ports.items import ItemStore
 from rapport.ports.language_model import LanguageModel
 from rapport.ports.pipeline import PipelineTrigger
@@ -27,6 +29,20 @@ def build_store(settings: Settings) -> MemoryStore:
     from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 
     return SqliteMemoryStore(settings.sqlite_path)
+
+
+def build_idempotency_records(store: MemoryStore, items: ItemStore) -> IdempotencyRecords:
+    """Powertools' DynamoDB layer on the table in AWS (records beside the user's items); over the item store
+    otherwise, so the local server runs the same Powertools code path."""
+    from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
+
+    if isinstance(store, DynamoDbMemoryStore) and store is items:
+        from rapport.adapters.dynamodb.idempotency import DynamoDbIdempotencyRecords
+
+        return DynamoDbIdempotencyRecords(store.table_name, connect=lambda: store.client)
+    from rapport.services.idempotency_items import ItemStoreIdempotencyRecords
+
+    return ItemStoreIdempotencyRecords(items)
 
 
 def build_index(settings: Settings, dimensions: int) -> VectorIndex:
@@ -124,6 +140,17 @@ def build_work_queue(settings: Settings) -> WorkQueue:
     from rapport.adapters.aws.sqs import SqsWorkQueue
 
     return SqsWorkQueue(settings.governance.job_queue_url, region_name=settings.aws_region)
+
+
+def build_dead_letters(settings: Settings, *, store: MemoryStore, items: ItemStore, clock: Clock) -> DeadLetters:
+    """The pipeline's SQS dead-letter queue when one is named (AWS); else the store's failed-run items."""
+    if settings.pipeline_dead_letter_queue_url:
+        from rapport.adapters.aws.sqs_dead_letters import SqsDeadLetters
+
+        return SqsDeadLetters(settings.pipeline_dead_letter_queue_url, region_name=settings.aws_region)
+    from rapport.pipeline.failed_runs import FailedRuns
+
+    return FailedRuns(items, store.list_tenants, clock)
 
 
 def build_step_functions_trigger(settings: Settings) -> PipelineTrigger | None:

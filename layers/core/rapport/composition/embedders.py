@@ -44,4 +44,5 @@ def _openai_embedder(settings: Settings, api_key: str) -> OpenAiEmbedder:
         model=settings.embedding_model,
         dimensions=settings.embedding_dimensions,
         max_retries=settings.openai_max_retries,
+        max_delay=settings.openai_max_retry_delay_seconds,
     )

@@ -14,6 +14,7 @@ from rapport.graph.enrichment import Enricher
 from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.service import IngestionService
 from rapport.jobs.fanout import FanOut
+from rapport.pipeline.redrive import PipelineStarter, Redrive, StartedByTheTable
 from rapport.pipeline.runner import PipelineRunner
 from rapport.ports.items import ItemStore
 from rapport.ports.work_queue import WorkQueue
@@ -43,8 +44,9 @@ def authenticator() -> ApiKeyAuthenticator:
 def webhook_ingestion() -> IngestionService:
     """The webhooks function: store (for claims), tenant secrets and the bus; no embedder, index or model clients."""
     settings = settings_from_environment()
-    items = cast(ItemStore, build_store(settings))
-    return build_ingestion(settings, items=items, clock=SystemClock(), bus=build_event_bus(settings))
+    store = build_store(settings)
+    items = cast(ItemStore, store)
+    return build_ingestion(settings, store=store, items=items, clock=SystemClock(), bus=build_event_bus(settings))
 
 
 def interaction_consumer() -> InteractionConsumer:
@@ -55,6 +57,47 @@ def interaction_consumer() -> InteractionConsumer:
 def pipeline_steps() -> PipelineRunner:
     """The pipeline's step functions: the steps over the process-wide store and memory service."""
     return services_from_environment().pipeline
+
+
+@functools.cache
+def pipeline_starter() -> PipelineStarter:
+    """The stream starter: Step Functions and the dead-letter queue only (no store, index or model clients)."""
+    from rapport.adapters.aws.sqs_dead_letters import SqsDeadLetters
+    from rapport.adapters.aws.step_functions import StepFunctionsPipeline
+
+    settings = settings_from_environment()
+    if not settings.pipeline_state_machine_arn or not settings.pipeline_dead_letter_queue_url:
+        raise ValueError(
+            "the pipeline starter needs RAPPORT_PIPELINE_STATE_MACHINE_ARN and RAPPORT_PIPELINE_DEAD_LETTER_QUEUE_URL"
+        )
+    return PipelineStarter(
+        StepFunctionsPipeline(settings.pipeline_state_machine_arn, region_name=settings.aws_region),
+        SqsDeadLetters(settings.pipeline_dead_letter_queue_url, region_name=settings.aws_region),
+    )
+
+
+def redrive(**overrides: object) -> Redrive:
+    """`rapport dlq replay`. In AWS (a state machine and its queue named): the SQS letters, re-driven through Step
+    Functions, with no store, index or model client. Locally: the store's failed-run items, run in this process."""
+    settings = settings_from_environment(**overrides)
+    if settings.pipeline_state_machine_arn and settings.pipeline_dead_letter_queue_url:
+        from rapport.adapters.aws.sqs_dead_letters import SqsDeadLetters
+        from rapport.adapters.aws.step_functions import StepFunctionsPipeline
+
+        return Redrive(
+            SqsDeadLetters(settings.pipeline_dead_letter_queue_url, region_name=settings.aws_region),
+            StepFunctionsPipeline(settings.pipeline_state_machine_arn, region_name=settings.aws_region),
+        )
+    services = services_from_environment() if not overrides else _local_services(settings)
+    if services.pipeline_trigger is None or isinstance(services.pipeline_trigger, StartedByTheTable):
+        raise ValueError("nothing can run the pipeline here: set RAPPORT_PIPELINE=local, or name the state machine")
+    return Redrive(services.dead_letters, services.pipeline_trigger)
+
+
+def _local_services(settings: Settings) -> Services:
+    from rapport.composition.services import build_services
+
+    return build_services(settings)
 
 
 def enricher() -> Enricher:

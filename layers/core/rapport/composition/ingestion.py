@@ -1,39 +1,42 @@
-"""Builds the ingestion side (claims, the signed-request receiver, the bus consumer) over the process's adapters."""
+"""Builds the ingestion side (the signed-request receiver, the bus consumer) over the process's adapters; both key
+their writes by the platform's event id with the one idempotency scheme (services/idempotency.py)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from rapport.clock import Clock
-from rapport.composition.adapters import build_tenant_secrets
+from rapport.composition.adapters import build_idempotency_records, build_tenant_secrets
 from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.events import INTERACTION_RECEIVED, SOURCE_PREFIX
-from rapport.ingestion.idempotency import INGESTED, RECEIVED, IdempotencyClaims
 from rapport.ingestion.service import IngestionService
 from rapport.ports.event_bus import EventBus
 from rapport.ports.items import ItemStore
-from rapport.services.interactions import InteractionService
+from rapport.ports.store import MemoryStore
+from rapport.services.idempotency import IdempotentRequests
+from rapport.services.keyed_writes import KeyedWrites
 from rapport.settings import Settings
 
 
-def _claims(settings: Settings, items: ItemStore, clock: Clock, kind: str) -> IdempotencyClaims:
-    return IdempotencyClaims(items, clock, kind=kind, ttl=timedelta(hours=settings.ingest_idempotency_hours))
+def _remembered_for(settings: Settings) -> timedelta:
+    return timedelta(hours=settings.ingest_idempotency_hours)
 
 
-def build_ingestion(settings: Settings, *, items: ItemStore, clock: Clock, bus: EventBus) -> IngestionService:
+def build_ingestion(
+    settings: Settings, *, store: MemoryStore, items: ItemStore, clock: Clock, bus: EventBus
+) -> IngestionService:
     return IngestionService(
         secrets=build_tenant_secrets(settings, items, clock),
-        claims=_claims(settings, items, clock, RECEIVED),
+        once=IdempotentRequests(build_idempotency_records(store, items), settings, clock),
         bus=bus,
         clock=clock,
         replay_window=timedelta(seconds=settings.ingest_replay_window_seconds),
+        remembered_for=_remembered_for(settings),
     )
 
 
-def build_consumer(
-    settings: Settings, *, items: ItemStore, clock: Clock, interactions: InteractionService
-) -> InteractionConsumer:
-    return InteractionConsumer(interactions, _claims(settings, items, clock, INGESTED))
+def build_consumer(settings: Settings, *, writes: KeyedWrites) -> InteractionConsumer:
+    return InteractionConsumer(writes, remembered_for=_remembered_for(settings))
 
 
 def subscribe_in_process(bus: EventBus, consumer: InteractionConsumer) -> None:

@@ -44,5 +44,5 @@ def _openai(settings: Settings, api_key: str) -> OpenAiLanguageModel:
         client,
         settings.llm_model,
         temperature=settings.llm_temperature,
-        retry=RetryPolicy(max_retries=settings.openai_max_retries),
+        retry=RetryPolicy(max_retries=settings.openai_max_retries, max_delay=settings.openai_max_retry_delay_seconds),
     )

@@ -5,16 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rapport.clock import Clock
-from rapport.composition.adapters import build_fallback_model, build_step_functions_trigger
+from rapport.composition.adapters import build_dead_letters, build_fallback_model, build_step_functions_trigger
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.pipeline.extract import Extract
 from rapport.pipeline.in_process import InProcessPipeline
 from rapport.pipeline.opening import OpenRun
 from rapport.pipeline.placement import Placer
+from rapport.pipeline.redrive import StartedByTheTable
 from rapport.pipeline.runner import PipelineRunner
 from rapport.pipeline.runs import PipelineRunRepository
 from rapport.pipeline.slots import SlotRepository
 from rapport.pipeline.store import Store
+from rapport.ports.dead_letters import DeadLetters
 from rapport.ports.embedder import Embedder
 from rapport.ports.items import ItemStore
 from rapport.ports.language_model import LanguageModel
@@ -32,6 +34,8 @@ class PipelineParts:
     edges: EdgeRepository
     filter_decisions: FilterDecisionService
     runner: PipelineRunner
+    dead_letters: DeadLetters
+    runs: PipelineRunRepository
     trigger: PipelineTrigger | None
 
 
@@ -48,7 +52,7 @@ def build_pipeline(
 ) -> PipelineParts:
     """The pipeline's steps over this process's adapters, the repositories it shares with the services that read
     what it writes, and the trigger the settings ask for: in process, on Step Functions, or none."""
-    edges = EdgeRepository(items)
+    edges = EdgeRepository(items, clock)
     decisions = FilterDecisionRepository(items)
     runs = PipelineRunRepository(items, clock)
     fallback = build_fallback_model(settings, language_model)
@@ -57,7 +61,6 @@ def build_pipeline(
         index=index,
         slots=SlotRepository(items),
         memories=memories,
-        edges=edges,
         clock=clock,
         settings=settings,
     )
@@ -77,12 +80,17 @@ def build_pipeline(
         ),
         runs=runs,
     )
+    dead_letters = build_dead_letters(settings, store=store, items=items, clock=clock)
     trigger = build_step_functions_trigger(settings)
     if settings.pipeline is PipelineMode.LOCAL:
-        trigger = InProcessPipeline(runner, store)
+        trigger = InProcessPipeline(runner, store, dead_letters=dead_letters)
+    elif settings.pipeline is PipelineMode.STREAM:
+        trigger = StartedByTheTable()
     return PipelineParts(
+        dead_letters=dead_letters,
         edges=edges,
         filter_decisions=FilterDecisionService(decisions, store, memories, edges, settings, clock),
         runner=runner,
+        runs=runs,
         trigger=trigger,
     )

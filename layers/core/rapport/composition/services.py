@@ -9,6 +9,7 @@ from typing import cast
 from rapport.clock import Clock, SystemClock
 from rapport.composition.adapters import (
     build_event_bus,
+    build_idempotency_records,
     build_index,
     build_language_model,
     build_signal_detector,
@@ -22,6 +23,7 @@ from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.service import IngestionService
 from rapport.jobs.governance import GovernanceJobs
 from rapport.pipeline.runner import PipelineRunner
+from rapport.ports.dead_letters import DeadLetters
 from rapport.ports.embedder import Embedder
 from rapport.ports.event_bus import EventBus
 from rapport.ports.items import ItemStore
@@ -32,7 +34,9 @@ from rapport.ports.vector_index import VectorIndex
 from rapport.services.auth import ApiKeyAuthenticator
 from rapport.services.edges import EdgeRepository
 from rapport.services.filter_decisions import FilterDecisionService
+from rapport.services.idempotency import IdempotentRequests
 from rapport.services.interactions import InteractionService
+from rapport.services.keyed_writes import KeyedWrites
 from rapport.services.memories import MemoryService
 from rapport.services.people import PeopleService
 from rapport.services.privacy import PrivacyService
@@ -42,6 +46,7 @@ from rapport.services.recall import Recall
 from rapport.services.relational_state import RelationalStateService
 from rapport.services.sessions import SessionService
 from rapport.services.signals import SignalService
+from rapport.services.turns import TurnService
 from rapport.settings import Settings
 
 
@@ -67,6 +72,7 @@ class Services:
     profiles: ProfileService
     people: PeopleService
     process: ProcessService
+    turns: TurnService
     ingestion: IngestionService
     consumer: InteractionConsumer
     edges: EdgeRepository
@@ -76,6 +82,9 @@ class Services:
     graph: GraphServices
     sessions: SessionService
     governance: GovernanceJobs
+    idempotency: IdempotentRequests
+    dead_letters: DeadLetters
+    keyed_writes: KeyedWrites
 
 
 def build_services(
@@ -141,13 +150,20 @@ def build_services(
         followers=[state, profiles, people],
         derived=[sessions.on_interaction, governance.after_interaction],
         pipeline=pipeline_trigger or pipeline.trigger,
+        runs=pipeline.runs,
         settings=settings,
         clock=clock,
+        dead_letters=pipeline.dead_letters,
     )
+    turns = TurnService(items=items, interactions=interactions, settings=settings, clock=clock)
+    # Every keyed write (the API's routes, the ingest paths) goes through one Powertools Idempotency scheme.
+    idempotency = IdempotentRequests(build_idempotency_records(store, items), settings, clock)
+    keyed_writes = KeyedWrites(once=idempotency, interactions=interactions, memories=memories, store=store)
     process = ProcessService(
         memories=memories,
         recall=recall,
         interactions=interactions,
+        turns=turns,
         signals=signals,
         state=state,
         profiles=profiles,
@@ -156,7 +172,7 @@ def build_services(
         settings=settings,
         clock=clock,
     )
-    consumer = build_consumer(settings, items=items, clock=clock, interactions=interactions)
+    consumer = build_consumer(settings, writes=keyed_writes)
     subscribe_in_process(bus, consumer)
     return Services(
         settings=settings,
@@ -177,7 +193,8 @@ def build_services(
         profiles=profiles,
         people=people,
         process=process,
-        ingestion=build_ingestion(settings, items=items, clock=clock, bus=bus),
+        turns=turns,
+        ingestion=build_ingestion(settings, store=store, items=items, clock=clock, bus=bus),
         consumer=consumer,
         edges=pipeline.edges,
         filter_decisions=pipeline.filter_decisions,
@@ -186,6 +203,9 @@ def build_services(
         graph=build_graph_services(settings, clock, items, memories, graph_hooks),
         sessions=sessions,
         governance=governance,
+        idempotency=idempotency,
+        dead_letters=pipeline.dead_letters,
+        keyed_writes=keyed_writes,
     )
 
 

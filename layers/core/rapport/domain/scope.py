@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from rapport.errors import InvalidInputError
 
 # No '#': it separates the parts of a DynamoDB key, so allowing it would let one id pose as another.
-_USER_ID = re.compile(r"^[A-Za-z0-9._@:+\-]{1,128}$")
+USER_ID_PATTERN = r"^[A-Za-z0-9._@:+\-]{1,128}$"
+_USER_ID = re.compile(USER_ID_PATTERN)
 
 
 def check_user_id(user_id: str) -> str:

@@ -41,6 +41,37 @@ def add_eval_commands(commands: argparse._SubParsersAction, settings: SettingsFa
     locomo.set_defaults(func=lambda args: _cmd_locomo(args, settings(args)))
 
 
+def add_bench_commands(commands: argparse._SubParsersAction) -> None:
+    bench = commands.add_parser("bench", help="measurements of the product").add_subparsers(
+        dest="bench_command", required=True
+    )
+    requests = bench.add_parser(
+        "requests",
+        help="the DynamoDB (and index, model, bus) requests one interaction, recall and remembered memory make",
+    )
+    requests.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    requests.set_defaults(func=_cmd_requests)
+
+
+def _cmd_requests(args: argparse.Namespace) -> int:
+    """Under moto in process (a dev dependency): nothing leaves the machine."""
+    import tempfile
+
+    from rapport.evaluation.request_counts import by_service, measure_operation_counts
+
+    with tempfile.TemporaryDirectory() as tmp:
+        counts = measure_operation_counts(Path(tmp))
+    calls = {"interaction": counts.interaction, "recall": counts.recall, "memory": counts.remember}
+    result = {name: by_service(tally) for name, tally in calls.items()}
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        for name, tally in result.items():
+            detail = ", ".join(f"{k} {v}" for k, v in tally.items() if k.startswith("dynamodb:"))
+            print(f"{name}: {tally['dynamodb']} DynamoDB requests ({detail})")
+    return 0
+
+
 def _cmd_locomo(args: argparse.Namespace, settings: Settings) -> int:
     from rapport.adapters.local.hashing_embedder import HashingEmbedder
     from rapport.adapters.local.minilm import MiniLmEmbedder

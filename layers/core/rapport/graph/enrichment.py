@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
@@ -21,6 +21,7 @@ from rapport.graph.patterns import (
     pattern_confidence,
     pattern_id,
 )
+from rapport.ports.items import ItemPut
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import IndexQuery, VectorIndex
 from rapport.services.edges import EdgeRepository
@@ -116,14 +117,29 @@ class Enricher:
         return self._patterns.put(scope, term, recounted)
 
     def enrich(self, scope: Scope, memory_ids: Sequence[str]) -> EnrichmentOutcome:
-        """The asynchronous entry point (the enrichment function in AWS): re-reads the memories, in the given order."""
-        found = {m.id: m for m in self._store.get_memories(scope, dict.fromkeys(memory_ids))}
-        outcome = self.enrich_memories(scope, [found[i] for i in memory_ids if i in found])
+        """The asynchronous entry point (the enrichment function in AWS): re-reads the memories, in the given order.
+        Just stored, they are usually on the page of recent memories PRECEDED_BY reads anyway; only the others are
+        read by id."""
+        recent = self._recent(scope)
+        found = {m.id: m for m in recent if m.id in set(memory_ids)}
+        missing = [i for i in dict.fromkeys(memory_ids) if i not in found]
+        if missing:
+            found.update((m.id, m) for m in self._store.get_memories(scope, missing))
+        outcome = self._enrich(scope, [found[i] for i in memory_ids if i in found], recent)
         outcome.skipped += len(set(memory_ids) - set(found))
         return outcome
 
     def enrich_memories(self, scope: Scope, batch: Sequence[Memory]) -> EnrichmentOutcome:
         """`batch`: memories just stored together, in the order they were stored (it orders equal times)."""
+        return self._enrich(scope, batch, None)
+
+    def _recent(self, scope: Scope) -> list[Memory]:
+        limit = self._settings.enrich_candidate_limit
+        return list(self._store.list_memories(scope, domains=_ALL_DOMAINS, limit=limit).items)
+
+    def _enrich(self, scope: Scope, batch: Sequence[Memory], recent: list[Memory] | None) -> EnrichmentOutcome:
+        """Reads what it needs (one page of recent memories, the few others by id in one read, the patterns in one
+        read), then writes every edge and pattern of the batch in one write."""
         settings = self._settings
         chosen = [
             m for m in batch if m.status is MemoryStatus.ACTIVE and (settings.enrich_episodes or not _is_episode(m))
@@ -132,23 +148,26 @@ class Enricher:
         if not chosen:
             return outcome
         now = self._clock.now()
-        outcome.preceded_by = self._link_preceding(scope, chosen, now)
-        for memory in chosen:
-            outcome.similar_to += self._link_similar(scope, memory, now)
-        outcome.add(self._link_patterns(scope, [m for m in chosen if not _is_episode(m)], now))
+        if recent is None:
+            recent = self._recent(scope) if settings.preceded_by_limit > 0 else []
+        run = _Run(self._store, scope, recent)
+        run.know(chosen)
+        outcome.preceded_by = self._link_preceding(run, chosen, now)
+        outcome.similar_to = self._link_similar(run, chosen, now)
+        outcome.add(self._link_patterns(run, [m for m in chosen if not _is_episode(m)], now))
+        self._edges.put_many(scope, run.edges, with_items=run.patterns)
         return outcome
 
     # PRECEDED_BY
 
-    def _link_preceding(self, scope: Scope, batch: Sequence[Memory], now: datetime) -> int:
+    def _link_preceding(self, run: _Run, batch: Sequence[Memory], now: datetime) -> int:
         settings = self._settings
         if settings.preceded_by_limit == 0:
             return 0
         window = timedelta(hours=settings.preceded_by_window_hours)
         position = {m.id: i for i, m in enumerate(batch)}
-        recent = self._store.list_memories(scope, domains=_ALL_DOMAINS, limit=settings.enrich_candidate_limit).items
         # Stored before this batch: they precede a batch member of the same time. Within the batch, order decides.
-        earlier = [m for m in recent if m.id not in position and self._eligible(m)]
+        earlier = [m for m in run.recent if m.id not in position and self._eligible(m)]
         written = 0
         for memory in batch:
             when = _when(memory)
@@ -164,15 +183,7 @@ class Enricher:
             for previous in before[: settings.preceded_by_limit]:
                 gap = (when - _when(previous)).total_seconds()
                 strength = max(0.0, 1.0 - gap / window.total_seconds())
-                self._put(
-                    scope,
-                    memory.id,
-                    EnrichmentType.PRECEDED_BY,
-                    previous.id,
-                    now,
-                    strength,
-                    {"time_gap": gap},
-                )
+                run.link(memory.id, EnrichmentType.PRECEDED_BY, previous.id, now, strength, {"time_gap": gap})
                 written += 1
         return written
 
@@ -181,49 +192,58 @@ class Enricher:
 
     # SIMILAR_TO
 
-    def _link_similar(self, scope: Scope, memory: Memory, now: datetime) -> int:
+    def _link_similar(self, run: _Run, batch: Sequence[Memory], now: datetime) -> int:
         settings = self._settings
-        if settings.similar_to_limit == 0 or not memory.embedding:
+        if settings.similar_to_limit == 0:
             return 0
         query = IndexQuery(
-            tenant_id=scope.tenant_id,
-            user_id=scope.user_id,
+            tenant_id=run.scope.tenant_id,
+            user_id=run.scope.user_id,
             domains=_ALL_DOMAINS,
             statuses=_ACTIVE,
             k=settings.similar_to_limit + 1,
         )
-        hits = [
-            h
-            for h in self._index.knn_search(query, memory.embedding)
-            if h.memory_id != memory.id and h.score >= settings.similar_to_min_similarity
-        ]
-        if not settings.enrich_episodes and hits:
-            kept = {m.id for m in self._store.get_memories(scope, [h.memory_id for h in hits]) if not _is_episode(m)}
-            hits = [h for h in hits if h.memory_id in kept]
-        for hit in hits[: settings.similar_to_limit]:
-            score = round(hit.score, 4)
-            self._put(
-                scope,
-                memory.id,
-                EnrichmentType.SIMILAR_TO,
-                hit.memory_id,
-                now,
-                min(1.0, max(0.0, score)),
-                {"similarity_score": min(1.0, score)},
-            )
-        return len(hits[: settings.similar_to_limit])
+        hits_of = {
+            memory.id: [
+                h
+                for h in self._index.knn_search(query, memory.embedding)
+                if h.memory_id != memory.id and h.score >= settings.similar_to_min_similarity
+            ]
+            for memory in batch
+            if memory.embedding
+        }
+        if not settings.enrich_episodes:
+            known = run.memories({h.memory_id for hits in hits_of.values() for h in hits})
+            hits_of = {
+                memory_id: [h for h in hits if h.memory_id in known and not _is_episode(known[h.memory_id])]
+                for memory_id, hits in hits_of.items()
+            }
+        written = 0
+        for memory_id, hits in hits_of.items():
+            for hit in hits[: settings.similar_to_limit]:
+                score = round(hit.score, 4)
+                run.link(
+                    memory_id,
+                    EnrichmentType.SIMILAR_TO,
+                    hit.memory_id,
+                    now,
+                    min(1.0, max(0.0, score)),
+                    {"similarity_score": min(1.0, score)},
+                )
+                written += 1
+        return written
 
     # EXEMPLIFIES -> Pattern
 
-    def _link_patterns(self, scope: Scope, batch: Sequence[Memory], now: datetime) -> EnrichmentOutcome:
+    def _link_patterns(self, run: _Run, batch: Sequence[Memory], now: datetime) -> EnrichmentOutcome:
         settings = self._settings
         outcome = EnrichmentOutcome()
         if settings.pattern_max_terms == 0 or not batch:
             return outcome
         terms_of = {m.id: key_terms(m.content, settings.pattern_max_terms) for m in batch}
         query = IndexQuery(
-            tenant_id=scope.tenant_id,
-            user_id=scope.user_id,
+            tenant_id=run.scope.tenant_id,
+            user_id=run.scope.user_id,
             domains=_ALL_DOMAINS,
             statuses=_ACTIVE,
             k=settings.pattern_candidate_limit,
@@ -232,12 +252,8 @@ class Enricher:
             term: [h.memory_id for h in self._index.keyword_search(query, term)]
             for term in dict.fromkeys(t for terms in terms_of.values() for t in terms)
         }
-        candidates = {
-            m.id: m
-            for m in self._store.get_memories(
-                scope, {i for ids in hits_of.values() for i in ids} | {m.id for m in batch}
-            )
-        }
+        candidates = run.memories({i for ids in hits_of.values() for i in ids} | {m.id for m in batch})
+        members_of: dict[str, list[Memory]] = {}
         for term, ids in hits_of.items():
             # The keyword index may match a longer word or the rendered date; only the memory's own words count.
             members = [
@@ -245,12 +261,14 @@ class Enricher:
                 for i in dict.fromkeys(ids)
                 if i in candidates and not _is_episode(candidates[i]) and term in tokenize(candidates[i].content)
             ]
-            if len(members) < settings.pattern_min_occurrences:
-                continue
+            if len(members) >= settings.pattern_min_occurrences:
+                members_of[term] = members
+        existing_of = self._patterns.get_many(run.scope, list(members_of)) if members_of else {}
+        for term, members in members_of.items():
             confidence = pattern_confidence(
                 len(members), settings.pattern_min_occurrences, settings.pattern_full_confidence
             )
-            existing = self._patterns.get(scope, term)
+            existing = existing_of.get(term)
             pattern = Pattern(
                 id=pattern_id(term),
                 key_terms=[term],
@@ -259,13 +277,12 @@ class Enricher:
                 created_at=existing.created_at if existing else now,
                 updated_at=now,
             )
-            self._patterns.put(scope, term, pattern)
+            run.patterns.append(self._patterns.write(term, pattern))
             outcome.patterns.append(pattern.id)
             # A new pattern gathers every memory that shows it; later, only the memories that carry the term.
             linked = members if existing is None else [m for m in members if m.id in terms_of]
             for memory in linked:
-                self._put(
-                    scope,
+                run.link(
                     memory.id,
                     RelationType.EXEMPLIFIES,
                     pattern.id,
@@ -276,9 +293,31 @@ class Enricher:
                 outcome.exemplifies += 1
         return outcome
 
-    def _put(
+
+class _Run:
+    """What one enrichment run has read (memories by id, so none is read twice) and the writes it gathers."""
+
+    def __init__(self, store: MemoryStore, scope: Scope, recent: list[Memory]) -> None:
+        self._store = store
+        self.scope = scope
+        self.recent = recent
+        self._known: dict[str, Memory] = {m.id: m for m in recent}
+        self.edges: list[Edge] = []
+        self.patterns: list[ItemPut] = []
+
+    def know(self, memories: Iterable[Memory]) -> None:
+        self._known.update((m.id, m) for m in memories)
+
+    def memories(self, ids: Iterable[str]) -> dict[str, Memory]:
+        """The memories among `ids` that exist; those not read yet, in one read."""
+        wanted = set(ids)
+        missing = [i for i in wanted if i not in self._known]
+        if missing:
+            self.know(self._store.get_memories(self.scope, missing))
+        return {i: self._known[i] for i in wanted if i in self._known}
+
+    def link(
         self,
-        scope: Scope,
         source_id: str,
         relation: EdgeType,
         target_id: str,
@@ -294,4 +333,4 @@ class Enricher:
             timestamp=at,
             properties=properties,
         )
-        self._edges.put(scope, edge)
+        self.edges.append(edge)

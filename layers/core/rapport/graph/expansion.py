@@ -13,7 +13,7 @@ from rapport.graph.patterns import is_pattern_id
 from rapport.graph.relation_score import RelationScoreRule
 from rapport.ports.graph import ScoreReached
 from rapport.ports.store import MemoryStore
-from rapport.services.edges import EdgeRepository
+from rapport.services.edges import EdgeRepository, NodeEdges
 from rapport.settings import Settings
 
 # Which links expansion prefers when a seed has more than `relation_limit`: what someone asserted, then what
@@ -31,14 +31,9 @@ class _Reach:
     preference: int
 
 
-@dataclass
-class _Edges:
-    incoming: list[Edge]
-    outgoing: list[Edge]
-
-
 class RecallGraph:
-    """Reads edges per recall, never writes. A user with no edges costs one single-item read."""
+    """Reads edges per recall, never writes: the candidates' adjacency items in one batched read, then (expansion)
+    the reached nodes' in another."""
 
     def __init__(self, store: MemoryStore, edges: EdgeRepository, settings: Settings) -> None:
         self._store = store
@@ -47,8 +42,7 @@ class RecallGraph:
         self._rule = RelationScoreRule.of(settings.graph)
 
     def edges_for_recall(self, scope: Scope) -> UserEdges | None:
-        if not self._edges.has_any(scope):
-            return None
+        # No "any edges?" read first: the batched read of the candidates' edges answers that too, at the same cost.
         return UserEdges(self._store, self._edges, self._settings, self._rule, scope)
 
 
@@ -69,20 +63,23 @@ class UserEdges:
         self._settings = settings
         self._rule = rule
         self._scope = scope
-        self._cache: dict[str, _Edges] = {}
+        self._cache: dict[str, NodeEdges] = {}
 
-    def _edges_of(self, node_id: str) -> _Edges:
-        if node_id not in self._cache:
-            limit = self._settings.graph.expand_edge_read_limit
-            self._cache[node_id] = _Edges(
-                incoming=self._edges.incoming(self._scope, node_id, limit=limit),
-                outgoing=self._edges.outgoing(self._scope, node_id, limit=limit),
-            )
+    def _load(self, node_ids: Iterable[str]) -> None:
+        """The nodes' edges not read yet, in one batched read; each node's list is cut at the read limit."""
+        missing = [n for n in dict.fromkeys(node_ids) if n not in self._cache]
+        limit = self._settings.graph.expand_edge_read_limit
+        for node_id, edges in self._edges.edges_of(self._scope, missing).items():
+            self._cache[node_id] = NodeEdges(outgoing=edges.outgoing[:limit], incoming=edges.incoming[:limit])
+
+    def _edges_of(self, node_id: str) -> NodeEdges:
+        self._load([node_id])
         return self._cache[node_id]
 
     # relation score
 
     def relation_scores(self, memory_ids: Sequence[str]) -> dict[str, RelationScore]:
+        self._load(memory_ids)
         return {memory_id: self._relation(memory_id) for memory_id in memory_ids}
 
     def _relation(self, memory_id: str) -> RelationScore:
@@ -102,9 +99,14 @@ class UserEdges:
             graph.expand_min_importance if query.expand_min_importance is None else query.expand_min_importance
         )
         seen = {hit.memory.id for hit in seeds}
+        self._load(seen)
+        # The seeds' neighbours (the memories reached directly, whose relation scores need their edges, and the
+        # pattern nodes a second hop goes through) in one read.
+        self._load(other for seed in seen for _, other, _ in _neighbours(seed, self._cache[seed]))
         reaches = {seed.memory.id: self._reach(seed.memory.id, min_strength, seen) for seed in seeds}
         wanted = {r.memory_id for found in reaches.values() for r in found}
         memories = {m.id: m for m in self._store.get_memories(self._scope, wanted)}
+        self._load(wanted)  # those reached through a pattern: their edges for their relation scores
         # As recall's own candidates: compressed memories are live; the rest is history, for include_archived.
         statuses = set(recalled_statuses(query.include_archived))
         domains = set(query.domain.domains())
@@ -154,7 +156,7 @@ class UserEdges:
         return [r for r in found.values() if r.memory_id not in seen]
 
 
-def _neighbours(node_id: str, edges: _Edges) -> Iterable[tuple[PathStep, str, Edge]]:
+def _neighbours(node_id: str, edges: NodeEdges) -> Iterable[tuple[PathStep, str, Edge]]:
     for edge in edges.outgoing:
         yield PathStep(from_id=node_id, relation=edge.type, direction=Direction.OUTGOING), edge.target_id, edge
     for edge in edges.incoming:

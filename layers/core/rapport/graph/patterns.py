@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, Field
 
 from rapport.domain.scope import Scope
 from rapport.domain.text import tokenize
-from rapport.ports.items import ItemScope, ItemStore
+from rapport.ports.items import ItemPut, ItemScope, ItemStore
 
 PATTERN_KIND = "PATTERN"
 PATTERN_PREFIX = "pattern:"
@@ -65,6 +66,16 @@ class PatternRepository:
     def get(self, scope: Scope, term: str) -> Pattern | None:
         item = self._items.get_item(ItemScope.of_user(scope), PATTERN_KIND, term)
         return Pattern.model_validate(item.body) if item else None
+
+    def get_many(self, scope: Scope, terms: Sequence[str]) -> dict[str, Pattern]:
+        """The stored patterns among the terms, from one batched read."""
+        found = self._items.get_items(ItemScope.of_user(scope), [(PATTERN_KIND, term) for term in terms])
+        return {key: Pattern.model_validate(item.body) for (_, key), item in found.items()}
+
+    @staticmethod
+    def write(term: str, pattern: Pattern) -> ItemPut:
+        """The item write that stores the pattern, for a caller that writes it together with its edges."""
+        return ItemPut(kind=PATTERN_KIND, key=term, body=pattern.model_dump(mode="json"))
 
     def put(self, scope: Scope, term: str, pattern: Pattern) -> Pattern:
         item_scope = ItemScope.of_user(scope)

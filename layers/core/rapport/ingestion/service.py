@@ -14,13 +14,16 @@ from rapport.clock import Clock
 from rapport.errors import InvalidInputError
 from rapport.ingestion import signatures
 from rapport.ingestion.events import SLACK_SOURCE, TENANT_ID_PATTERN, WEBHOOK_SOURCE, InteractionReceived
-from rapport.ingestion.idempotency import IdempotencyClaims
 from rapport.ingestion.slack import interaction_from_slack, parse_envelope
 from rapport.ingestion.webhook import interaction_from_webhook
 from rapport.ports.event_bus import EventBus
+from rapport.ports.items import ItemScope
 from rapport.ports.tenant_secrets import TenantSecrets
+from rapport.services.idempotency import IdempotentRequests, KeyedRequest
 
 logger = Logger(service="rapport-ingest", child=True)
+
+RECEIVED_ROUTE = "ingest_received"
 
 # The names under which a tenant's secrets are kept (`rapport ingest-secret set --source ...`).
 SLACK_SECRET = "slack"  # noqa: S105 - the name of a secret, not its value
@@ -47,13 +50,15 @@ class IngestionService:
         self,
         *,
         secrets: TenantSecrets,
-        claims: IdempotencyClaims,
+        once: IdempotentRequests,
         bus: EventBus,
         clock: Clock,
         replay_window: timedelta,
+        remembered_for: timedelta,
     ) -> None:
         self._secrets = secrets
-        self._claims = claims
+        self._once = once
+        self._remembered_for = remembered_for
         self._bus = bus
         self._clock = clock
         self._window = replay_window
@@ -134,12 +139,19 @@ class IngestionService:
         )
 
     def _publish(self, interaction: InteractionReceived, source: str) -> IngestResult:
-        if not self._claims.claim(interaction.tenant_id, interaction.event_id):
-            return IngestResult(outcome=Outcome.DUPLICATE, event_id=interaction.event_id)
-        try:
+        """Put the event on the bus once per event id (services/idempotency.py, in the tenant's partition, held for
+        `ingest_idempotency_hours`). A publish that fails leaves no record, so the sender's retry gets through
+        rather than be called a duplicate; a retry while the first is still publishing is a 409 the sender retries."""
+
+        def publish(_: str) -> dict[str, str]:
             self._bus.publish(interaction.to_bus_event(source))
-        except Exception:
-            # Not published, so not received: the sender's retry must get through rather than be called a duplicate.
-            self._claims.release(interaction.tenant_id, interaction.event_id)
-            raise
-        return IngestResult(outcome=Outcome.ACCEPTED, event_id=interaction.event_id)
+            return {"event_id": interaction.event_id}
+
+        keyed = KeyedRequest(
+            route=RECEIVED_ROUTE, key=interaction.event_id, request=interaction.model_dump(mode="json")
+        )
+        once = self._once.run(
+            ItemScope(tenant_id=interaction.tenant_id), keyed, publish, expires_after=self._remembered_for
+        )
+        outcome = Outcome.DUPLICATE if once.replayed else Outcome.ACCEPTED
+        return IngestResult(outcome=outcome, event_id=interaction.event_id)

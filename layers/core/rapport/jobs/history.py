@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -88,17 +87,13 @@ class HistoryRetention:
         self._plans = plans
 
     def after_interaction(self, interaction: Interaction, now: datetime) -> Trim:
+        """One read and one write of the count; the plans are read only when the count passes the smallest cap any
+        plan has (below it, no plan trims anything)."""
         scope = ItemScope.of_user(interaction.scope)
-        if self._counts.get(scope) is None:
-            # First count for this user (or after an erasure): the history, this interaction included.
-            total = sum(len(i.messages) for i in self._history(interaction.scope))
-            # A concurrent first count may win the race; it counted this interaction too.
-            with contextlib.suppress(ConflictError):
-                self._counts.put(scope, MessageCount(messages=total), now=now, expected_version=0)
-        else:
-            self._counts.add(scope, len(interaction.messages), now=now)
-        counted = self._counts.get(scope)
-        total = counted.count.messages if counted else 0
+        total = self._counted(scope, interaction, now)
+        smallest = self._plans.smallest_cap()
+        if smallest is None or total <= smallest:
+            return Trim(messages_before=total, cap=None)
         cap = self._plans.max_messages(interaction.scope)
         excess = messages_over_cap(total, cap)
         trim = Trim(messages_before=total, cap=cap)
@@ -106,6 +101,27 @@ class HistoryRetention:
             self._trim(interaction.scope, self._history(interaction.scope), excess, trim)
             self._count_down(scope, trim.messages, now)
         return trim
+
+    def _counted(self, scope: ItemScope, interaction: Interaction, now: datetime) -> int:
+        """The running count with this interaction's messages in it."""
+        current = self._counts.get(scope)
+        if current is None:
+            # First count for this user (or after an erasure): the history, this interaction included.
+            total = sum(len(i.messages) for i in self._history(interaction.scope))
+            try:
+                self._counts.put(scope, MessageCount(messages=total), now=now, expected_version=0)
+                return total
+            except ConflictError:
+                pass  # a concurrent first count won the race; it counted this interaction too
+        else:
+            added = MessageCount(messages=max(current.count.messages + len(interaction.messages), 0))
+            try:
+                self._counts.put(scope, added, now=now, expected_version=current.version)
+                return added.messages
+            except ConflictError:
+                self._counts.add(scope, len(interaction.messages), now=now)  # read again and re-apply
+        counted = self._counts.get(scope)
+        return counted.count.messages if counted else 0
 
     def sweep(self, scope: Scope, now: datetime) -> Trim:
         """Recount from the history, trim to the cap, and write the exact count."""

@@ -36,5 +36,10 @@ class PlanDirectory:
     def plan_of(self, scope: Scope) -> PlanTier:
         return effective_plan(self.tenant_plan(scope.tenant_id), self.user_plan(scope), self._settings.default_plan)
 
+    def smallest_cap(self) -> int | None:
+        """The lowest message cap of any plan (None when no plan has one): a count at or below it needs no plan."""
+        caps = [cap for plan in PlanTier if (cap := self._settings.max_messages(plan)) is not None]
+        return min(caps, default=None)
+
     def max_messages(self, scope: Scope) -> int | None:
         return self._settings.max_messages(self.plan_of(scope))

@@ -13,7 +13,7 @@ import asyncio
 import base64
 import json
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import parse_qs
@@ -50,7 +50,9 @@ class LocalGateway:
         *,
         max_body_bytes: int = 1_048_576,
         workers: int = DEFAULT_WORKERS,
+        cors_origins: Sequence[str] = (),
     ) -> None:
+        self._cors = _Cors(cors_origins)
         self._auth = authenticator
         self._max_body = max_body_bytes
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rapport-request")
@@ -62,12 +64,16 @@ class LocalGateway:
             return
         if scope["type"] != "http":
             return
+        headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope.get("headers", [])]
+        send = self._cors.wrap(send, dict(headers).get("origin"))
+        if scope["method"] == "OPTIONS":
+            await self._cors.preflight(send, dict(headers))
+            return
         if scope["path"] == HEALTH_PATH and scope["method"] == "GET":
             await _send_json(send, 200, {"status": "ok", "version": __version__})
             return
-        headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope.get("headers", [])]
         authorizer: dict[str, str] | None = None
-        if scope["path"] not in PUBLIC_PATHS and scope["method"] != "OPTIONS":
+        if scope["path"] not in PUBLIC_PATHS:
             key = api_key_from_headers(dict(headers))
             tenant = await self._run(self._auth.tenant_for_key, key) if key else None
             if tenant is None or key is None:
@@ -97,6 +103,53 @@ class LocalGateway:
 
     def _resolve(self, event: dict[str, Any]) -> dict[str, Any]:
         return self._resolver.resolve(event, _LocalContext())  # type: ignore[arg-type]
+
+
+class _Cors:
+    """Cross-origin answers for the configured browser origins only: a preflight is answered here (it carries no
+    key), and every response to an allowed origin says so. Other origins get no CORS headers, so browsers refuse."""
+
+    _METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
+    _HEADERS = "authorization, content-type, idempotency-key, x-api-key"
+    _EXPOSED = "retry-after, idempotent-replayed"
+
+    def __init__(self, origins: Sequence[str]) -> None:
+        self._any = "*" in origins
+        self._origins = frozenset(origins)
+
+    def allowed(self, origin: str | None) -> bool:
+        return origin is not None and (self._any or origin.rstrip("/") in self._origins)
+
+    def wrap(self, send: Send, origin: str | None) -> Send:
+        if not self.allowed(origin):
+            return send
+        extra = [
+            (b"access-control-allow-origin", (origin or "").encode("latin-1")),
+            (b"access-control-expose-headers", self._EXPOSED.encode()),
+            (b"vary", b"Origin"),
+        ]
+
+        async def send_with_cors(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        return send_with_cors
+
+    async def preflight(self, send: Send, headers: dict[str, str]) -> None:
+        origin = headers.get("origin")
+        if origin is not None and not self.allowed(origin):
+            message = f"origin {origin} is not allowed: list it in RAPPORT_CORS_ORIGINS"
+            await _send_json(send, 403, {"error": "forbidden", "message": message})
+            return
+        cors = {
+            "access-control-allow-methods": self._METHODS,
+            "access-control-allow-headers": self._HEADERS,
+            "access-control-max-age": "600",
+        }
+        await _send_response(
+            send, {"statusCode": 204, "headers": {"allow": self._METHODS, **(cors if origin else {})}, "body": ""}
+        )
 
 
 def _event(

@@ -33,7 +33,7 @@ def seed_api_keys(services: Services) -> str | None:
 
 
 def build_local_gateway(services: Services) -> LocalGateway:
-    return LocalGateway(create_local_app(services), services.auth)
+    return LocalGateway(create_local_app(services), services.auth, cors_origins=services.settings.cors_origin_list())
 
 
 def serve(settings: Settings, host: str, port: int) -> None:
@@ -43,7 +43,7 @@ def serve(settings: Settings, host: str, port: int) -> None:
     dev_key = seed_api_keys(services)
     # Load the embedding model now, so the first request does not wait seconds for it.
     services.embedder.embed(["warm up"])
-    print(f"Rapport serving on http://{host}:{port}/v1 (data in {settings.data_dir.resolve()})", flush=True)
+    print(f"Rapport serving on http://{host}:{port} (data in {settings.data_dir.resolve()})", flush=True)
     if dev_key:
         print(f"Development API key (tenant 'dev'): {dev_key}", flush=True)
     print(f"API docs: http://{host}:{port}/v1/docs", flush=True)

@@ -8,7 +8,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from rapport.domain.scope import Scope
 from rapport.errors import RapportError
+from rapport.pipeline.redrive import letter_of
 from rapport.pipeline.runner import PipelineRunner
+from rapport.ports.dead_letters import DeadLetters
 from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus
 from rapport.ports.store import MemoryStore
 
@@ -16,11 +18,20 @@ logger = logging.getLogger(__name__)
 
 
 class InProcessPipeline:
-    """`store` reads back what a completed run stored or reinforced, for the answer of a `wait=True` start."""
+    """`store` reads back what a completed run stored or reinforced, for the answer of a `wait=True` start; a run
+    that fails is parked in `dead_letters` (the local dead-letter queue), which `rapport dlq replay` runs again."""
 
-    def __init__(self, runner: PipelineRunner, store: MemoryStore, *, background_workers: int = 2) -> None:
+    def __init__(
+        self,
+        runner: PipelineRunner,
+        store: MemoryStore,
+        *,
+        background_workers: int = 2,
+        dead_letters: DeadLetters | None = None,
+    ) -> None:
         self._runner = runner
         self._store = store
+        self._dead_letters = dead_letters
         self._workers = background_workers
         self._pool: ThreadPoolExecutor | None = None  # created on the first `wait=False`, not at construction
         self._pending: set[Future[None]] = set()
@@ -38,6 +49,7 @@ class InProcessPipeline:
         except RapportError as exc:
             # The interaction is recorded whatever happens here; the failure is on the run's item, to rerun.
             logger.warning("pipeline failed for interaction %s: %s", request.interaction_id, exc)
+            self._park(request, exc)
             return PipelineRun(
                 interaction_id=request.interaction_id,
                 status=PipelineStatus.FAILED,
@@ -72,9 +84,18 @@ class InProcessPipeline:
     def _run_logged(self, request: PipelineRequest) -> None:
         try:
             self._runner.run(request)
-        except Exception:
-            # Nobody waits for this thread: the log and the run's item are where a failure shows.
+        except Exception as exc:
+            # Nobody waits for this thread: the log, the run's item and the dead letter are where a failure shows.
             logger.exception("background pipeline failed for interaction %s", request.interaction_id)
+            self._park(request, exc)
+
+    def _park(self, request: PipelineRequest, exc: Exception) -> None:
+        if self._dead_letters is None:
+            return
+        try:
+            self._dead_letters.send(letter_of(request, exc))
+        except Exception:
+            logger.exception("could not park the failed run of interaction %s", request.interaction_id)
 
     def _forget(self, future: Future[None]) -> None:
         with self._lock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rapport.domain.models import Interaction
 from rapport.domain.scope import Scope
 from rapport.pipeline.runs import PipelineRunRepository
-from rapport.ports.pipeline import PipelineRequest, PipelineStatus, RecordOutcome
+from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus, RecordOutcome
 from rapport.ports.store import MemoryStore
 
 
@@ -19,19 +19,19 @@ class OpenRun:
         notes the attempt. Writing history here as well would store it twice when the API has already done so."""
         return self.open(request)[0]
 
-    def open(self, request: PipelineRequest) -> tuple[RecordOutcome, Interaction]:
-        """The step, and the interaction it read: the in-process runner hands it to the later steps, which would
-        otherwise each read it again (as the state machine's tasks must: their state carries no text)."""
+    def open(self, request: PipelineRequest) -> tuple[RecordOutcome, Interaction, PipelineRun]:
+        """The step, the interaction it read and the run's item as the step left it: the in-process runner hands
+        them to the later steps, which would otherwise each read them again (as the state machine's tasks must:
+        their state carries no text)."""
         scope = Scope(request.tenant_id, request.user_id)
         interaction = self._store.get_interaction(scope, request.interaction_id)
         previous = self._runs.get(scope, request.interaction_id)
         done = previous is not None and previous.status is PipelineStatus.COMPLETED
-        if not done:
-            self._runs.started(scope, request.interaction_id, previous)
+        run = previous if done and previous is not None else self._runs.started(scope, request.interaction_id, previous)
         outcome = RecordOutcome(
             interaction_id=interaction.id,
             message_count=len(interaction.messages),
             session_id=interaction.session_id,
             already_done=done,
         )
-        return outcome, interaction
+        return outcome, interaction, run

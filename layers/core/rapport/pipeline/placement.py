@@ -19,7 +19,7 @@ from rapport.domain.models import (
     Tier,
     UserMemoryType,
 )
-from rapport.domain.relations import RelationType
+from rapport.domain.relations import Edge, RelationType
 from rapport.domain.scope import Scope
 from rapport.errors import NotFoundError
 from rapport.ids import derived_id
@@ -27,7 +27,7 @@ from rapport.pipeline.slots import SlotHolder, SlotRepository
 from rapport.ports.pipeline import Judged
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import IndexQuery, VectorIndex
-from rapport.services.edges import EdgeRepository, edge_at
+from rapport.services.edges import edge_at
 from rapport.services.memories import MemoryService, NewMemory
 from rapport.settings import Settings
 
@@ -42,6 +42,7 @@ class Placement:
     created: bool  # the memory is this interaction's own (written now, or by an earlier run of the same interaction)
     reinforced: bool = False
     invalidated: str | None = None  # the id of the fact this one contradicted
+    edges: tuple[Edge, ...] = ()  # the links the placement made, for the store step to write with its other items
 
 
 def memory_id_for(interaction_id: str, judged: Judged) -> str:
@@ -59,7 +60,6 @@ class Placer:
         index: VectorIndex,
         slots: SlotRepository,
         memories: MemoryService,
-        edges: EdgeRepository,
         clock: Clock,
         settings: Settings,
     ) -> None:
@@ -67,7 +67,6 @@ class Placer:
         self._index = index
         self._slots = slots
         self._memories = memories
-        self._edges = edges
         self._clock = clock
         self._settings = settings
 
@@ -119,9 +118,13 @@ class Placer:
         )
         return built.model_copy(update={"id": memory_id_for(interaction.id, judged)})
 
-    def place(self, interaction: Interaction, judged: Judged, memory: Memory) -> Placement:
-        """`memory` is the built, embedded memory for `judged`."""
-        existing = self._get(interaction, memory.id)
+    def existing(self, interaction: Interaction, memory_ids: list[str]) -> dict[str, Memory]:
+        """The memories an earlier run of this interaction already wrote among the built ones, in one read."""
+        return {m.id: m for m in self._store.get_memories(interaction.scope, memory_ids)}
+
+    def place(self, interaction: Interaction, judged: Judged, memory: Memory, existing: Memory | None) -> Placement:
+        """`memory` is the built, embedded memory for `judged`; `existing`, the stored memory of that id (`existing`),
+        if any. Memories are written here; the placement's edges are returned for the caller to write."""
         if existing is not None:
             # An earlier run wrote it: finish what that run may not have (index, edges, contradiction).
             self._memories.store_embedded(existing)
@@ -130,8 +133,8 @@ class Placer:
         if duplicate is not None:
             if duplicate.source.interaction_id == interaction.id:
                 return Placement(memory=duplicate, judged=judged, created=True)  # the same observation, said twice
-            reinforced = self._reinforce(interaction, duplicate, judged)
-            return Placement(memory=reinforced, judged=judged, created=False, reinforced=True)
+            reinforced, edge = self._reinforce(interaction, duplicate, judged)
+            return Placement(memory=reinforced, judged=judged, created=False, reinforced=True, edges=(edge,))
         self._memories.store_embedded(memory)
         return self._link_new(interaction, judged, memory, created=True)
 
@@ -146,8 +149,7 @@ class Placer:
     # new memories
 
     def _link_new(self, interaction: Interaction, judged: Judged, memory: Memory, *, created: bool) -> Placement:
-        self._edges.put(
-            interaction.scope,
+        edges = [
             edge_at(
                 memory.id,
                 RelationType.DERIVED_FROM,
@@ -156,12 +158,12 @@ class Placer:
                 strength=memory.confidence,
                 transformation="reframed" if judged.content != judged.candidate.content else "extracted",
                 confidence=memory.confidence,
-            ),
-        )
-        invalidated = self._supersede(interaction, judged, memory)
-        return Placement(memory=memory, judged=judged, created=created, invalidated=invalidated)
+            )
+        ]
+        invalidated = self._supersede(interaction, judged, memory, edges)
+        return Placement(memory=memory, judged=judged, created=created, invalidated=invalidated, edges=tuple(edges))
 
-    def _supersede(self, interaction: Interaction, judged: Judged, memory: Memory) -> str | None:
+    def _supersede(self, interaction: Interaction, judged: Judged, memory: Memory, edges: list[Edge]) -> str | None:
         """A single-valued user fact with a new value invalidates the old one: kept as history, linked, not deleted."""
         slot = judged.candidate.slot
         if memory.domain is not Domain.USER or not slot:
@@ -186,10 +188,7 @@ class Placer:
                 invalidated = old.id  # a rerun after a crash: the invalidation happened, finish linking it
             if invalidated:
                 reason = "corrected by the user" if judged.candidate.correction else f"a newer value for {slot}"
-                self._edges.put(
-                    interaction.scope,
-                    edge_at(old.id, RelationType.INVALIDATED_BY, memory.id, memory.created_at, reason=reason),
-                )
+                edges.append(edge_at(old.id, RelationType.INVALIDATED_BY, memory.id, memory.created_at, reason=reason))
         if old_id != memory.id:
             self._slots.hold(
                 interaction.scope, slot, SlotHolder(memory_id=memory.id, content=memory.content), now=memory.created_at
@@ -217,7 +216,7 @@ class Placer:
         ]
         return max(eligible, key=lambda m: scores[m.id], default=None)
 
-    def _reinforce(self, interaction: Interaction, existing: Memory, judged: Judged) -> Memory:
+    def _reinforce(self, interaction: Interaction, existing: Memory, judged: Judged) -> tuple[Memory, Edge]:
         """Strength up (bounded at 1.0), one more observation, a REINFORCES edge; counted once per interaction, and
         not lost to another pipeline reinforcing the same memory at the same moment (written only over the value it
         was computed from)."""
@@ -246,18 +245,15 @@ class Placer:
 
         # One write carries the new strength and the marker, so a rerun cannot count this interaction twice.
         existing = self._memories.rewrite(existing, observed)
-        self._edges.put(
-            interaction.scope,
-            edge_at(
-                interaction.id,
-                RelationType.REINFORCES,
-                existing.id,
-                existing.last_reinforced_at,
-                strength=judged.candidate.confidence,
-                observations=int(existing.metadata.get("observations", 1)),
-            ),
+        edge = edge_at(
+            interaction.id,
+            RelationType.REINFORCES,
+            existing.id,
+            existing.last_reinforced_at,
+            strength=judged.candidate.confidence,
+            observations=int(existing.metadata.get("observations", 1)),
         )
-        return existing
+        return existing, edge
 
     def _get(self, interaction: Interaction, memory_id: str) -> Memory | None:
         try:

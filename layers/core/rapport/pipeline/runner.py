@@ -43,13 +43,13 @@ class PipelineRunner:
         state = PipelineState(**request.model_dump())
         try:
             # Read once here; the state machine's tasks each read it for themselves.
-            state.recorded, interaction = self.open_run.open(request)
+            state.recorded, interaction, run = self.open_run.open(request)
             pool = self._extraction_pool()
             user = pool.submit(self.extract.user, state, interaction)
             relational = pool.submit(self.extract.relational, state, interaction)
             state.extracted = [user.result(), relational.result()]
             state.filtered = self.constructive_filter(state)
-            return self.store(state, interaction)
+            return self.store(state, interaction, run=run)
         except RapportError as exc:
             self._runs.failed(
                 Scope(request.tenant_id, request.user_id), request.interaction_id, f"{type(exc).__name__}: {exc}"

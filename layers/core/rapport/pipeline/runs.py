@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rapport.clock import Clock
 from rapport.domain.scope import Scope
-from rapport.ports.items import ItemScope, ItemStore
+from rapport.ports.items import ItemPut, ItemScope, ItemStore
 from rapport.ports.pipeline import PipelineRun, PipelineStatus, StoreOutcome
 
 RUN_KIND = "PIPELINE"
@@ -30,8 +30,12 @@ class PipelineRunRepository:
         return self._put(scope, record)
 
     def completed(self, scope: Scope, outcome: StoreOutcome, previous: PipelineRun | None) -> PipelineRun:
+        return self._put(scope, self.completed_record(outcome, previous))
+
+    def completed_record(self, outcome: StoreOutcome, previous: PipelineRun | None) -> PipelineRun:
+        """The completed run, not written: `write` turns it into an item write the store step makes with its own."""
         now = self._clock.now()
-        record = PipelineRun(
+        return PipelineRun(
             interaction_id=outcome.interaction_id,
             status=PipelineStatus.COMPLETED,
             attempts=previous.attempts if previous else 1,
@@ -39,7 +43,6 @@ class PipelineRunRepository:
             finished_at=now,
             outcome=outcome,
         )
-        return self._put(scope, record)
 
     def failed(self, scope: Scope, interaction_id: str, error: str) -> PipelineRun:
         previous = self.get(scope, interaction_id)
@@ -53,6 +56,14 @@ class PipelineRunRepository:
             error=error[:500],
         )
         return self._put(scope, record)
+
+    @staticmethod
+    def write(record: PipelineRun) -> ItemPut:
+        return ItemPut(
+            kind=RUN_KIND,
+            key=record.interaction_id,
+            body=record.model_dump(mode="json", include=set(PipelineRun.STORED_FIELDS)),
+        )
 
     def _put(self, scope: Scope, record: PipelineRun) -> PipelineRun:
         self._items.put_item(

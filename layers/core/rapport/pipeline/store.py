@@ -7,13 +7,13 @@ from collections.abc import Iterable
 from rapport.clock import Clock
 from rapport.domain.filtering import FilterDecision, Verdict
 from rapport.domain.models import Domain, Interaction, Memory
-from rapport.domain.relations import RelationType
+from rapport.domain.relations import Edge, RelationType
 from rapport.domain.scope import Scope
-from rapport.errors import InvalidInputError, NotFoundError
+from rapport.errors import InvalidInputError
 from rapport.pipeline.placement import Placement, Placer
 from rapport.pipeline.runs import PipelineRunRepository
 from rapport.ports.embedder import Embedder
-from rapport.ports.pipeline import Judged, PipelineState, PipelineStatus, StoreOutcome
+from rapport.ports.pipeline import Judged, PipelineRun, PipelineState, PipelineStatus, StoreOutcome
 from rapport.ports.store import MemoryStore
 from rapport.services.edges import EdgeRepository, edge_at
 from rapport.services.embedding import embed_memories
@@ -47,9 +47,15 @@ class Store:
         self._runs = runs
         self._clock = clock
 
-    def __call__(self, state: PipelineState, interaction: Interaction | None = None) -> StoreOutcome:
-        """`interaction`: the one the run has read already (in process); read from the store when not given."""
-        run = self._runs.get(Scope(state.tenant_id, state.user_id), state.interaction_id)
+    def __call__(
+        self, state: PipelineState, interaction: Interaction | None = None, *, run: PipelineRun | None = None
+    ) -> StoreOutcome:
+        """`interaction` and `run`: the interaction and the run's item as the open step left them (in process); read
+        from the store when not given. Reads: the interaction (again), the memories an earlier run wrote, the
+        near-duplicates, the earlier decisions; writes: the memories, then every edge, decision and the run's item
+        in one write."""
+        if run is None:
+            run = self._runs.get(Scope(state.tenant_id, state.user_id), state.interaction_id)
         if run is not None and run.status is PipelineStatus.COMPLETED and run.outcome is not None:
             return run.outcome.model_copy(update={"skipped": True})
         if state.filtered is None:
@@ -64,17 +70,17 @@ class Store:
         # The embedding call can take seconds (retries), and an erasure of this user may have run meanwhile: look
         # again right before the first write, so a run in flight does not bring back what the erasure removed
         # (NotFoundError, a permanent failure: the interaction is gone).
+        # No registration of the user here: the interaction still exists, and the user is registered with it (an
+        # erasure removes the registration last).
         self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
-        self._store.register_user(interaction.scope)
-        placements = [
-            self._placer.place(interaction, j, m.model_copy(update={"embedding": v}))
-            for j, m, v in zip(kept, built, vectors, strict=True)
-        ]
-        self._associate(interaction, placements)
-        decisions = self._keep_decisions(interaction, state.filtered.judged, placements)
-        # As for any stored memory: the graph links the new ones (similar, preceding, patterns); idempotent.
-        created = {p.memory.id: p.memory for p in placements if p.created}
-        self._memories.announce_stored(interaction.scope, list(created.values()))
+        existing = self._placer.existing(interaction, [m.id for m in built])
+        placements: list[Placement] = []
+        for j, m, v in zip(kept, built, vectors, strict=True):
+            placed = self._placer.place(interaction, j, m.model_copy(update={"embedding": v}), existing.get(m.id))
+            existing.setdefault(placed.memory.id, placed.memory)  # a later candidate of the same id sees it
+            placements.append(placed)
+        edges = [edge for p in placements for edge in p.edges] + self._associate(interaction, placements)
+        decisions = self._decisions_of(interaction, state.filtered.judged, placements)
 
         outcome = StoreOutcome(
             interaction_id=interaction.id,
@@ -83,24 +89,32 @@ class Store:
             invalidated=_unique(p.invalidated for p in placements if p.invalidated),
             decisions=[d.id for d in decisions],
         )
-        self._runs.completed(interaction.scope, outcome, run)
+        completed = self._runs.completed_record(outcome, run)
+        self._edges.put_many(
+            interaction.scope,
+            edges,
+            with_items=[*(self._decisions.write(d) for d in decisions), self._runs.write(completed)],
+        )
+        # As for any stored memory: the graph links the new ones (similar, preceding, patterns); idempotent.
+        created = {p.memory.id: p.memory for p in placements if p.created}
+        self._memories.announce_stored(interaction.scope, list(created.values()))
         return outcome
 
-    def _associate(self, interaction: Interaction, placements: list[Placement]) -> None:
+    def _associate(self, interaction: Interaction, placements: list[Placement]) -> list[Edge]:
         """Cross-domain association: each relational memory of the interaction with each of its user memories, both
-        in `associations` and as RELATES_TO edges, so recalling one brings the other along."""
+        in `associations` and as RELATES_TO edges (returned, for the caller to write), so recalling one brings the
+        other along."""
         by_id = {p.memory.id: p.memory for p in placements}
         users = [m for m in by_id.values() if m.domain is Domain.USER]
         relational = [m for m in by_id.values() if m.domain is Domain.RELATIONAL]
         if not users or not relational:
-            return
+            return []
         now = self._clock.now()
-        for r in relational:
-            for u in users:
-                self._edges.put(
-                    interaction.scope,
-                    edge_at(r.id, RelationType.RELATES_TO, u.id, now, context=f"same interaction ({interaction.id})"),
-                )
+        edges = [
+            edge_at(r.id, RelationType.RELATES_TO, u.id, now, context=f"same interaction ({interaction.id})")
+            for r in relational
+            for u in users
+        ]
         for memory in [*relational, *users]:
             partners = users if memory.domain is Domain.RELATIONAL else relational
             merged = _unique([*memory.associations, *(p.id for p in partners)])[-_ASSOCIATIONS_KEPT:]
@@ -108,12 +122,14 @@ class Store:
                 # The index holds no associations, so only the store is written.
                 current = self._store.get_memory(memory.scope, memory.id)
                 self._memories.save(current.model_copy(update={"associations": merged}), previous=current)
+        return edges
 
-    def _keep_decisions(
+    def _decisions_of(
         self, interaction: Interaction, judged: list[Judged], placements: list[Placement]
     ) -> list[FilterDecision]:
         memory_of = {p.judged.decision_id: p.memory for p in placements}
         now = self._clock.now()
+        earlier = self._decisions.get_many(interaction.scope, [j.decision_id for j in judged])
         decisions: list[FilterDecision] = []
         for j in judged:
             memory: Memory | None = memory_of.get(j.decision_id)
@@ -135,16 +151,13 @@ class Store:
                 memory_id=memory.id if memory else None,
                 decided_at=now,
             )
-            try:
-                previous: FilterDecision | None = self._decisions.get(interaction.scope, decision.id)
-            except NotFoundError:
-                previous = None
+            previous = earlier.get(decision.id)
             if previous is not None and previous.restored_memory_id:
                 # A rerun must not forget that a person already restored this one.
                 decision = decision.model_copy(
                     update={"restored_memory_id": previous.restored_memory_id, "restored_at": previous.restored_at}
                 )
-            decisions.append(self._decisions.put(decision))
+            decisions.append(decision)
         return decisions
 
 

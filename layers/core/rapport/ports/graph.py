@@ -34,4 +34,5 @@ class MemoryGraph(Protocol):
         """After a memory is deleted: its edges go too."""
 
     def edges_for_recall(self, scope: Scope) -> RecallEdges | None:
-        """The end user's edges for one recall; None when the user has none, which costs one single-item read."""
+        """The end user's edges for one recall (None: recall without the graph); reading them costs nothing until
+        `relation_scores`, which reads the edges of all the memories it is given in one batched read."""

@@ -9,6 +9,7 @@ partition (`TENANT#{t}`) when it belongs to the tenant as a whole, so erasing an
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -70,6 +71,69 @@ class ItemQuery(BaseModel):
         return check_kind(value)
 
 
+ItemRef = tuple[str, str]  # (kind, key): one item of a scope
+
+
+class ItemPut(BaseModel):
+    """One item created or replaced whole, as `put_item` does, inside `write_items`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    key: str
+    body: dict[str, Any]
+    expected_version: int | None = None
+    expires_at: datetime | None = None
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        return check_kind(value)
+
+
+class FieldChange(BaseModel):
+    """Named fields of one item set and removed without reading it first (the item is created when missing): the
+    body of such an item is its fields, each written on its own, so two writers of different fields never
+    conflict and a writer needs no read. A kind is written either whole (`ItemPut`) or by field, never both."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    key: str
+    set: dict[str, Any] = {}
+    remove: frozenset[str] = frozenset()
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        return check_kind(value)
+
+
+class ItemDelete(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    key: str
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        return check_kind(value)
+
+
+ItemWrite = ItemPut | FieldChange | ItemDelete
+
+
+def check_writes(writes: Sequence[ItemWrite]) -> None:
+    """One write per item: a transaction may name an item once, and two writes of one item have no order."""
+    seen: set[ItemRef] = set()
+    for write in writes:
+        ref = (write.kind, write.key)
+        if ref in seen:
+            raise ValueError(f"{write.kind} {write.key!r} is written twice in one write_items call")
+        seen.add(ref)
+
+
 class ItemStore(Protocol):
     def put_item(
         self,
@@ -86,6 +150,14 @@ class ItemStore(Protocol):
         ConflictError instead of being overwritten; the stored version is always the previous one plus one."""
 
     def get_item(self, scope: ItemScope, kind: str, key: str) -> StoredItem | None: ...
+
+    def get_items(self, scope: ItemScope, refs: Iterable[ItemRef]) -> dict[ItemRef, StoredItem]:
+        """The items that exist among `refs`, read together (DynamoDB: BatchGetItem, 100 keys a request)."""
+
+    def write_items(self, scope: ItemScope, writes: Sequence[ItemWrite], *, now: datetime) -> None:
+        """Every write, all of them or none (DynamoDB: one TransactWriteItems per 100 items, one UpdateItem for a
+        single write); an item appears at most once. A put whose `expected_version` no longer holds is ConflictError
+        and nothing of that call is written."""
 
     def list_items(self, scope: ItemScope, query: ItemQuery) -> Page[StoredItem]:
         """Items of one kind whose key starts with the prefix, in key order (reversed when descending)."""

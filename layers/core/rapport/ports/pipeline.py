@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rapport.domain.filtering import Verdict
 from rapport.domain.models import Domain, Memory
+from rapport.domain.scope import Scope
 
 
 class PipelineStatus(StrEnum):
@@ -127,6 +128,12 @@ class PipelineRun(BaseModel):
     outcome: StoreOutcome | None = None
     memories: list[Memory] = Field(default_factory=list)  # stored or reinforced, without embeddings
     error: str | None = None
+
+
+class PipelineRuns(Protocol):
+    """Where an interaction's run is recorded, for whoever reports how far it got."""
+
+    def get(self, scope: Scope, interaction_id: str) -> PipelineRun | None: ...
 
 
 class PipelineTrigger(Protocol):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rapport.clock import Clock
 from rapport.domain.filtering import FilterDecision, Verdict
 from rapport.domain.models import Memory, Page, Provenance, SourceKind
@@ -9,7 +11,7 @@ from rapport.domain.relations import RelationType
 from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError
 from rapport.ids import derived_id
-from rapport.ports.items import ItemQuery, ItemScope, ItemStore
+from rapport.ports.items import ItemPut, ItemQuery, ItemScope, ItemStore
 from rapport.ports.store import MemoryStore
 from rapport.services.edges import EdgeRepository, edge_at
 from rapport.services.memories import MemoryService, NewMemory
@@ -33,6 +35,16 @@ class FilterDecisionRepository:
             now=decision.restored_at or decision.decided_at,
         )
         return decision
+
+    @staticmethod
+    def write(decision: FilterDecision) -> ItemPut:
+        """The item write that keeps the decision, for a caller that writes it together with its own items."""
+        return ItemPut(kind=FILTER_KIND, key=decision.id, body=decision.model_dump(mode="json"))
+
+    def get_many(self, scope: Scope, decision_ids: Sequence[str]) -> dict[str, FilterDecision]:
+        """The stored decisions among the ids, from one batched read."""
+        found = self._items.get_items(ItemScope.of_user(scope), [(FILTER_KIND, i) for i in decision_ids])
+        return {key: FilterDecision.model_validate(item.body) for (_, key), item in found.items()}
 
     def get(self, scope: Scope, decision_id: str) -> FilterDecision:
         item = self._items.get_item(ItemScope.of_user(scope), FILTER_KIND, decision_id)

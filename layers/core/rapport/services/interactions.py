@@ -24,9 +24,10 @@ from rapport.domain.models import (
     UserMemoryType,
 )
 from rapport.domain.scope import Scope
-from rapport.errors import InvalidInputError, RapportError
-from rapport.ids import new_id
-from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus, PipelineTrigger
+from rapport.errors import InvalidInputError, NotFoundError, RapportError
+from rapport.ids import derived_id, new_id
+from rapport.ports.dead_letters import DeadLetter, DeadLetters, Failure
+from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineRuns, PipelineStatus, PipelineTrigger
 from rapport.ports.store import MemoryStore
 from rapport.services.memories import MemoryService, NewMemory
 from rapport.services.signals import SignalService
@@ -50,6 +51,16 @@ class RecordedInteraction(BaseModel):
     interaction: Interaction
     episodes: list[Memory]
     pipeline: PipelineRun | None = None  # the ingestion pipeline's run, when a pipeline is configured
+    replayed: bool = False  # recorded by an earlier attempt of the same request (the same interaction id)
+
+
+class InteractionProgress(BaseModel):
+    """How far an interaction's pipeline got: `pending` until a run has finished, then `done` or `failed` (a failed
+    run is repeated by a replay or the next attempt). With no pipeline configured there is nothing to wait for: done."""
+
+    interaction: Interaction
+    status: str = Field(pattern="^(pending|done|failed)$")
+    run: PipelineRun | None
 
 
 class InteractionFollower(Protocol):
@@ -87,10 +98,14 @@ class InteractionService:
         followers: Sequence[InteractionFollower],
         derived: Sequence[DerivedWork],
         pipeline: PipelineTrigger | None,
+        runs: PipelineRuns | None,
         settings: Settings,
         clock: Clock,
+        dead_letters: DeadLetters | None = None,
     ) -> None:
         self._store = store
+        self._dead_letters = dead_letters  # where a start that failed waits for `rapport dlq replay`
+        self._runs = runs
         self._memories = memories
         self._signals = signals
         self._followers = list(followers)
@@ -105,13 +120,22 @@ class InteractionService:
         new: NewInteraction,
         *,
         enrichment: dict[str, Any] | None = None,
+        interaction_id: str | None = None,
         wait: bool = True,
     ) -> RecordedInteraction:
         """`enrichment`: signals a server-side caller already detected (/v1/process detects them before it replies),
         so nothing is computed twice; client metadata never counts as enrichment: detected keys overwrite the
-        client's. `wait`: run the pipeline to the end before returning (in process), or only start it."""
+        client's. `interaction_id`: the id a caller fixed beforehand (a turn's), so its retries record one
+        interaction. `wait`: run the pipeline to the end before returning (in process), or only start it."""
         self._check(new)
-        interaction = self._interaction_of(scope, new, enrichment)
+        if interaction_id is not None:
+            # A retry of a write that got far (an earlier attempt timed out after its commit) answers what that
+            # attempt recorded, and starts its pipeline again: a completed run is not repeated, a lost start is
+            # made up for.
+            earlier = self._recorded_before(scope, interaction_id, wait)
+            if earlier is not None:
+                return earlier
+        interaction = self._interaction_of(scope, new, enrichment, interaction_id)
         episodes = self._memories.embedded(self._episodes_of(interaction))
         interaction.memory_ids = [m.id for m in episodes]
         with undoable():
@@ -139,6 +163,44 @@ class InteractionService:
     def get(self, scope: Scope, interaction_id: str) -> Interaction:
         return self._store.get_interaction(scope, interaction_id)
 
+    def recorded(self, scope: Scope, interaction_id: str, pipeline: PipelineRun | None) -> RecordedInteraction:
+        """A recorded interaction's answer, read back: its episodes, and the memories `pipeline`'s outcome names."""
+        interaction = self._store.get_interaction(scope, interaction_id)
+        if pipeline is not None and pipeline.outcome is not None:
+            ids = [*pipeline.outcome.stored, *pipeline.outcome.reinforced]
+            found = {m.id: m for m in self._store.get_memories(scope, ids)}
+            memories = [found[i].without_embedding() for i in ids if i in found]
+            pipeline = pipeline.model_copy(update={"memories": memories})
+        return RecordedInteraction(
+            interaction=interaction, episodes=self._episodes_stored(interaction), pipeline=pipeline, replayed=True
+        )
+
+    def _recorded_before(self, scope: Scope, interaction_id: str, wait: bool) -> RecordedInteraction | None:
+        try:
+            interaction = self._store.get_interaction(scope, interaction_id)
+        except NotFoundError:
+            return None
+        return RecordedInteraction(
+            interaction=interaction,
+            episodes=self._episodes_stored(interaction),
+            pipeline=self._start_pipeline(interaction, wait),
+            replayed=True,
+        )
+
+    def _episodes_stored(self, interaction: Interaction) -> list[Memory]:
+        found = {m.id: m for m in self._store.get_memories(interaction.scope, interaction.memory_ids)}
+        return [found[i].without_embedding() for i in interaction.memory_ids if i in found]
+
+    def progress(self, scope: Scope, interaction_id: str) -> InteractionProgress:
+        interaction = self._store.get_interaction(scope, interaction_id)
+        if self._pipeline is None or self._runs is None:
+            return InteractionProgress(interaction=interaction, status="done", run=None)
+        run = self._runs.get(scope, interaction_id)
+        status = {PipelineStatus.COMPLETED: "done", PipelineStatus.FAILED: "failed"}.get(
+            run.status if run else PipelineStatus.RUNNING, "pending"
+        )
+        return InteractionProgress(interaction=interaction, status=status, run=run)
+
     # the steps of `record`
 
     def _check(self, new: NewInteraction) -> None:
@@ -163,10 +225,12 @@ class InteractionService:
                 f"the interaction has {total} characters; the limit is {limits.max_interaction_chars}"
             )
 
-    def _interaction_of(self, scope: Scope, new: NewInteraction, enrichment: dict[str, Any] | None) -> Interaction:
+    def _interaction_of(
+        self, scope: Scope, new: NewInteraction, enrichment: dict[str, Any] | None, interaction_id: str | None
+    ) -> Interaction:
         now = self._clock.now()
         interaction = Interaction(
-            id=new_id(now),
+            id=interaction_id or new_id(now),
             tenant_id=scope.tenant_id,
             user_id=scope.user_id,
             messages=new.messages,
@@ -209,8 +273,18 @@ class InteractionService:
         except Exception as exc:
             # The history is written and stays: a pipeline that could not start is reported, not a failed request.
             logger.warning("pipeline not started for interaction %s", interaction.id, exc_info=True)
+            self._park(request, exc)
             message = str(exc) if isinstance(exc, RapportError) else f"{type(exc).__name__}: {exc}"
             return PipelineRun(interaction_id=interaction.id, status=PipelineStatus.FAILED, error=message)
+
+    def _park(self, request: PipelineRequest, exc: Exception) -> None:
+        if self._dead_letters is None:
+            return
+        letter = DeadLetter(request=request, failure=Failure(error=type(exc).__name__, cause=str(exc)))
+        try:
+            self._dead_letters.send(letter)
+        except Exception:
+            logger.exception("could not park the unstarted run of interaction %s", request.interaction_id)
 
 
 def _run_derived(work: DerivedWork, interaction: Interaction) -> None:
@@ -241,6 +315,8 @@ def _episodes_of(interaction: Interaction, settings: Settings, before: Preceding
             continue
         episodes.append(
             NewMemory(
+                # Named after the interaction: a retry of a write that stopped half way writes the same episodes.
+                id=derived_id(interaction.id, f"episode#{position}"),
                 content=message.content[: settings.max_content_chars],
                 domain=Domain.USER,
                 type=UserMemoryType.EPISODE.value,

@@ -44,6 +44,7 @@ logger = logging.getLogger(__name__)
 
 
 class NewMemory(BaseModel):
+    id: str | None = None  # fixed by the caller when retries must name it the same way (keyed requests, episodes)
     content: str
     domain: Domain
     type: str | None = None
@@ -119,7 +120,7 @@ class MemoryService:
         now = self._clock.now()
         importance = 0.5 if new.importance is None else new.importance
         return Memory(
-            id=new_id(now),
+            id=new.id or new_id(now),
             tenant_id=scope.tenant_id,
             user_id=scope.user_id,
             domain=new.domain,

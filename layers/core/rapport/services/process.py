@@ -16,21 +16,30 @@ from rapport.domain.scope import Scope
 from rapport.domain.signals import Signals, to_metadata
 from rapport.errors import InvalidInputError
 from rapport.ports.language_model import LanguageModel
-from rapport.services.interactions import InteractionService, NewInteraction
+from rapport.services.interactions import InteractionService
 from rapport.services.memories import MemoryService
 from rapport.services.people import PeopleService
 from rapport.services.profiles import ProfileService
 from rapport.services.recall import Recall
 from rapport.services.relational_state import RelationalStateService
 from rapport.services.signals import SignalService
+from rapport.services.turns import TurnService, TurnStatus
 from rapport.settings import Settings
 
 _HISTORY_PAGE = 10  # interactions looked at for earlier turns of the conversation
 
 
+class PreviousReply(BaseModel):
+    """The caller's own model's reply to this person's previous turn, sent along with their next message."""
+
+    turn_id: str
+    reply: str
+
+
 class ProcessOutcome(BaseModel):
     reply: str | None
-    memories: list[RecallHit]  # the memories put in the system prompt, most relevant first
+    memories: list[RecallHit]  # top-K of both domains above the bar, most relevant first
+    relational_notes: list[RecallHit]  # how we work with this person, when the top-K left it out
     total_stored: int
     profile: Profile | None
     state: StateReading  # as this message leaves it
@@ -38,7 +47,9 @@ class ProcessOutcome(BaseModel):
     system_prompt: str
     signals: Signals
     crisis: bool
-    interaction: Interaction | None  # recorded when we wrote the reply; otherwise the caller records the exchange
+    turn_id: str  # the id the turn is (or will be) recorded under, as an interaction
+    turn_status: TurnStatus
+    interaction: Interaction | None  # recorded when we wrote the reply; otherwise when the caller sends its reply
 
 
 class ProcessService:
@@ -48,6 +59,7 @@ class ProcessService:
         memories: MemoryService,
         recall: Recall,
         interactions: InteractionService,
+        turns: TurnService,
         signals: SignalService,
         state: RelationalStateService,
         profiles: ProfileService,
@@ -59,6 +71,7 @@ class ProcessService:
         self._memories = memories
         self._recall = recall
         self._interactions = interactions
+        self._turns = turns
         self._signals = signals
         self._state = state
         self._profiles = profiles
@@ -85,20 +98,25 @@ class ProcessService:
         *,
         channel: str | None = None,
         session_id: str | None = None,
+        previous: PreviousReply | None = None,
     ) -> ProcessOutcome:
+        """One turn: the message is kept as a turn at once; the turn is recorded as an interaction (history, state,
+        people, the pipeline) when its reply is known — ours, when a language model is configured, or the caller's,
+        sent to `TurnService.reply` or as `previous` with the next message."""
         text = self._check(message)
+        if previous is not None:
+            self._turns.reply(scope, previous.turn_id, previous.reply, wait=False)
         now = self._clock.now()
         signals = self._signals.detect(text)
-        # The prompt is built from the state as this message leaves it. The update itself is persisted by
-        # whoever records the exchange (below, or the caller via /interactions) through the interaction
-        # listeners: one code path, so a message is never counted twice.
+        # The prompt is built from the state as this message leaves it; the state itself moves once, when the turn
+        # is recorded (through the interaction's followers), so a message is never counted twice.
         context_state = self._state.preview(scope, signals, now)
-        hits = self._relevant_memories(scope, text)
+        hits, notes = self._relevant_memories(scope, text)
         crisis = signals.crisis or context_state.crisis_open
         system_prompt = build_system_prompt(
             ReplyContext(
                 state=context_state,
-                memories=[h.memory for h in hits],
+                memories=[h.memory for h in [*hits, *notes]],
                 people=self._people.mentioned_in(scope, text, now),
                 emotions=signals.emotions,
                 intent=signals.intent,
@@ -111,20 +129,25 @@ class ProcessService:
             reply = self._model.reply(
                 system=system_prompt, messages=[*earlier, Message(role=MessageRole.USER, content=text)]
             )
+        turn = self._turns.begin(
+            scope, message, enrichment=to_metadata(signals), channel=channel, session_id=session_id
+        )
         interaction: Interaction | None = None
         if reply and reply.strip():
-            interaction = self._record(scope, message, reply, signals, channel, session_id)
+            # A long model answer must not make the turn fail the history's size rule.
+            answered = self._turns.answered(scope, turn, reply[: self._settings.max_message_chars])
+            turn, interaction = answered.turn, answered.recorded.interaction
             state, profile = self._state.read(scope, now), self._profiles.get(scope)
         else:
-            # No reply of ours: the caller answers with its own model and posts the exchange to /interactions,
-            # which records it then (recording the message here too would count it twice). The state and profile
-            # returned are the ones that exchange will leave.
+            reply = None
+            # The state and profile returned are the ones this turn will leave once its reply is recorded.
             state, profile = context_state, self._profiles.preview(scope, now)
         # The memories went into the reply's context (ours, or the caller's own model with our prompt).
-        self._memories.reinforce(scope, [h.memory.id for h in hits], self._policy.reinforcement_boost)
+        self._memories.reinforce(scope, [h.memory.id for h in [*hits, *notes]], self._policy.reinforcement_boost)
         return ProcessOutcome(
             reply=reply,
             memories=hits,
+            relational_notes=notes,
             total_stored=self._memories.count(scope),
             profile=profile,
             state=state,
@@ -132,37 +155,15 @@ class ProcessService:
             system_prompt=system_prompt,
             signals=signals,
             crisis=crisis,
+            turn_id=turn.id,
+            turn_status=turn.status,
             interaction=interaction,
         )
 
-    def _record(
-        self,
-        scope: Scope,
-        message: str,
-        reply: str,
-        signals: Signals,
-        channel: str | None,
-        session_id: str | None,
-    ) -> Interaction:
-        messages = [
-            Message(role=MessageRole.USER, content=message),
-            # A long model answer must not make the request fail the history's size rule.
-            Message(role=MessageRole.ASSISTANT, content=reply[: self._settings.max_message_chars]),
-        ]
-        # The pipeline is started, not waited for: extraction must not delay the reply, and what it finds is
-        # there for the next message. The state, profile and people follow through the interaction listeners.
-        recorded = self._interactions.record(
-            scope,
-            NewInteraction(messages=messages, channel=channel, session_id=session_id),
-            enrichment=to_metadata(signals),
-            wait=False,
-        )
-        return recorded.interaction
-
-    def _relevant_memories(self, scope: Scope, text: str) -> list[RecallHit]:
-        """Top-K of both domains above the similarity bar, then the relational memories above it that the top-K
-        left out: how we work with this person matters to a reply even when a fact outranks it. Both search by the
-        same text, so it is embedded once."""
+    def _relevant_memories(self, scope: Scope, text: str) -> tuple[list[RecallHit], list[RecallHit]]:
+        """Top-K of both domains above the similarity bar, then (apart) the relational memories above it that the
+        top-K left out: how we work with this person matters to a reply even when a fact outranks it. Both search
+        by the same text, so it is embedded once."""
         query = text[: self._settings.max_content_chars]
         policy = self._policy
         vector = self._recall.query_vector(query)
@@ -176,6 +177,7 @@ class ProcessService:
             ),
             vector=vector,
         )
+        notes: list[RecallHit] = []
         if policy.process_relational_limit:
             seen = {h.memory.id for h in hits}
             relational = self._recall.recall(
@@ -188,8 +190,8 @@ class ProcessService:
                 ),
                 vector=vector,
             )
-            hits += [h for h in relational if h.memory.id not in seen]
-        return hits
+            notes = [h for h in relational if h.memory.id not in seen]
+        return hits, notes
 
     def _earlier_turns(self, scope: Scope, session_id: str | None, now: datetime) -> list[Message]:
         """The conversation so far, for the model: the same session's last turns, or (without a session id)

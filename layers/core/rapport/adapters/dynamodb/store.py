@@ -57,6 +57,7 @@ class DynamoDbMemoryStore(DynamoDbItems):
         self._resource = dynamodb_resource
         self._region_name = region_name
         self._table_handle: Table | None = None
+        self._client: Any = None
 
     @property
     def _dynamodb(self) -> DynamoDBServiceResource:
@@ -64,6 +65,19 @@ class DynamoDbMemoryStore(DynamoDbItems):
         if self._resource is None:
             self._resource = boto3.resource("dynamodb", region_name=self._region_name, config=_CLIENT_CONFIG)
         return self._resource
+
+    @property
+    def table_name(self) -> str:
+        return self._table_name
+
+    @property
+    def client(self) -> Any:
+        """A low-level client of the same region, for what speaks the client API (Powertools Idempotency). Not the
+        resource's own `meta.client`: that one converts Python values to DynamoDB's and back on every call."""
+        if self._client is None:
+            region = self._region_name or self._dynamodb.meta.client.meta.region_name
+            self._client = boto3.client("dynamodb", region_name=region, config=_CLIENT_CONFIG)
+        return self._client
 
     @property
     def _table(self) -> Table:

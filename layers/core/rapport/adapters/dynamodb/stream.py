@@ -11,6 +11,7 @@ from rapport.adapters.dynamodb import keys as keys
 from rapport.adapters.dynamodb.records import memory_from_item
 from rapport.domain.memory_changes import MemoryChange, MemoryRef
 from rapport.errors import InvalidInputError
+from rapport.ports.pipeline import PipelineRequest
 
 Image = Mapping[str, Any]
 
@@ -29,6 +30,23 @@ def memory_ref_from_key(key: Image) -> MemoryRef:
         tenant_id=tenant_part.removeprefix(keys.TENANT_PREFIX),
         user_id=user_id,
         memory_id=sort.removeprefix(keys.MEMORY_PREFIX),
+    )
+
+
+def interaction_recorded(event_name: str, key: Image) -> PipelineRequest | None:
+    """The pipeline request of a stream record that inserted a history item (`INT#{id}`); None for anything else
+    (a rewrite of the item, its removal, any other item), which starts nothing."""
+    sort = str(key.get(keys.SORT_KEY, ""))
+    if event_name != "INSERT" or not sort.startswith(keys.INTERACTION_PREFIX):
+        return None
+    partition = str(key.get(keys.PARTITION_KEY, ""))
+    tenant_part, sep, user_id = partition.partition(f"#{keys.USER_PREFIX}")
+    if not sep or not tenant_part.startswith(keys.TENANT_PREFIX):
+        raise InvalidInputError(f"not an interaction key: {partition!r} / {sort!r}")
+    return PipelineRequest(
+        tenant_id=tenant_part.removeprefix(keys.TENANT_PREFIX),
+        user_id=user_id,
+        interaction_id=sort.removeprefix(keys.INTERACTION_PREFIX),
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from rapport.adapters.local.sqlite_item_batches import SqliteItemBatches
 from rapport.domain.models import (
     ApiKeyRecord,
     AuditEvent,
@@ -107,7 +108,7 @@ def _blob_to_embedding(blob: bytes | None) -> list[float] | None:
     return np.frombuffer(blob, dtype=np.float32).astype(float).tolist()
 
 
-class SqliteMemoryStore:
+class SqliteMemoryStore(SqliteItemBatches):
     """One connection shared across threads behind a lock: the local server is one process with a thread pool."""
 
     def __init__(self, path: Path) -> None:

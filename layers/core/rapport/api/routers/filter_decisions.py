@@ -7,8 +7,9 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from rapport.api.contract import READ, WRITE, answers
 from rapport.api.dependencies import UserScope
-from rapport.api.pipeline_schemas import FilterDecisionOut
+from rapport.api.pipeline_schemas import FilterDecisionOut, FilterDecisionPageOut, RestoredOut
 from rapport.api.schemas import MemoryOut
 from rapport.domain.filtering import Verdict
 from rapport.services.filter_decisions import FilterDecisionService
@@ -21,6 +22,8 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
         "/v1/users/<user_id>/filter-decisions",
         tags=["pipeline"],
         summary="Every allow, block and reframe of the constructive filter, newest first",
+        operation_id="filter_decisions_list",
+        responses=answers({200: "A page of decisions, each with its reason"}, errors=READ),
     )
     def list_decisions(
         user_id: str,
@@ -28,27 +31,31 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
         verdict: Annotated[Verdict | None, Query(description="Only decisions with this verdict.")] = None,
         limit: Annotated[int, Query()] = 20,
         cursor: Annotated[str | None, Query()] = None,
-    ) -> dict:
+    ) -> FilterDecisionPageOut:
         page = decisions.list(scope, limit=limit, cursor=cursor, verdict=verdict)
-        return {
-            "decisions": [FilterDecisionOut.of(d).model_dump(mode="json") for d in page.items],
-            "next_cursor": page.next_cursor,
-        }
+        return FilterDecisionPageOut(
+            decisions=[FilterDecisionOut.of(d) for d in page.items], next_cursor=page.next_cursor
+        )
 
-    @router.get("/v1/users/<user_id>/filter-decisions/<decision_id>", tags=["pipeline"], summary="One decision")
-    def get_decision(user_id: str, scope: UserScope, decision_id: str) -> dict:
-        return FilterDecisionOut.of(decisions.get(scope, decision_id)).model_dump(mode="json")
+    @router.get(
+        "/v1/users/<user_id>/filter-decisions/<decision_id>",
+        tags=["pipeline"],
+        summary="One decision",
+        operation_id="filter_decisions_get",
+        responses=answers({200: "The decision"}, errors=READ),
+    )
+    def get_decision(user_id: str, scope: UserScope, decision_id: str) -> FilterDecisionOut:
+        return FilterDecisionOut.of(decisions.get(scope, decision_id))
 
     @router.post(
         "/v1/users/<user_id>/filter-decisions/<decision_id>/restore",
         tags=["pipeline"],
         summary="Store the original of a blocked or reframed memory (idempotent)",
+        operation_id="filter_decisions_restore",
+        responses=answers({200: "The decision, now restored, and the memory stored"}, errors=WRITE),
     )
-    def restore(user_id: str, scope: UserScope, decision_id: str) -> dict:
+    def restore(user_id: str, scope: UserScope, decision_id: str) -> RestoredOut:
         decision, memory = decisions.restore(scope, decision_id)
-        return {
-            "decision": FilterDecisionOut.of(decision).model_dump(mode="json"),
-            "memory": MemoryOut.of(memory).model_dump(mode="json"),
-        }
+        return RestoredOut(decision=FilterDecisionOut.of(decision), memory=MemoryOut.of(memory))
 
     return router

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
+from rapport.api.contract import WITH_BODY, WRITE, answers
 from rapport.api.dependencies import UserScope
 from rapport.api.governance_schemas import MarkUsedOut, MarkUsedRequest, UndoConsolidationOut
 from rapport.api.schemas import MemoryOut
@@ -19,27 +20,31 @@ def build_governance_router(*, memories: MemoryService, governance: GovernanceJo
         "/v1/users/<user_id>/memories/used",
         tags=["governance"],
         summary="Mark memories as used in a reply: each gains strength (bounded at 1.0) and its decay restarts",
+        operation_id="memories_mark_used",
+        responses=answers({200: "The memories reinforced, and the ids not found"}, errors=WITH_BODY),
     )
-    def mark_used(user_id: str, scope: UserScope, body: MarkUsedRequest) -> dict:
+    def mark_used(user_id: str, scope: UserScope, body: MarkUsedRequest) -> MarkUsedOut:
         wanted = list(dict.fromkeys(body.memory_ids))
         reinforced = memories.reinforce(scope, wanted, settings.relational.reinforcement_boost)
         found = {m.id for m in reinforced}
         return MarkUsedOut(
             memories=[MemoryOut.of(m) for m in reinforced], not_found=[i for i in wanted if i not in found]
-        ).model_dump(mode="json")
+        )
 
     @router.post(
         "/v1/users/<user_id>/consolidations/<consolidation_id>/undo",
         tags=["governance"],
         summary="Undo a consolidation: the originals become active again and the merged memory is archived",
+        operation_id="consolidations_undo",
+        responses=answers({200: "The consolidation, undone"}, errors=WRITE),
     )
-    def undo_consolidation(user_id: str, scope: UserScope, consolidation_id: str) -> dict:
+    def undo_consolidation(user_id: str, scope: UserScope, consolidation_id: str) -> UndoConsolidationOut:
         derivation, restored = governance.undo_consolidation(scope, consolidation_id)
         return UndoConsolidationOut(
             consolidation_id=derivation.id,
             state=derivation.state.value,
             restored=restored,
             originals=derivation.member_ids,
-        ).model_dump(mode="json")
+        )
 
     return router

@@ -8,55 +8,92 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from rapport.api.contract import READ, UPSTREAM, WITH_BODY, WRITE, answers
 from rapport.api.dependencies import UserScope
-from rapport.api.errors import error_response
-from rapport.api.schemas import CreateMemoriesRequest, CreateMemoryRequest, MemoryOut, PatchMemoryRequest, RecallHitOut
+from rapport.api.idempotency import deadline, keyed, replayed
+from rapport.api.schemas import (
+    BatchCreatedOut,
+    BatchInvalidOut,
+    CreateMemoriesRequest,
+    CreateMemoryRequest,
+    MemoryBatchOut,
+    MemoryOut,
+    MemoryPageOut,
+    PatchMemoryRequest,
+    RecallHitOut,
+)
 from rapport.domain.models import DomainFilter, MemoryPatch
 from rapport.domain.recall import RecallQuery
+from rapport.errors import InvalidInputError
+from rapport.services.keyed_writes import KeyedWrites
 from rapport.services.memories import MemoryService, NewMemory
 from rapport.services.recall import Recall
 from rapport.settings import Settings
 
 
-def build_memories_router(*, memories: MemoryService, recall: Recall, settings: Settings) -> Router:
+class NothingStoredError(InvalidInputError):
+    """Every memory of a batch was invalid: a 400 whose `details` are the per-memory results."""
+
+    def __init__(self, results: list[BatchInvalidOut]) -> None:
+        super().__init__("no memory of the batch is valid; nothing was stored")
+        self.details = [r.model_dump(mode="json") for r in results]
+
+
+def build_memories_router(
+    *, memories: MemoryService, recall: Recall, settings: Settings, writes: KeyedWrites
+) -> Router:
     router = Router()
 
-    @router.post("/v1/users/<user_id>/memories", tags=["memories"], summary="Store a memory about an end user")
-    def create_memory(
-        user_id: str, scope: UserScope, body: CreateMemoryRequest
-    ):  # a Response: powertools cannot build a schema for its annotation
-        memory = memories.remember(scope, _new_memory(body))
-        return Response(
-            status_code=201,
-            content_type=content_types.APPLICATION_JSON,
-            body=MemoryOut.of(memory).model_dump(mode="json"),
-        )
+    @router.post(
+        "/v1/users/<user_id>/memories",
+        tags=["memories"],
+        summary="Store a memory about an end user",
+        description="`domain` is `user` (facts about the person) or `relational` (how the assistant and the person "
+        "work together); `type` is one of the domain's types (`fact`, `preference`, … / `shared_context`, "
+        "`communication_preference`, …).",
+        operation_id="memories_add",
+        status_code=201,
+        responses=answers({201: "The stored memory"}, errors=(*WITH_BODY, *UPSTREAM)),
+    )
+    def create_memory(user_id: str, scope: UserScope, body: CreateMemoryRequest) -> MemoryOut:
+        answer = writes.remember(scope, _new_memory(body), keyed(router, "memories", body), deadline=deadline(router))
+        return MemoryOut.of(replayed(router, answer))
 
     @router.post(
         "/v1/users/<user_id>/memories/batch",
         tags=["memories"],
         summary="Store up to 100 memories in one request, with a result per memory",
+        description="The valid memories are stored and the invalid ones reported, each with its message; when none "
+        "is valid nothing is stored and the answer is a 400 whose `details` are the results.",
+        operation_id="memories_add_many",
+        status_code=201,
+        responses=answers({201: "A result per memory: created, or invalid and why"}, errors=(*WITH_BODY, *UPSTREAM)),
     )
-    def create_memories(
-        user_id: str, scope: UserScope, body: CreateMemoriesRequest
-    ):  # a Response: powertools cannot build a schema for its annotation
-        results = memories.remember_batch(scope, [_new_memory(item) for item in body.memories])
-        stored = [r for r in results if r.memory is not None]
-        items = [
-            {"index": r.index, "status": "created", "memory": MemoryOut.of(r.memory).model_dump(mode="json")}
+    def create_memories(user_id: str, scope: UserScope, body: CreateMemoriesRequest) -> MemoryBatchOut:
+        news = [_new_memory(item) for item in body.memories]
+        answer = writes.remember_batch(scope, news, keyed(router, "memories_batch", body), deadline=deadline(router))
+        results = replayed(router, answer)
+        items: list[BatchCreatedOut | BatchInvalidOut] = [
+            BatchCreatedOut(index=r.index, status="created", memory=MemoryOut.of(r.memory))
             if r.memory is not None
-            else {"index": r.index, "status": "invalid", "error": "invalid_input", "message": r.error}
+            else BatchInvalidOut(index=r.index, status="invalid", error="invalid_input", message=r.error or "invalid")
             for r in results
         ]
-        if not stored:
-            return error_response(400, "invalid_input", "no memory of the batch is valid; nothing was stored", items)
-        return Response(
-            status_code=201,
-            content_type=content_types.APPLICATION_JSON,
-            body={"results": items, "created": len(stored), "invalid": len(results) - len(stored)},
-        )
+        invalid = [item for item in items if isinstance(item, BatchInvalidOut)]
+        if len(invalid) == len(items):
+            raise NothingStoredError(invalid)
+        return MemoryBatchOut(results=items, created=len(items) - len(invalid), invalid=len(invalid))
 
-    @router.get("/v1/users/<user_id>/memories", tags=["memories"], summary="Recall by query, or list newest first")
+    @router.get(
+        "/v1/users/<user_id>/memories",
+        tags=["memories"],
+        summary="Recall by query, or list newest first",
+        description="With `query`: hybrid recall (meaning and keywords, scored with relation, recency, importance "
+        "and strength), cut at `limit` (default 5). Without: the memories newest first, 20 a page, with `cursor` "
+        "paging. Both give `total_stored`.",
+        operation_id="memories_list",
+        responses=answers({200: "The hits, or a page of memories"}, errors=(*READ, *UPSTREAM)),
+    )
     def list_memories(
         user_id: str,
         scope: UserScope,
@@ -72,7 +109,7 @@ def build_memories_router(*, memories: MemoryService, recall: Recall, settings: 
         ] = False,
         relation_limit: Annotated[int | None, Query(ge=0, le=50, description="Links followed per hit (5).")] = None,
         expansion_limit: Annotated[int | None, Query(ge=0, le=200, description="Linked memories in all (25).")] = None,
-    ) -> dict:
+    ) -> MemoryPageOut:
         total = memories.count(scope)
         if query is not None:
             hits = recall.recall(
@@ -89,11 +126,7 @@ def build_memories_router(*, memories: MemoryService, recall: Recall, settings: 
                     expansion_limit=expansion_limit,
                 ),
             )
-            return {
-                "memories": [RecallHitOut.of_hit(h).model_dump(mode="json") for h in hits],
-                "total_stored": total,
-                "next_cursor": None,
-            }
+            return MemoryPageOut(memories=[RecallHitOut.of_hit(h) for h in hits], total_stored=total, next_cursor=None)
         page = memories.list_memories(
             scope,
             domain=domain,
@@ -102,26 +135,41 @@ def build_memories_router(*, memories: MemoryService, recall: Recall, settings: 
             cursor=cursor,
             include_archived=include_archived,  # governance: archived memories only when asked for
         )
-        return {
-            "memories": [MemoryOut.of(m).model_dump(mode="json") for m in page.items],
-            "total_stored": total,
-            "next_cursor": page.next_cursor,
-        }
+        return MemoryPageOut(
+            memories=[MemoryOut.of(m) for m in page.items], total_stored=total, next_cursor=page.next_cursor
+        )
 
-    @router.get("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Read one memory")
-    def get_memory(user_id: str, scope: UserScope, memory_id: str) -> dict:
-        return MemoryOut.of(memories.get(scope, memory_id)).model_dump(mode="json")
+    @router.get(
+        "/v1/users/<user_id>/memories/<memory_id>",
+        tags=["memories"],
+        summary="Read one memory",
+        operation_id="memories_get",
+        responses=answers({200: "The memory"}, errors=READ),
+    )
+    def get_memory(user_id: str, scope: UserScope, memory_id: str) -> MemoryOut:
+        return MemoryOut.of(memories.get(scope, memory_id))
 
-    @router.patch("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Change a memory")
-    def patch_memory(user_id: str, scope: UserScope, memory_id: str, body: PatchMemoryRequest) -> dict:
+    @router.patch(
+        "/v1/users/<user_id>/memories/<memory_id>",
+        tags=["memories"],
+        summary="Change a memory",
+        description="Only the fields sent change; new content is embedded again.",
+        operation_id="memories_update",
+        responses=answers({200: "The memory as changed"}, errors=(*WITH_BODY, *UPSTREAM)),
+    )
+    def patch_memory(user_id: str, scope: UserScope, memory_id: str, body: PatchMemoryRequest) -> MemoryOut:
         patch = MemoryPatch.model_validate(body.model_dump(exclude_unset=True))
-        updated = memories.update(scope, memory_id, patch)
-        return MemoryOut.of(updated).model_dump(mode="json")
+        return MemoryOut.of(memories.update(scope, memory_id, patch))
 
-    @router.delete("/v1/users/<user_id>/memories/<memory_id>", tags=["memories"], summary="Delete a memory")
-    def delete_memory(
-        user_id: str, scope: UserScope, memory_id: str
-    ):  # a Response: powertools cannot build a schema for its annotation
+    @router.delete(
+        "/v1/users/<user_id>/memories/<memory_id>",
+        tags=["memories"],
+        summary="Delete a memory",
+        operation_id="memories_delete",
+        status_code=204,
+        responses=answers({204: "Deleted, with its index entry and associations"}, errors=WRITE),
+    )
+    def delete_memory(user_id: str, scope: UserScope, memory_id: str):  # a 204: no body, so no model
         memories.delete(scope, memory_id)
         return Response(status_code=204, content_type=content_types.APPLICATION_JSON, body="")
 

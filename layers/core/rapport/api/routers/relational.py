@@ -8,17 +8,20 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from rapport.api.contract import READ, UPSTREAM, WITH_BODY, answers
 from rapport.api.dependencies import TenantId, UserScope
 from rapport.api.relational_schemas import (
     ProcessRequest,
     ProcessResponse,
     StateEventOut,
+    StateEventPageOut,
+    StateEventReportedOut,
     StateEventRequest,
     StateOut,
 )
 from rapport.clock import Clock
 from rapport.domain.scope import Scope
-from rapport.services.process import ProcessService
+from rapport.services.process import PreviousReply, ProcessService
 from rapport.services.profiles import ProfileService
 from rapport.services.relational_state import RelationalStateService, parse_event
 
@@ -30,17 +33,36 @@ def build_relational_router(
 ) -> Router:
     router = Router()
 
-    @router.post("/v1/process", tags=["relational"], summary="Context (and a reply) for one user message")
+    @router.post(
+        "/v1/process",
+        tags=["relational"],
+        summary="Context (and a reply) for one user message",
+        description="A system prompt with the relevant memories, the tone modifier, the relation bias and what we "
+        "know of the people the message mentions, the relational state, a crisis flag, and the model's reply when "
+        "an LLM is configured (`reply: null` otherwise: use your own model with the prompt).",
+        operation_id="process",
+        responses=answers(
+            {200: "What to answer the message with"}, errors=(*WITH_BODY, *UPSTREAM), model=ProcessResponse
+        ),
+    )
     def process(body: ProcessRequest, tenant_id: TenantId) -> dict:
         outcome = processor.process(
             Scope.of(tenant_id, body.user_id),
             body.message,
             channel=body.channel,
             session_id=body.session_id,
+            previous=PreviousReply(**body.previous_turn.model_dump()) if body.previous_turn else None,
         )
         return ProcessResponse.of(outcome).model_dump(mode="json")
 
-    @router.get("/v1/users/<user_id>/state", tags=["relational"], summary="Trust, sentiment, grudge, familiarity")
+    @router.get(
+        "/v1/users/<user_id>/state",
+        tags=["relational"],
+        summary="Trust, sentiment, grudge, familiarity",
+        description="Decay applied as of now; with the relation bias, the tone modifier and the profile.",
+        operation_id="state_get",
+        responses=answers({200: "The relational state"}, errors=READ, model=StateOut),
+    )
     def get_state(user_id: str, scope: UserScope) -> dict:
         now = clock.now()
         return StateOut.of(
@@ -50,7 +72,19 @@ def build_relational_router(
             profiles.get(scope),
         ).model_dump(mode="json")
 
-    @router.post("/v1/users/<user_id>/events", tags=["relational"], summary="Report a broken or kept promise…")
+    @router.post(
+        "/v1/users/<user_id>/events",
+        tags=["relational"],
+        summary="Report a broken or kept promise…",
+        description="`type` is broken_promise, promise_kept or crisis_resolved (another answers 400 listing them). "
+        "Send an `Idempotency-Key` header and a retry counts once.",
+        operation_id="events_report",
+        responses=answers(
+            {201: "The event, counted", 200: "A retry with the same Idempotency-Key: counted once, `replayed`"},
+            errors=WITH_BODY,
+            model=StateEventReportedOut,
+        ),
+    )
     def report_event(
         user_id: str, scope: UserScope, body: StateEventRequest
     ):  # a Response: powertools cannot build a schema for its annotation
@@ -69,7 +103,15 @@ def build_relational_router(
             },
         )
 
-    @router.get("/v1/users/<user_id>/events", tags=["relational"], summary="Reported events, newest first")
+    @router.get(
+        "/v1/users/<user_id>/events",
+        tags=["relational"],
+        summary="Reported events, newest first",
+        operation_id="events_list",
+        responses=answers(
+            {200: "A page of events, each with the state before and after"}, errors=READ, model=StateEventPageOut
+        ),
+    )
     def list_events(
         user_id: str,
         scope: UserScope,

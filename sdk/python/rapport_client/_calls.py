@@ -1,0 +1,84 @@
+"""A call described once, independent of the transport: method, path, query, body, and how to read the answer.
+The sync and async clients both execute these, so request building and response parsing exist once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel
+
+from rapport_client._base_url import API_PREFIX
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+QueryValue = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    method: str
+    path: str
+    parse: Callable[[httpx.Response], T]
+    params: Mapping[str, QueryValue] = field(default_factory=dict)
+    body: Any = None
+    # None: the runner gives a write a fresh key, the same on every retry of this call.
+    idempotency_key: str | None = None
+    # A delete: a 404 answered to a retry means the first attempt did it and its answer was lost.
+    absent_means_done: bool = False
+
+    @property
+    def is_write(self) -> bool:
+        return self.method != "GET"
+
+    def query(self) -> dict[str, str | int | float]:
+        """The query string's values: absent ones dropped, booleans as the API reads them."""
+        out: dict[str, str | int | float] = {}
+        for name, value in self.params.items():
+            if value is None:
+                continue
+            out[name] = ("true" if value else "false") if isinstance(value, bool) else value
+        return out
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: list[T]
+    next_cursor: str | None
+
+
+def path(*segments: str) -> str:
+    """`/v1/...` with each id percent-encoded, so an id holding `/` or `?` stays one segment."""
+    for segment in segments:
+        if not isinstance(segment, str) or not segment:
+            raise ValueError(f"an id in the path is empty or not a string: {segment!r}")
+    return API_PREFIX + "".join("/" + quote(s, safe="") for s in segments)
+
+
+def model(kind: type[M]) -> Callable[[httpx.Response], M]:
+    def parse(response: httpx.Response) -> M:
+        return kind.model_validate(response.json())
+
+    return parse
+
+
+def page(kind: type[M], items_field: str) -> Callable[[httpx.Response], Page[M]]:
+    def parse(response: httpx.Response) -> Page[M]:
+        body = response.json()
+        return Page([kind.model_validate(item) for item in body[items_field]], body.get("next_cursor"))
+
+    return parse
+
+
+def nothing(response: httpx.Response) -> None:
+    return None
+
+
+def compact(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON body without the fields left out (None), datetimes as ISO 8601."""
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in fields.items() if v is not None}
