@@ -12,6 +12,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,12 +68,12 @@ def _fetch_document(origin: str) -> dict[str, Any]:
 _OWN_PATHS = frozenset({"/v1/openapi.json", "/v1/docs"})
 
 
-@pytest.fixture(autouse=True)
-def http_contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[ContractRecorder]:
-    """Every response of an e2e test, whatever made the request, is checked against the server's own OpenAPI
-    document when the test ends: an undeclared status or a body outside its schema fails the test, listed."""
+@contextmanager
+def contract_checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[ContractRecorder]:
+    """Every response an httpx client (sync or async) receives inside is checked against the answering server's own
+    OpenAPI document on the way out: an undeclared status or a body outside its schema fails the test, listed."""
     recorder = ContractRecorder()
-    send = httpx.Client.send
+    send, send_async = httpx.Client.send, httpx.AsyncClient.send
 
     def recording_send(client: httpx.Client, request: httpx.Request, **kwargs: Any) -> httpx.Response:
         response = send(client, request, **kwargs)
@@ -80,13 +81,27 @@ def http_contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[ContractRecorder]
             recorder.record(request, response)
         return response
 
+    async def recording_send_async(client: httpx.AsyncClient, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        response = await send_async(client, request, **kwargs)
+        if not kwargs.get("stream") and request.url.path not in _OWN_PATHS:
+            await response.aread()
+            recorder.record(request, response)
+        return response
+
     monkeypatch.setattr(httpx.Client, "send", recording_send)
+    monkeypatch.setattr(httpx.AsyncClient, "send", recording_send_async)
     yield recorder
     problems = recorder.violations()
     if problems:
         listed = "\n  ".join(problems[:25])
         more = f"\n  ... and {len(problems) - 25} more" if len(problems) > 25 else ""
         pytest.fail(f"{len(problems)} answer(s) break the OpenAPI contract:\n  {listed}{more}", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def http_contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[ContractRecorder]:
+    with contract_checked(monkeypatch) as recorder:
+        yield recorder
 
 
 def free_port() -> int:

@@ -159,3 +159,16 @@ def test_recording_without_waiting_gives_an_interaction_to_poll(hashing_server: 
                 break
             time.sleep(0.05)
         assert status == "done"
+
+
+def test_a_keyed_process_retry_is_answered_as_a_replay_of_the_same_turn(hashing_server: RunningServer) -> None:
+    keyed = {**A, "Idempotency-Key": "turn-0001"}
+    body = {"user_id": "rosa", "message": "We adopted a cat called Miso"}
+    with httpx.Client(base_url=hashing_server.base_url, timeout=30) as http:
+        first = http.post("/v1/process", headers=keyed, json=body)
+        again = http.post("/v1/process", headers=keyed, json=body)
+        assert first.status_code == again.status_code == 200
+        assert (first.headers["idempotent-replayed"], again.headers["idempotent-replayed"]) == ("false", "true")
+        assert again.json()["turn_id"] == first.json()["turn_id"]
+        reused = http.post("/v1/process", headers=keyed, json={**body, "message": "Something else"})
+        assert reused.status_code == 422 and reused.json()["error"] == "idempotency_key_reused"

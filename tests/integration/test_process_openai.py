@@ -159,3 +159,18 @@ def test_a_crisis_the_model_misses_is_still_flagged(openai_services: Services, f
     outcome = openai_services.process.process(Scope("tenant-a", "dana"), "I don't want to live anymore")
     assert outcome.crisis and outcome.signals.crisis
     assert "## Safety" in fake_chat.replies()[-1]["messages"][0]["content"]
+
+
+def test_a_keyed_retry_answers_the_recorded_reply_without_asking_the_model_again(
+    openai_services: Services, fake_chat: FakeChat
+) -> None:
+    from rapport.services.idempotency import KeyedRequest
+
+    keyed = KeyedRequest(route="process", key="retry-1", request={"message": "Is the clinic open on Sunday?"})
+    first = openai_services.process.process(Scope("tenant-a", "dana"), "Is the clinic open on Sunday?", keyed=keyed)
+    asked = len(fake_chat.replies())
+    again = openai_services.process.process(Scope("tenant-a", "dana"), "Is the clinic open on Sunday?", keyed=keyed)
+    assert again.replayed and again.reply == first.reply == REPLY
+    assert again.turn_id == first.turn_id and again.interaction is not None
+    assert len(fake_chat.replies()) == asked  # the model was not asked twice
+    assert len(openai_services.interactions.history(Scope("tenant-a", "dana"), limit=5, cursor=None).items) == 1

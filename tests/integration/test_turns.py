@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 
 from rapport.composition.services import Services
-from rapport.domain.models import Message, MessageRole
+from rapport.domain.models import Domain, Message, MessageRole
 from rapport.domain.scope import Scope
-from rapport.errors import ConflictError, NotFoundError
+from rapport.errors import ConflictError, IdempotencyKeyReusedError, NotFoundError
 from rapport.ports.items import ItemScope
+from rapport.services.idempotency import KeyedRequest
 from rapport.services.interactions import InteractionService, NewInteraction
+from rapport.services.memories import NewMemory
 from rapport.services.turns import TURN_KIND, Turn, TurnStatus
 from tests.integration.test_write_path import dynamodb_services
 
@@ -131,3 +133,22 @@ def test_a_reply_whose_request_died_after_recording_is_closed_by_its_retry(servi
     retried = services.turns.reply(S, turn.id, REPLY)
     assert retried.replayed and [i.id for i in history(services)] == [turn.id]
     assert services.profiles.get(S).interaction_count == 1  # type: ignore[union-attr]
+
+
+def test_a_keyed_process_retry_answers_the_same_turn_and_stores_nothing_twice(any_services: Services) -> None:
+    remembered = any_services.memories.remember(S, NewMemory(content="Works at a bakery", domain=Domain.USER))
+    keyed = KeyedRequest(route="process", key="k-1", request={"user_id": "dana", "message": "I quit the bakery"})
+    first = any_services.process.process(S, "I quit the bakery", keyed=keyed)
+    strength = any_services.memories.get(S, remembered.id).strength
+    again = any_services.process.process(S, "I quit the bakery", keyed=keyed)
+    assert (first.replayed, again.replayed) == (False, True)
+    assert again.turn_id == first.turn_id and again.turn_status is TurnStatus.AWAITING_REPLY
+    assert any_services.memories.get(S, remembered.id).strength == strength  # reinforced once
+    # The reply then records that one turn, and a further retry answers it recorded
+    any_services.turns.reply(S, first.turn_id, REPLY)
+    third = any_services.process.process(S, "I quit the bakery", keyed=keyed)
+    assert third.turn_status is TurnStatus.RECORDED and third.interaction is not None
+    assert [i.id for i in history(any_services)] == [first.turn_id]
+    with pytest.raises(IdempotencyKeyReusedError):
+        other = KeyedRequest(route="process", key="k-1", request={"user_id": "dana", "message": "something else"})
+        any_services.process.process(S, "something else", keyed=other)

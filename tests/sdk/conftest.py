@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import RunningServer, start_server
+from tests.e2e.conftest import ContractRecorder, RunningServer, contract_checked, start_server
 
 API_KEY = "sdk-key-a"
 OTHER_KEY = "sdk-key-b"
@@ -33,3 +33,14 @@ def rapport_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running
     )
     yield server
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def http_contract(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[ContractRecorder | None]:
+    """What the SDK receives from a started server is checked against its OpenAPI document, as in tests/e2e; the
+    tests over a mock transport have no document to check against."""
+    if "rapport_server" not in request.fixturenames:
+        yield None
+        return
+    with contract_checked(monkeypatch) as recorder:
+        yield recorder

@@ -164,6 +164,7 @@ def build_services(
         recall=recall,
         interactions=interactions,
         turns=turns,
+        once=idempotency,
         signals=signals,
         state=state,
         profiles=profiles,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -15,7 +16,9 @@ from rapport.domain.reply_context import ReplyContext, build_system_prompt
 from rapport.domain.scope import Scope
 from rapport.domain.signals import Signals, to_metadata
 from rapport.errors import InvalidInputError
+from rapport.ports.items import ItemScope
 from rapport.ports.language_model import LanguageModel
+from rapport.services.idempotency import IdempotentRequests, KeyedRequest, RemainingTime
 from rapport.services.interactions import InteractionService
 from rapport.services.memories import MemoryService
 from rapport.services.people import PeopleService
@@ -50,6 +53,7 @@ class ProcessOutcome(BaseModel):
     turn_id: str  # the id the turn is (or will be) recorded under, as an interaction
     turn_status: TurnStatus
     interaction: Interaction | None  # recorded when we wrote the reply; otherwise when the caller sends its reply
+    replayed: bool | None = None  # a keyed request's retry (True), its first answer (False); None without a key
 
 
 class ProcessService:
@@ -60,6 +64,7 @@ class ProcessService:
         recall: Recall,
         interactions: InteractionService,
         turns: TurnService,
+        once: IdempotentRequests,
         signals: SignalService,
         state: RelationalStateService,
         profiles: ProfileService,
@@ -72,6 +77,7 @@ class ProcessService:
         self._recall = recall
         self._interactions = interactions
         self._turns = turns
+        self._once = once
         self._signals = signals
         self._state = state
         self._profiles = profiles
@@ -99,18 +105,53 @@ class ProcessService:
         channel: str | None = None,
         session_id: str | None = None,
         previous: PreviousReply | None = None,
+        keyed: KeyedRequest | None = None,
+        deadline: RemainingTime | None = None,
     ) -> ProcessOutcome:
         """One turn: the message is kept as a turn at once; the turn is recorded as an interaction (history, state,
         people, the pipeline) when its reply is known — ours, when a language model is configured, or the caller's,
-        sent to `TurnService.reply` or as `previous` with the next message."""
+        sent to `TurnService.reply` or as `previous` with the next message.
+
+        Under an Idempotency-Key the turn's id derives from the key: a retry answers the same turn (and the reply
+        the first attempt recorded, without asking the model again), with the context as it stands now, and
+        neither records nor reinforces anything a second time."""
         text = self._check(message)
+        if keyed is None:
+            return self._turn(scope, text, message, channel, session_id, previous, turn_id=None)
+        fresh: list[ProcessOutcome] = []
+
+        def write(turn_id: str) -> dict[str, Any]:
+            fresh.append(self._turn(scope, text, message, channel, session_id, previous, turn_id=turn_id))
+            return {"turn_id": turn_id}
+
+        once = self._once.run(ItemScope.of_user(scope), keyed, write, deadline=deadline)
+        if fresh:
+            return fresh[0].model_copy(update={"replayed": False})
+        turn_id = str(once.value["turn_id"])
+        again = self._turn(scope, text, message, channel, session_id, previous, turn_id=turn_id)
+        return again.model_copy(update={"replayed": True})
+
+    def _turn(
+        self,
+        scope: Scope,
+        text: str,
+        message: str,
+        channel: str | None,
+        session_id: str | None,
+        previous: PreviousReply | None,
+        *,
+        turn_id: str | None,
+    ) -> ProcessOutcome:
         if previous is not None:
             self._turns.reply(scope, previous.turn_id, previous.reply, wait=False)
+        # A keyed retry finds the turn its first attempt began (and maybe recorded).
+        earlier = self._turns.find(scope, turn_id) if turn_id else None
         now = self._clock.now()
         signals = self._signals.detect(text)
         # The prompt is built from the state as this message leaves it; the state itself moves once, when the turn
         # is recorded (through the interaction's followers), so a message is never counted twice.
-        context_state = self._state.preview(scope, signals, now)
+        recorded_before = earlier is not None and earlier.status is TurnStatus.RECORDED
+        context_state = self._state.read(scope, now) if recorded_before else self._state.preview(scope, signals, now)
         hits, notes = self._relevant_memories(scope, text)
         crisis = signals.crisis or context_state.crisis_open
         system_prompt = build_system_prompt(
@@ -123,17 +164,20 @@ class ProcessService:
                 crisis=crisis,
             )
         )
-        reply: str | None = None
-        if self._model is not None:
-            earlier = self._earlier_turns(scope, session_id, now)
+        reply: str | None = earlier.reply if earlier is not None and recorded_before else None
+        if self._model is not None and not recorded_before:
+            history = self._earlier_turns(scope, session_id, now)
             reply = self._model.reply(
-                system=system_prompt, messages=[*earlier, Message(role=MessageRole.USER, content=text)]
+                system=system_prompt, messages=[*history, Message(role=MessageRole.USER, content=text)]
             )
-        turn = self._turns.begin(
-            scope, message, enrichment=to_metadata(signals), channel=channel, session_id=session_id
+        turn = earlier or self._turns.begin(
+            scope, message, enrichment=to_metadata(signals), channel=channel, session_id=session_id, turn_id=turn_id
         )
         interaction: Interaction | None = None
-        if reply and reply.strip():
+        if recorded_before:
+            interaction = self._interactions.get(scope, turn.id)
+            state, profile = context_state, self._profiles.get(scope)
+        elif reply and reply.strip():
             # A long model answer must not make the turn fail the history's size rule.
             answered = self._turns.answered(scope, turn, reply[: self._settings.max_message_chars])
             turn, interaction = answered.turn, answered.recorded.interaction
@@ -142,8 +186,9 @@ class ProcessService:
             reply = None
             # The state and profile returned are the ones this turn will leave once its reply is recorded.
             state, profile = context_state, self._profiles.preview(scope, now)
-        # The memories went into the reply's context (ours, or the caller's own model with our prompt).
-        self._memories.reinforce(scope, [h.memory.id for h in [*hits, *notes]], self._policy.reinforcement_boost)
+        if earlier is None:
+            # The memories went into the reply's context (ours, or the caller's own model with our prompt).
+            self._memories.reinforce(scope, [h.memory.id for h in [*hits, *notes]], self._policy.reinforcement_boost)
         return ProcessOutcome(
             reply=reply,
             memories=hits,

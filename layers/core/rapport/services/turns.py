@@ -69,11 +69,12 @@ class TurnService:
         enrichment: dict[str, Any],
         channel: str | None,
         session_id: str | None,
+        turn_id: str | None = None,
     ) -> Turn:
-        """Keep what the person said until a reply comes."""
+        """Keep what the person said until a reply comes. `turn_id`: an id fixed beforehand (a keyed request's)."""
         now = self._clock.now()
         turn = Turn(
-            id=new_id(now),
+            id=turn_id or new_id(now),
             message=message,
             channel=channel,
             session_id=session_id,
@@ -82,6 +83,12 @@ class TurnService:
         )
         self._put(scope, turn, expected_version=0)
         return turn
+
+    def find(self, scope: Scope, turn_id: str) -> Turn | None:
+        try:
+            return Turn.model_validate(self._get(scope, turn_id).body)
+        except NotFoundError:
+            return None
 
     def answered(self, scope: Scope, turn: Turn, reply: str) -> TurnReply:
         """A turn whose reply is known at once (the server's own model wrote it): recorded in the same request."""

@@ -10,6 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.contract import READ, UPSTREAM, WITH_BODY, answers
 from rapport.api.dependencies import TenantId, UserScope
+from rapport.api.idempotency import deadline, keyed, replayed
 from rapport.api.relational_schemas import (
     ProcessRequest,
     ProcessResponse,
@@ -21,11 +22,11 @@ from rapport.api.relational_schemas import (
 )
 from rapport.clock import Clock
 from rapport.domain.scope import Scope
+from rapport.services.idempotency import IDEMPOTENCY_HEADER
+from rapport.services.keyed_writes import Keyed
 from rapport.services.process import PreviousReply, ProcessService
 from rapport.services.profiles import ProfileService
 from rapport.services.relational_state import RelationalStateService, parse_event
-
-IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
 def build_relational_router(
@@ -39,7 +40,9 @@ def build_relational_router(
         summary="Context (and a reply) for one user message",
         description="A system prompt with the relevant memories, the tone modifier, the relation bias and what we "
         "know of the people the message mentions, the relational state, a crisis flag, and the model's reply when "
-        "an LLM is configured (`reply: null` otherwise: use your own model with the prompt).",
+        "an LLM is configured (`reply: null` otherwise: use your own model with the prompt, then send its reply to "
+        "`POST /v1/turns/{turn_id}/reply`). Send an `Idempotency-Key` header and a retry answers the same turn, "
+        "recorded once.",
         operation_id="process",
         responses=answers(
             {200: "What to answer the message with"}, errors=(*WITH_BODY, *UPSTREAM), model=ProcessResponse
@@ -52,7 +55,10 @@ def build_relational_router(
             channel=body.channel,
             session_id=body.session_id,
             previous=PreviousReply(**body.previous_turn.model_dump()) if body.previous_turn else None,
+            keyed=keyed(router, "process", body),
+            deadline=deadline(router),
         )
+        replayed(router, Keyed(outcome, outcome.replayed))
         return ProcessResponse.of(outcome).model_dump(mode="json")
 
     @router.get(
