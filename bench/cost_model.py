@@ -12,10 +12,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.request_counts import OperationCounts, dynamodb_requests, measure_operation_counts
+from rapport.evaluation.governance_writes import GovernanceWrites, Writes, measure_governance_writes
 
 # DynamoDB requests per call before edges were kept in adjacency items and writes grouped (docs/data-model.md):
 # the same measurement, for the comparison in docs/BENCHMARKS.md.
 REQUESTS_BEFORE = {"interaction": 104, "recall": 20, "memory": 15}
+
+# The governance jobs' month before decay was read instead of written daily and before the embedding left the memory
+# item (docs/governance.md): the same simulation (`measure_governance_writes`, 30 interactions, 30 days) run on the
+# code as it was, measured by the same meter. Per interaction-month: DynamoDB write requests and write units.
+GOVERNANCE_BEFORE = {
+    "write_path": {"requests": 11.0, "units": 243.93},
+    "decay": {"requests": 20.3, "units": 175.57},
+    "compress": {"requests": 2.73, "units": 6.77},
+    "consolidate": {"requests": 0.27, "units": 0.27},
+    "retention": {"requests": 4.2, "units": 21.83},
+}
 
 PRICES_AS_OF = "2025 (us-east-1 list prices, from memory of the AWS and OpenAI pricing pages; not fetched)"
 PRICE = {
@@ -90,7 +102,9 @@ def _dynamodb(counts: dict[str, int], a: Assumptions) -> tuple[float, float]:
     return wru, rru
 
 
-def lines(counts: OperationCounts, a: Assumptions = Assumptions()) -> list[Line]:
+def lines(
+    counts: OperationCounts, a: Assumptions = Assumptions(), governance: GovernanceWrites | None = None
+) -> list[Line]:
     m = 1e6
     p = PRICE
     gb_s = p["lambda_arm_gb_second"] * a.lambda_memory_gb
@@ -168,7 +182,77 @@ def lines(counts: OperationCounts, a: Assumptions = Assumptions()) -> list[Line]
             f"${os_month:,.0f} a month whatever the volume; {index_requests} requests per interaction, "
             f"{recall_index} per recall",
         ),
+        *([governance_line(governance)] if governance is not None else []),
     ]
+
+
+def governance_line(governance: GovernanceWrites) -> Line:
+    """The scheduled jobs' writes over a month, per interaction whose memories they govern (measured)."""
+    per = governance.jobs_total.per(governance.interactions)
+    return Line(
+        "DynamoDB, governance jobs (a month)",
+        1e6 * per["units"] * PRICE["ddb_write_unit"],
+        0.0,
+        f"measured: {per['requests']:.1f} writes, {per['units']:.1f} WRU per interaction over {governance.days} days "
+        "of the four jobs (reads not priced: the jobs read each user's memories once a run)",
+    )
+
+
+def governance_markdown(governance: GovernanceWrites) -> str:
+    """The jobs' month beside the write path's, per interaction, before and after (docs/governance.md)."""
+    n = governance.interactions
+    rows: list[tuple[str, Writes | None, dict[str, float]]] = [
+        (
+            "write path: recording the interaction (pipeline, enrichment)",
+            governance.write_path,
+            GOVERNANCE_BEFORE["write_path"],
+        ),
+        *(
+            (f"job `{job}`, {governance.days} days", writes, GOVERNANCE_BEFORE[job])
+            for job, writes in governance.jobs.items()
+        ),
+    ]
+    out = [
+        f"A synthetic end user records {n} interactions (their {governance.memories} memories: episodes and what the "
+        f"rule-based pipeline extracts, 1,536-dimension vectors), then the four jobs run on their schedule for "
+        f"{governance.days} days with a fixed clock (`rapport.evaluation.governance_writes`, DynamoDB under moto). "
+        "Every write is measured: write units are DynamoDB's billing rules applied to each item as it is before and "
+        "after the write, GSIs included (`rapport.evaluation.write_units`). Before: the same simulation on the code "
+        "whose decay job rewrote every memory (vector included) daily.",
+        "",
+        "| per interaction | writes before | writes | WRU before | WRU | $ per 1M interactions |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for label, writes, before in rows:
+        assert writes is not None
+        per = writes.per(n)
+        out.append(
+            f"| {label} | {before['requests']:.1f} | {per['requests']:.1f} | {before['units']:.1f} | "
+            f"{per['units']:.1f} | ${1e6 * per['units'] * PRICE['ddb_write_unit']:,.2f} |"
+        )
+    total = governance.jobs_total.per(n)
+    before_total = {k: sum(GOVERNANCE_BEFORE[j][k] for j in governance.jobs) for k in ("requests", "units")}
+    path = governance.write_path.per(n)
+    out += [
+        f"| **governance, all jobs** | **{before_total['requests']:.1f}** | **{total['requests']:.1f}** | "
+        f"**{before_total['units']:.1f}** | **{total['units']:.1f}** | "
+        f"**${1e6 * total['units'] * PRICE['ddb_write_unit']:,.2f}** |",
+        "",
+        "Where the write path's units go, by item kind: "
+        + ", ".join(
+            f"`{kind}` {units / n:.1f}"
+            for kind, units in sorted(governance.write_path.by_kind.items(), key=lambda kv: -kv[1])[:4]
+        )
+        + " WRU per interaction (a write is billed by the whole item, so an item that grows costs more each time).",
+        "",
+        f"Governance writes {total['units'] / path['units']:.2f}× the write path's units "
+        + (
+            f"(before: {before_total['units'] / GOVERNANCE_BEFORE['write_path']['units']:.2f}×)."
+            if GOVERNANCE_BEFORE["write_path"]["units"]
+            else "."
+        ),
+    ]
+    return "\n".join(out)
 
 
 def agentcore_lines(counts: OperationCounts) -> list[Line]:
@@ -191,8 +275,8 @@ def agentcore_lines(counts: OperationCounts) -> list[Line]:
     ]
 
 
-def markdown(counts: OperationCounts) -> str:
-    ours = lines(counts)
+def markdown(counts: OperationCounts, governance: GovernanceWrites | None = None) -> str:
+    ours = lines(counts, governance=governance)
     theirs = agentcore_lines(counts)
     out = [
         f"Prices: {PRICES_AS_OF}. Request counts: measured (tests/integration/test_request_counts.py).",
@@ -224,6 +308,8 @@ def markdown(counts: OperationCounts) -> str:
         f"| recall (limit 5) | {dynamodb_requests(counts.recall)} ({REQUESTS_BEFORE['recall']}) | "
         f"{_fmt(counts.recall)} |",
     ]
+    if governance is not None:
+        out += ["", "### Governance jobs beside the write path", "", governance_markdown(governance)]
     return "\n".join(out)
 
 
@@ -233,7 +319,8 @@ def _fmt(counts: dict[str, int]) -> str:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        print(markdown(measure_operation_counts(Path(tmp))))
+        counts = measure_operation_counts(Path(tmp))
+        print(markdown(counts, measure_governance_writes(Path(tmp) / "governance")))
 
 
 if __name__ == "__main__":

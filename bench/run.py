@@ -21,6 +21,7 @@ from bench.server_load import LoadRow, server_load
 from bench.server_load import markdown as load_markdown
 from rapport.adapters.local.hashing_embedder import HashingEmbedder
 from rapport.adapters.local.minilm import MiniLmEmbedder
+from rapport.evaluation.governance_writes import GovernanceWrites, measure_governance_writes
 from rapport.evaluation.report import markdown_table
 
 RESULTS = measure.ROOT / "bench" / "results"
@@ -178,6 +179,8 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
         layer_label, layer_bytes, package_bytes = measure.layer_size(work, _log)
         _log("request counts (moto)")
         counts = measure_operation_counts(work / "counts")
+        _log("governance jobs' writes (moto, a simulated month)")
+        governance = measure_governance_writes(work / "governance")
     return {
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "elapsed_s": time.perf_counter() - started,
@@ -192,6 +195,7 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
         "functions": measure.function_sizes(),
         "layer": {"label": layer_label, "bytes": layer_bytes, "package_bytes": package_bytes},
         "counts": asdict(counts),
+        "governance": governance.as_dict(),
     }
 
 
@@ -215,6 +219,7 @@ def _page(data: dict[str, Any]) -> str:
     functions: dict[str, int] = data["functions"]
     layer_label, layer_bytes, package_bytes = (data["layer"][k] for k in ("label", "bytes", "package_bytes"))
     counts = OperationCounts(**data["counts"])
+    governance = GovernanceWrites.from_dict(data["governance"]) if data.get("governance") else None
     elapsed = float(data["elapsed_s"])
     lines = [
         "# Benchmarks",
@@ -288,7 +293,7 @@ def _page(data: dict[str, Any]) -> str:
         )
     load = data.get("server_load")
     lines += ["", *load_markdown([LoadRow(**row) for row in load] if load else None)]
-    lines += ["## Cost model", "", cost_model.markdown(counts), ""]
+    lines += ["## Cost model", "", cost_model.markdown(counts, governance), ""]
     return "\n".join(lines) + "\n"
 
 

@@ -59,7 +59,7 @@ class DeploymentSettings:
     # secrets, edge protection, capacity, alarms
     openai_api_key_secret_arn: str = ""
     waf_enabled: bool = True
-    tenant_rate_limit: int = 3000  # requests per API key (or per ingest tenant) per 5 minutes
+    tenant_rate_limit: int = 3000  # per 5 minutes: per API key (WAF), per ingest tenant once its signature verifies
     ip_rate_limit: int = 6000  # requests per client IP per 5 minutes
     reserved_concurrency: bool = True
     alarm_email: str = ""

@@ -13,7 +13,7 @@ from constructs import Construct
 
 from infra.constructs.api import RapportApi
 from infra.constructs.core_layer import CoreLayer
-from infra.constructs.firewall import ApiFirewall
+from infra.constructs.firewall import EVALUATION_WINDOW_SECONDS, ApiFirewall
 from infra.constructs.function import RapportFunction
 from infra.constructs.governance import GovernanceJobs
 from infra.constructs.index_sync import IndexSync
@@ -104,6 +104,9 @@ class RapportStack(cdk.Stack):
                 "RAPPORT_EVENT_BUS_NAME": self.ingestion.bus.event_bus_name,
                 "RAPPORT_INGEST_SECRET_BACKEND": "secretsmanager",
                 "RAPPORT_INGEST_SECRET_PREFIX": self.ingest_secret_prefix,
+                # Counted per tenant once a signature is verified, as WAF cannot (infra/constructs/firewall.py).
+                "RAPPORT_INGEST_RATE_LIMIT": str(settings.tenant_rate_limit),
+                "RAPPORT_INGEST_RATE_WINDOW_SECONDS": str(EVALUATION_WINDOW_SECONDS),
             },
         )
         self.ingest_function = self._function(
@@ -125,6 +128,7 @@ class RapportStack(cdk.Stack):
             service_name="rapport-indexer",
             description="Rapport index sync: table stream to the vector index",
             timeout=cdk.Duration.minutes(1),
+            table_access="read",  # a memory's vector is an item of its own, which a memory's record does not carry
             reserved_concurrency=INDEXER_CONCURRENCY,
         )
         self.enrichment_function = self._function(
@@ -142,7 +146,7 @@ class RapportStack(cdk.Stack):
             retry_attempts=2,
         )
         self.ingestion.enrich_with(self.enrichment_function.function)
-        # The indexer needs the index but not the model: it writes the embedding stored with each item.
+        # The indexer needs the index but not the model: it writes the embedding stored in the table.
         self.vector_index.grant_access(self.indexer_function)
         self.indexer_function.add_environment({"RAPPORT_EMBEDDER": "openai"})
         self.index_sync = IndexSync(self, "IndexSync", function=self.indexer_function, table=self.memory_table.table)
@@ -172,6 +176,7 @@ class RapportStack(cdk.Stack):
                 stage=self.api.rest_api.deployment_stage,
                 tenant_rate_limit=settings.tenant_rate_limit,
                 ip_rate_limit=settings.ip_rate_limit,
+                log_removal_policy=log_removal_policy,
             )
 
         # --- the ingestion pipeline (docs/pipeline.md) ----------------------------------------------------------------

@@ -63,8 +63,8 @@ class Contract:
                 return []
             return self._body_violations(answer, {"$ref": "#/components/schemas/ErrorOut"})
         if found is None:
-            # An unknown route (or a known path with another method) answers the common error body.
-            if answer.status in (401, 404):
+            # An unknown route (or a known path with another method: 405) answers the common error body.
+            if answer.status in (401, 404, 405):
                 return self._body_violations(answer, {"$ref": "#/components/schemas/ErrorOut"})
             return [f"{answer.describe()}: no operation in the document matches"]
         template, operation = found

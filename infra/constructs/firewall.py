@@ -1,19 +1,24 @@
-"""The API's web ACL: per-tenant rate limits (by API key, by ingest tenant) and a per-IP ceiling."""
+"""The API's web ACL: a rate limit per API key and a per-IP ceiling, and its request logs with the keys redacted."""
 
 from __future__ import annotations
 
 import aws_cdk as cdk
 from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_logs as logs
 from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 EVALUATION_WINDOW_SECONDS = 300
+# The headers that carry an API key: never written to WAF's logs.
+KEY_HEADERS = ("authorization", "x-api-key")
 _NO_TRANSFORM = [wafv2.CfnWebACL.TextTransformationProperty(priority=0, type="NONE")]
 
 
 def _visibility(name: str) -> wafv2.CfnWebACL.VisibilityConfigProperty:
+    # Sampled requests keep every header of a request, bearer keys included, for anyone who may read the web ACL,
+    # and the logging configuration's redaction does not apply to them: the redacted logs below replace them.
     return wafv2.CfnWebACL.VisibilityConfigProperty(
-        cloud_watch_metrics_enabled=True, metric_name=name, sampled_requests_enabled=True
+        cloud_watch_metrics_enabled=True, metric_name=name, sampled_requests_enabled=False
     )
 
 
@@ -42,27 +47,31 @@ def _rate_rule(
 
 
 class ApiFirewall(Construct):
-    """Per-tenant throttling, chosen over API Gateway usage plans: a plan needs an API Gateway key per tenant
-    provisioned beside the Rapport key and returned by the authorizer, while a WAF rate rule keys on the header
-    the tenant already sends. A request over its limit gets 403 from WAF before any Lambda runs.
+    """Per-tenant throttling of the keyed routes, chosen over API Gateway usage plans: a plan needs an API Gateway key
+    per tenant provisioned beside the Rapport key and returned by the authorizer, while a WAF rate rule keys on the
+    header the tenant already sends. A request over its limit gets 403 from WAF before any Lambda runs.
 
     - `PerApiKey`: requests carrying the same `Authorization` header (one API key, so one tenant) per 5 minutes;
-    - `PerIngestTenant`: requests to `/v1/ingest/*` per `?tenant=` (those carry no API key);
-    - `PerIp`: any client IP, the ceiling for everything else (health probes, unauthenticated noise).
+    - `PerIp`: any client IP, the ceiling for everything else (health probes, the signed ingest routes, noise).
+
+    The signed ingest routes carry no key, and their `?tenant=` is only a claim until the signature is checked: a WAF
+    rule counting it would let a stranger spend a tenant's budget and have its real events refused. Their
+    per-tenant limit is counted by the webhooks function once a signature is verified (`rapport.ingestion.rate_limit`).
+
+    Every request WAF sees is logged to `aws-waf-logs-…` with the key headers redacted.
     """
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, stage: apigw.Stage, tenant_rate_limit: int, ip_rate_limit: int
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        stage: apigw.Stage,
+        tenant_rate_limit: int,
+        ip_rate_limit: int,
+        log_removal_policy: cdk.RemovalPolicy = cdk.RemovalPolicy.DESTROY,
     ) -> None:
         super().__init__(scope, construct_id)
-        ingest_paths = wafv2.CfnWebACL.StatementProperty(
-            byte_match_statement=wafv2.CfnWebACL.ByteMatchStatementProperty(
-                field_to_match=wafv2.CfnWebACL.FieldToMatchProperty(uri_path={}),
-                positional_constraint="CONTAINS",
-                search_string="/v1/ingest/",
-                text_transformations=[wafv2.CfnWebACL.TextTransformationProperty(priority=0, type="LOWERCASE")],
-            )
-        )
         self.web_acl = wafv2.CfnWebACL(
             self,
             "WebAcl",
@@ -82,23 +91,27 @@ class ApiFirewall(Construct):
                         )
                     ],
                 ),
-                _rate_rule(
-                    "PerIngestTenant",
-                    1,
-                    tenant_rate_limit,
-                    [
-                        wafv2.CfnWebACL.RateBasedStatementCustomKeyProperty(
-                            query_argument=wafv2.CfnWebACL.RateLimitQueryArgumentProperty(
-                                name="tenant", text_transformations=_NO_TRANSFORM
-                            )
-                        )
-                    ],
-                    scope_down=ingest_paths,
-                ),
-                _rate_rule("PerIp", 2, ip_rate_limit, None),
+                _rate_rule("PerIp", 1, ip_rate_limit, None),
             ],
         )
         self.association = wafv2.CfnWebACLAssociation(
             self, "Association", resource_arn=stage.stage_arn, web_acl_arn=self.web_acl.attr_arn
+        )
+        # WAF writes only to a log group whose name starts with `aws-waf-logs-`.
+        self.logs = logs.LogGroup(
+            self,
+            "Logs",
+            log_group_name=f"aws-waf-logs-{cdk.Names.unique_id(self).lower()}"[:512],
+            retention=logs.RetentionDays.ONE_MONTH,
+            removal_policy=log_removal_policy,
+        )
+        self.logging = wafv2.CfnLoggingConfiguration(
+            self,
+            "Logging",
+            resource_arn=self.web_acl.attr_arn,
+            log_destination_configs=[self.logs.log_group_arn],
+            redacted_fields=[
+                wafv2.CfnLoggingConfiguration.FieldToMatchProperty(single_header={"Name": name}) for name in KEY_HEADERS
+            ],
         )
         cdk.Tags.of(self.web_acl).add("rapport:concern", "edge")

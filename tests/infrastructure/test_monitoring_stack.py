@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from aws_cdk.assertions import Template
 
-from tests.infrastructure.conftest import Synthesized, only, rapport_functions, resources
+from tests.infrastructure.conftest import Synthesized, function_by_service, only, rapport_functions, resources
 
 pytestmark = pytest.mark.infrastructure
 
@@ -86,7 +86,9 @@ def test_one_dashboard_shows_every_function(template: Template) -> None:
 # --- the edge --------------------------------------------------------------------------------------------------------
 
 
-def test_the_web_acl_rate_limits_per_api_key_per_ingest_tenant_and_per_ip(template: Template) -> None:
+def test_the_web_acl_rate_limits_per_api_key_and_per_ip_but_never_counts_unverified_ingest_tenants(
+    template: Template,
+) -> None:
     _, acl = only(template, "AWS::WAFv2::WebACL")
     assert acl["Properties"]["Scope"] == "REGIONAL"
     rules = {rule["Name"]: rule["Statement"]["RateBasedStatement"] for rule in acl["Properties"]["Rules"]}
@@ -94,9 +96,32 @@ def test_the_web_acl_rate_limits_per_api_key_per_ingest_tenant_and_per_ip(templa
         {"Header": {"Name": "authorization", "TextTransformations": [{"Priority": 0, "Type": "NONE"}]}}
     ]
     assert rules["PerApiKey"]["Limit"] == 3000
-    assert rules["PerIngestTenant"]["CustomKeys"][0]["QueryArgument"]["Name"] == "tenant"
-    assert "/v1/ingest/" in json.dumps(rules["PerIngestTenant"]["ScopeDownStatement"])
     assert rules["PerIp"]["AggregateKeyType"] == "IP" and rules["PerIp"]["Limit"] == 6000
+    # `?tenant=` is a claim until the signature is checked: no rule may count it (a stranger would spend the budget)
+    assert set(rules) == {"PerApiKey", "PerIp"}
+    assert "QueryArgument" not in json.dumps(acl["Properties"]["Rules"])
+    # The webhooks function counts each tenant's verified requests itself, with the same limit and window
+    _, webhooks = function_by_service(template, "rapport-webhooks")
+    variables = webhooks["Properties"]["Environment"]["Variables"]
+    assert variables["RAPPORT_INGEST_RATE_LIMIT"] == "3000"
+    assert variables["RAPPORT_INGEST_RATE_WINDOW_SECONDS"] == "300"
+
+
+def test_the_web_acl_samples_no_requests_and_logs_them_with_the_keys_redacted(template: Template) -> None:
+    _, acl = only(template, "AWS::WAFv2::WebACL")
+    # Sampled requests would keep every header, bearer keys included, and no redaction applies to them
+    visibility = [acl["Properties"]["VisibilityConfig"], *(r["VisibilityConfig"] for r in acl["Properties"]["Rules"])]
+    assert all(config["SampledRequestsEnabled"] is False for config in visibility)
+    acl_id, _ = only(template, "AWS::WAFv2::WebACL")
+    _, logging = only(template, "AWS::WAFv2::LoggingConfiguration")
+    assert logging["Properties"]["ResourceArn"] == {"Fn::GetAtt": [acl_id, "Arn"]}
+    redacted = {field["SingleHeader"]["Name"] for field in logging["Properties"]["RedactedFields"]}
+    assert redacted == {"authorization", "x-api-key"}
+    (destination,) = logging["Properties"]["LogDestinationConfigs"]
+    log_group_id = destination["Fn::GetAtt"][0]
+    log_group = resources(template, "AWS::Logs::LogGroup")[log_group_id]
+    assert log_group["Properties"]["LogGroupName"].startswith("aws-waf-logs-")
+    assert log_group["Properties"]["RetentionInDays"] == 30
 
 
 def test_the_web_acl_guards_the_api_stage(template: Template) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -25,7 +26,10 @@ def rest_event(
     tenant: str | None = "tenant-a",
     raw_body: str | None = None,
     headers: dict[str, str] | None = None,
+    binary_body: bytes | None = None,
 ) -> dict[str, Any]:
+    """`binary_body`: bytes API Gateway would hand over base64'd (a binary media type, or the local gateway's body
+    that is not UTF-8)."""
     parts = urlsplit(url)
     query = parse_qs(parts.query, keep_blank_values=True)
     authorizer = {"tenant_id": tenant, "principalId": f"key-of-{tenant}"} if tenant else None
@@ -49,6 +53,12 @@ def rest_event(
             "identity": {"sourceIp": "127.0.0.1"},
             "authorizer": authorizer,
         },
-        "body": raw_body if raw_body is not None else (json.dumps(body) if body is not None else None),
-        "isBase64Encoded": False,
+        "body": (
+            base64.b64encode(binary_body).decode()
+            if binary_body is not None
+            else raw_body
+            if raw_body is not None
+            else (json.dumps(body) if body is not None else None)
+        ),
+        "isBase64Encoded": binary_body is not None,
     }

@@ -100,7 +100,15 @@ class FailingAfter:
     """Wraps a store (MemoryStore and ItemStore): the write after `allowed` writes raises, as a crash would."""
 
     WRITES = frozenset(
-        {"put_memory", "delete_memory", "put_item", "delete_item", "delete_interaction", "put_interaction"}
+        {
+            "put_memory",
+            "update_memory",
+            "delete_memory",
+            "put_item",
+            "delete_item",
+            "delete_interaction",
+            "put_interaction",
+        }
     )
 
     def __init__(self, inner: Any, allowed: int | None = None) -> None:

@@ -112,7 +112,8 @@ def test_jobs_run_by_hand_as_of_a_time_print_what_changed_and_then_nothing(
     services: Services, cli_environment: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     memory = put(services, "Has a dog named Max", at=START)
-    as_of = (START + timedelta(days=2)).isoformat()
+    # past ln(1 / 0.3) / 0.1 = 12.04 days: the strength has crossed compression's 0.3, the one kind of change written
+    as_of = (START + timedelta(days=13)).isoformat()
     data = ["--data-dir", str(cli_environment)]
 
     assert main(["jobs", "run", "decay", "--now", as_of, *data]) == 0
@@ -121,10 +122,10 @@ def test_jobs_run_by_hand_as_of_a_time_print_what_changed_and_then_nothing(
     second = capsys.readouterr().out
 
     assert f"{T}/{U}: decayed 1" in first
-    assert f"decayed {memory.id} 1.0000 -> {math.exp(-0.2):.4f}" in first
+    assert f"decayed {memory.id} 1.0000 -> {math.exp(-1.3):.4f} (below 0.3)" in first
     assert json.loads(first.splitlines()[-1])["decayed"] == 1
     assert "nothing to change" in second and json.loads(second.splitlines()[-2])["decayed"] == 0
-    assert services.store.get_memory(Scope(T, U), memory.id).strength == pytest.approx(math.exp(-0.2))
+    assert services.store.get_memory(Scope(T, U), memory.id).strength == pytest.approx(math.exp(-1.3))
 
 
 def test_undo_and_plans_by_hand(services: Services, cli_environment: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -167,7 +167,7 @@ def test_fifty_users_fan_out_and_one_failing_user_is_retried_alone(
 
     monkeypatch.setattr(SqsWorkQueue, "send", counted_send)
     producer, worker = load_handler("producer"), load_handler("worker")
-    as_of = T0 + timedelta(days=2)
+    as_of = T0 + timedelta(days=13)  # past ln(1 / 0.3) / 0.1 = 12.04 days: each user's memory crosses compression's 0.3
 
     # When the schedule fires the decay job
     started = producer.handler({"job": "decay", "now": as_of.isoformat()}, FakeLambdaContext())
@@ -190,7 +190,7 @@ def test_fifty_users_fan_out_and_one_failing_user_is_retried_alone(
     for tenant in ("tenant-a", "tenant-b"):
         for user in USERS:
             [memory] = store.list_memories(Scope(tenant, user), domains=(Domain.USER,), limit=5).items
-            expected_strength = 1.0 if (tenant, user) == ("tenant-a", POISONED) else math.exp(-0.2)
+            expected_strength = 1.0 if (tenant, user) == ("tenant-a", POISONED) else math.exp(-1.3)
             assert memory.strength == pytest.approx(expected_strength)
     # and reported it: metrics per job and a summary line
     output = capsys.readouterr().out

@@ -12,6 +12,7 @@ import pytest
 
 from rapport.clock import FixedClock
 from rapport.composition.services import Services
+from rapport.domain.lifecycle.crossings import decay_to_persist
 from rapport.domain.models import Domain, DomainFilter, MemoryStatus, Message, MessageRole, Tier
 from rapport.domain.recall import RecallQuery
 from rapport.domain.scope import Scope
@@ -50,27 +51,60 @@ def gov(any_store: object, tmp_path: Path, clock: FixedClock) -> Iterator[Servic
     yield services_over(any_store, tmp_path, clock)  # type: ignore[arg-type]
 
 
-def test_decay_writes_down_the_effective_strength_and_a_second_run_changes_nothing(
+def test_decay_writes_only_a_threshold_crossing_and_every_reader_sees_the_same_strength(
     gov: Services, clock: FixedClock
 ) -> None:
+    # Given a user memory that crosses compression's 0.3 after ln(0.9 / 0.3) / 0.1 = 11 days, and a relational one
+    # that crosses 0.2 after ln(1 / 0.2) / 0.05 = 32.2 days
     user = put(gov, "Has a dog named Max", at=T0, strength=0.9)
     relational = put(gov, "Bullet points work better", at=T0, domain=Domain.RELATIONAL)
-    as_of = T0 + 3 * DAY
 
+    # When the job runs on day 3: nothing has crossed, so nothing is written...
+    third = gov.governance.run(JobName.DECAY, Scope(T, U), T0 + 3 * DAY)
+    assert third.examined == 2 and third.decayed == 0 and not third.changed
+    assert gov.store.get_memory(Scope(T, U), user.id).strength == 0.9
+    # ...and yet every reader sees the decayed strength, computed from the stored one
+    clock.set(T0 + 3 * DAY)
+    assert gov.memories.get(Scope(T, U), user.id).strength == pytest.approx(0.9 * math.exp(-0.3))
+    listed = gov.memories.list_memories(Scope(T, U), domain=DomainFilter.BOTH, memory_type=None, limit=5, cursor=None)
+    assert {m.id: round(m.strength, 9) for m in listed.items} == {
+        user.id: round(0.9 * math.exp(-0.3), 9),
+        relational.id: round(math.exp(-0.15), 9),
+    }
+
+    # When it runs on day 12, past the user memory's crossing: that one is written down, once
+    as_of = T0 + 12 * DAY
     first = gov.governance.run(JobName.DECAY, Scope(T, U), as_of)
     second = gov.governance.run(JobName.DECAY, Scope(T, U), as_of)
+    later = gov.governance.run(JobName.DECAY, Scope(T, U), as_of + 5 * DAY)
+    assert first.decayed == 1 and [c.target for c in first.changes] == [user.id]
+    stored = gov.store.get_memory(Scope(T, U), user.id)
+    assert stored.strength == pytest.approx(0.9 * math.exp(-1.2)) and stored.decayed_at == as_of
+    assert gov.store.get_memory(Scope(T, U), relational.id).strength == 1.0
+    assert second.decayed == 0 and later.decayed == 0 and not second.changed and not later.changed
 
-    assert first.decayed == 2 and {c.target for c in first.changes} == {user.id, relational.id}
-    assert gov.store.get_memory(Scope(T, U), user.id).strength == pytest.approx(0.9 * math.exp(-0.3))
-    assert gov.store.get_memory(Scope(T, U), relational.id).strength == pytest.approx(math.exp(-0.15))
-    assert second.decayed == 0 and not second.changed
-    # Recall scores with the same effective strength whether or not the job ran: the anchor moved with the strength.
+    # Recall scores with the same strength whether or not the job wrote: the anchor moved with the strength.
     twin = put(gov, "Has a dog named Max", at=T0, strength=0.9, user="twin")  # never seen by the job
     clock.set(as_of + 2 * DAY)
     [hit] = gov.recall.recall(Scope(T, U), RecallQuery(query="dog named Max", domain=DomainFilter.USER))
     [twin_hit] = gov.recall.recall(Scope(T, "twin"), RecallQuery(query="dog named Max", domain=DomainFilter.USER))
-    assert twin_hit.memory.id == twin.id and twin_hit.memory.strength == 0.9
+    assert twin_hit.memory.id == twin.id and twin_hit.memory.strength == pytest.approx(0.9 * math.exp(-1.4))
+    assert hit.memory.strength == pytest.approx(twin_hit.memory.strength)
     assert hit.score == pytest.approx(twin_hit.score)
+
+
+def test_a_memory_reinforced_while_the_decay_job_runs_keeps_its_reinforcement(gov: Services, clock: FixedClock) -> None:
+    # Given a memory past its crossing, reinforced after the job read its page but before the job wrote
+    faded = put(gov, "Lives in Lisbon", at=T0 - 20 * DAY)
+    clock.set(T0)
+    read = gov.store.get_memory(Scope(T, U), faded.id)
+    gov.memories.reinforce(Scope(T, U), [faded.id], boost=0.5)
+
+    # When the job writes from what it read, then the reinforcement wins and nothing is decayed
+    written = gov.memories.rewrite(read, lambda current: decay_to_persist(current, T0, gov.settings.governance))
+    assert written.last_reinforced_at == T0
+    assert written.strength == pytest.approx(math.exp(-2.0) + 0.5)
+    assert gov.store.get_memory(Scope(T, U), faded.id).strength == pytest.approx(math.exp(-2.0) + 0.5)
 
 
 def test_compression_summarizes_weak_old_memories_by_type_and_archives_the_originals(gov: Services) -> None:
@@ -276,13 +310,16 @@ def test_an_interrupted_decay_or_retention_run_completes_on_the_next(
 ) -> None:
     store = FailingAfter(any_store)
     services = services_over(store, tmp_path, clock, governance={"community_max_messages": 4})
-    memories = [put(services, f"fact number {n}", at=T0 - n * DAY) for n in range(6)]
+    # Six memories that have all faded past 0.3 by the run (13 to 18 days old), written down one by one
+    memories = [put(services, f"fact number {n}", at=T0 - (12 + n) * DAY) for n in range(6)]
     store.allowed = store.writes + 3
 
     run_until_done(lambda: services.governance.run(JobName.DECAY, Scope(T, U), T0 + DAY), store)
 
     for n, memory in enumerate(memories):
-        assert services.store.get_memory(Scope(T, U), memory.id).strength == pytest.approx(math.exp(-0.1 * (n + 1)))
+        stored = services.store.get_memory(Scope(T, U), memory.id)
+        assert stored.strength == pytest.approx(math.exp(-0.1 * (n + 13))) and stored.decayed_at == T0 + DAY
+    assert not services.governance.run(JobName.DECAY, Scope(T, U), T0 + DAY).changed
     ids = []
     for n in range(4):  # 8 messages under a cap of 4 would be trimmed as they arrive: raise the cap first
         services.governance.plans.set_tenant_plan(T, PlanTier.ENTERPRISE, clock.now())
@@ -304,12 +341,12 @@ def test_one_job_at_a_time_holds_a_user_and_a_crashed_runs_hold_expires(gov: Ser
     assert gov.governance.run(JobName.CONSOLIDATE, Scope(T, U), T0, run_id="run-2").users == 1  # released on exit
 
     # A run that crashed never releases its lease (kept referenced here, so nothing closes it)...
-    crashed = lease.hold(Scope(T, U), "decay:run-3")
+    crashed = lease.hold(Scope(T, U), "retention:run-3")
     crashed.__enter__()
     with pytest.raises(UserBusyError):
         gov.governance.run(JobName.COMPRESS, Scope(T, U), T0, run_id="run-4")
     # ...its own retry (the same job and run, redelivered by SQS) takes it back...
-    assert gov.governance.run(JobName.DECAY, Scope(T, U), T0, run_id="run-3").users == 1
+    assert gov.governance.run(JobName.RETENTION, Scope(T, U), T0, run_id="run-3").users == 1
     # ...and another run gets the user once the lease has expired
     stuck = lease.hold(Scope(T, U), "decay:run-5")
     stuck.__enter__()

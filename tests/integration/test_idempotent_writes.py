@@ -233,11 +233,11 @@ def test_a_retry_after_an_attempt_stopped_after_its_commit_completes_it_once(
     start_pipeline = InteractionService._start_pipeline
     stops: list[str] = []
 
-    def stopped_once(self: InteractionService, interaction: Any, wait: bool) -> Any:
+    def stopped_once(self: InteractionService, interaction: Any, wait: bool, **how: Any) -> Any:
         if not stops:
             stops.append(interaction.id)
             raise SimulatedTimeout
-        return start_pipeline(self, interaction, wait)
+        return start_pipeline(self, interaction, wait, **how)
 
     monkeypatch.setattr(InteractionService, "_start_pipeline", stopped_once)
     with pytest.raises(SimulatedTimeout):
@@ -267,16 +267,16 @@ def test_a_retry_after_a_failed_attempt_records_the_interaction_once(
 ) -> None:
     # Given the first attempt fails after its commit, in a follower (taken back, answered 500)
     people = type(world.people)
-    record = people.record_interaction
+    plan = people.plan
     failures: list[bool] = []
 
-    def fail_once(self: Any, interaction: Any) -> None:
+    def fail_once(self: Any, interaction: Any, read: Any) -> Any:
         if not failures:
             failures.append(True)
             raise RuntimeError("people store down")
-        record(self, interaction)
+        return plan(self, interaction, read)
 
-    monkeypatch.setattr(people, "record_interaction", fail_once)
+    monkeypatch.setattr(people, "plan", fail_once)
     assert post(world, INTERACTIONS, CONVERSATION)["statusCode"] == 500
     assert stored(world) == ([], [])
     # When the client retries with the same key
@@ -451,11 +451,11 @@ def test_an_ingested_event_whose_attempt_died_is_recorded_by_a_redelivery_once(
     start_pipeline = InteractionService._start_pipeline
     stops: list[bool] = []
 
-    def stopped_once(self: InteractionService, interaction: Any, wait: bool) -> Any:
+    def stopped_once(self: InteractionService, interaction: Any, wait: bool, **how: Any) -> Any:
         if not stops:
             stops.append(True)
             raise SimulatedTimeout
-        return start_pipeline(self, interaction, wait)
+        return start_pipeline(self, interaction, wait, **how)
 
     monkeypatch.setattr(InteractionService, "_start_pipeline", stopped_once)
     with pytest.raises(SimulatedTimeout):

@@ -8,16 +8,19 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from boto3.dynamodb.types import TypeSerializer
 
 from rapport.adapters.dynamodb.records import memory_to_item
 from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.adapters.opensearch.index import OpenSearchVectorIndex, document_id
 from rapport.domain.models import Domain, Memory, MemoryStatus
 from rapport.domain.scope import Scope
+from rapport.errors import NotFoundError
+from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import IndexQuery, VectorIndex
 from rapport.services.index_sync import IndexSync
 from tests.integration.api_events import FakeLambdaContext
@@ -93,14 +96,28 @@ ACME = memory("01JACME", "Works at Acme", embedding=[0.0, 0.0, 1.0, 0.0])
 ACME_REINFORCED = ACME.model_copy(update={"strength": 0.7})
 
 
+class StoredVectors:
+    """The table's vector items as the indexer reads them (`MemoryStore.get_memory`): the latest of each memory."""
+
+    def __init__(self, *memories: Memory) -> None:
+        self.memories = {m.id: m for m in memories}
+
+    def get_memory(self, scope: Scope, memory_id: str) -> Memory:
+        if memory_id not in self.memories:
+            raise NotFoundError(f"memory {memory_id} not found")
+        return self.memories[memory_id]
+
+
 def poison_item() -> dict[str, Any]:
-    """A MEM# item the indexer cannot read: its embedding is five bytes, not whole float32 values."""
+    """A MEM# item the indexer cannot read: its (old layout, inline) embedding is five bytes, not whole float32
+    values."""
     item = memory_to_item(memory("01JBAD", "Likes tea", embedding=[0.0, 0.0, 0.0, 1.0]))
     item["embedding"] = b"\x00\x01\x02\x03\x04"
     return item
 
 
 def batch() -> dict[str, Any]:
+    # Memory items carry no vector (it is an item of its own): the indexer reads it from the store
     dog, dog_renamed = memory_to_item(DOG), memory_to_item(DOG_RENAMED)
     acme, acme_reinforced = memory_to_item(ACME), memory_to_item(ACME_REINFORCED)
     return {
@@ -115,14 +132,17 @@ def batch() -> dict[str, Any]:
     }
 
 
-def load_indexer(index: VectorIndex, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+def load_indexer(
+    index: VectorIndex, monkeypatch: pytest.MonkeyPatch, vectors: StoredVectors | None = None
+) -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "rapport_indexer_under_test", FUNCTIONS_DIR / "indexer" / "handler.py"
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.setattr(module, "index_sync", lambda: IndexSync(index))
+    stored = vectors or StoredVectors(DOG_RENAMED, ACME_REINFORCED)
+    monkeypatch.setattr(module, "index_sync", lambda: IndexSync(index, cast(MemoryStore, stored)))
     return module
 
 
@@ -188,7 +208,25 @@ def test_an_index_outage_fails_the_records_it_touched_for_retry(monkeypatch: pyt
     assert response == {"batchItemFailures": [{"itemIdentifier": s} for s in ("100", "200", "300", "400")]}
 
 
-def test_the_indexer_wires_only_an_index_from_its_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_memory_whose_vector_is_not_readable_yet_fails_and_its_retry_indexes_it(
+    embedded: EmbeddedVectorIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the record of a new memory that reaches the indexer before its vector item is readable
+    vectors = StoredVectors(DOG.without_embedding(), ACME)
+    indexer = load_indexer(embedded, monkeypatch, vectors)
+    dog, acme = memory_to_item(DOG), memory_to_item(ACME)
+    record = {"Records": [stream_record("INSERT", "100", dog, None), stream_record("INSERT", "200", acme, None)]}
+
+    # Then the record fails (Lambda retries it), and once the vector is there the retry indexes the memory
+    assert indexer.handler(record, FakeLambdaContext()) == {"batchItemFailures": [{"itemIdentifier": "100"}]}
+    vectors.memories[DOG.id] = DOG
+    assert indexer.handler(record, FakeLambdaContext()) == {"batchItemFailures": []}
+    assert ids(embedded, [1.0, 0.0, 0.0, 0.0]) == ["01JDOG"]
+
+
+def test_the_indexer_wires_an_index_and_the_store_from_its_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     for name, value in {
         "RAPPORT_VECTOR_BACKEND": "embedded",
         "RAPPORT_EMBEDDER": "hashing",
@@ -205,3 +243,4 @@ def test_the_indexer_wires_only_an_index_from_its_environment(monkeypatch: pytes
     index_sync.cache_clear()
     sync = module.index_sync()
     assert isinstance(sync._index, EmbeddedVectorIndex) and sync._index.dimensions == 64
+    assert isinstance(sync._store, SqliteMemoryStore)  # where the vectors are read; no embedder, no model

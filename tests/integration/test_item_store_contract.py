@@ -154,3 +154,24 @@ def test_a_write_of_many_items_is_all_or_nothing(any_store: Store) -> None:
     assert state is not None and state.body == {"trust": 0.9} and state.version == 2
     with pytest.raises(ValueError, match="twice"):
         any_store.write_items(DANA, [ItemDelete(kind="EDGES", key="x"), ItemDelete(kind="EDGES", key="x")], now=NOW)
+
+
+def test_a_delete_with_a_stale_version_refuses_the_whole_write(any_store: Store) -> None:
+    # Given a person at version 2, after someone changed the version 1 a writer read
+    any_store.put_item(DANA, "PERSON", "mother", {"role": "mother"}, now=NOW)
+    any_store.put_item(DANA, "PERSON", "mother", {"role": "mother", "mentions": 2}, now=NOW)
+    # When that writer deletes what it read, beside another write
+    with pytest.raises(ConflictError):
+        any_store.write_items(
+            DANA,
+            [
+                ItemPut(kind="PERSON", key="linda", body={"name": "Linda"}, expected_version=0),
+                ItemDelete(kind="PERSON", key="mother", expected_version=1),
+            ],
+            now=NOW,
+        )
+    # Then nothing of it happened; the delete expecting the version as it stands goes through
+    assert any_store.get_item(DANA, "PERSON", "linda") is None
+    assert any_store.get_item(DANA, "PERSON", "mother") is not None
+    any_store.write_items(DANA, [ItemDelete(kind="PERSON", key="mother", expected_version=2)], now=NOW)
+    assert any_store.get_item(DANA, "PERSON", "mother") is None

@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import boto3
 import pytest
@@ -14,6 +14,7 @@ from moto import mock_aws
 
 from rapport.adapters.dynamodb import keys as dynamodb_keys
 from rapport.adapters.dynamodb import table as dynamodb_table
+from rapport.adapters.dynamodb.records import approximate_item_bytes
 from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
 from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.domain.models import (
@@ -32,10 +33,12 @@ from rapport.domain.models import (
     Provenance,
     SourceKind,
     Tier,
+    Trust,
 )
 from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from rapport.ids import new_id
+from rapport.ports.items import ItemPut, ItemScope, ItemStore
 from rapport.ports.store import MemoryStore
 
 pytestmark = pytest.mark.integration
@@ -143,7 +146,7 @@ def make_audit_event(*, tenant: str = "tenant-a", second: float = 0, target: str
         tenant_id=tenant,
         action=AuditAction.ERASE_USER,
         actor="api-key:default",
-        target_user_id=target,
+        target_user_hash=Scope(tenant, target).user_hash,
         at=moment,
         counts={"memories": 3, "interactions": 1},
     )
@@ -388,6 +391,32 @@ def test_a_listed_memory_is_the_memory_read_by_key_every_field_but_the_embedding
         assert [m.without_embedding() for m in listed.items] == [by_key]
 
 
+@pytest.mark.parametrize("trust", list(Trust))
+def test_trust_and_a_quarantine_survive_a_read_by_key_a_batch_and_every_listing(
+    store: MemoryStore, trust: Trust
+) -> None:
+    # Given a quarantined memory whose trust is not the one its source implies (an assistant named "Ava")
+    scope = Scope("tenant-a", "user-1")
+    memory = make_memory(
+        memory_type="episode",
+        trust=trust,
+        status=MemoryStatus.QUARANTINED,
+        source=Provenance(kind=SourceKind.INTERACTION, interaction_id=new_id(at(-2)), message_index=1, speaker="Ava"),
+        metadata={"quarantine": {"detector": "rules:instructions", "reason": "reads as instructions"}},
+    )
+    store.put_memory(memory)
+
+    # Then every read gives both back as written
+    reads = [
+        store.get_memory(scope, memory.id),
+        *store.get_memories(scope, [memory.id]),
+        *store.list_memories(scope, domains=USER_ONLY, limit=5).items,
+        *store.list_memories(scope, domains=BOTH, memory_type="episode", limit=5).items,
+        *store.list_memories(scope, domains=BOTH, limit=5).items,
+    ]
+    assert [(m.trust, m.status) for m in reads] == [(trust, MemoryStatus.QUARANTINED)] * 5
+
+
 def test_type_and_domain_filter_pages_through_sparse_matches(store: MemoryStore) -> None:
     # Given a type used in both domains: 3 old relational "note"s under 60 newer user "note"s, so the few matches
     # hide far behind what a single read of the type returns
@@ -457,6 +486,43 @@ def test_interaction_round_trips(store: MemoryStore) -> None:
     store.put_interaction(interaction)
 
     assert store.get_interaction(Scope("tenant-a", "user-1"), interaction.id) == interaction
+
+
+def test_an_interaction_is_stored_with_its_registration_and_item_writes_or_not_at_all(store: MemoryStore) -> None:
+    items = cast(ItemStore, store)  # both stores keep items in the same table or file
+    dana = ItemScope(tenant_id="tenant-a", user_id="user-1")
+    items.put_item(dana, "STATE", "", {"trust": 0.5}, now=at(0))
+    episode = make_memory(second=1)
+    first = make_interaction(second=1, memory_ids=[episode.id])
+    # Given a write planned from version 1 of the state, which someone has moved on since
+    items.put_item(dana, "STATE", "", {"trust": 0.6}, now=at(0))
+    stale = [
+        ItemPut(kind="STATE", key="", body={"trust": 0.51}, expected_version=1),
+        ItemPut(kind="PROFILE", key="", body={"count": 1}, expected_version=0),
+    ]
+    # When the interaction is stored with it: nothing is, not the history, the episode or the profile
+    with pytest.raises(ConflictError):
+        store.put_interaction(first, [episode], with_items=stale)
+    assert store.list_interactions(Scope("tenant-a", "user-1"), limit=5).items == []
+    assert store.get_memories(Scope("tenant-a", "user-1"), [episode.id]) == []
+    assert items.get_item(dana, "PROFILE", "") is None
+    assert store.list_users("tenant-a", limit=5).items == []
+    # When it is planned again from what is stored now, all of it is stored together, the user registered
+    fresh = [
+        ItemPut(kind="STATE", key="", body={"trust": 0.61}, expected_version=2),
+        ItemPut(kind="PROFILE", key="", body={"count": 1}, expected_version=0),
+    ]
+    store.put_interaction(first, [episode], with_items=fresh)
+    assert store.get_interaction(Scope("tenant-a", "user-1"), first.id) == first
+    assert ids_of(store.get_memories(Scope("tenant-a", "user-1"), [episode.id])) == [episode.id]
+    state, profile = items.get_item(dana, "STATE", ""), items.get_item(dana, "PROFILE", "")
+    assert state is not None and state.body == {"trust": 0.61} and state.version == 3
+    assert profile is not None and profile.version == 1 and profile.updated_at == first.created_at
+    assert store.list_users("tenant-a", limit=5).items == ["user-1"]
+    assert store.list_tenants(limit=5).items == ["tenant-a"]
+    # A user known to have been registered is registered again without the tenant's entry being rewritten
+    store.put_interaction(make_interaction(user="user-2", second=2), known_user=True)
+    assert store.list_users("tenant-a", limit=5).items == ["user-1", "user-2"]
 
 
 def test_interaction_of_another_tenant_or_missing_is_not_found(store: MemoryStore) -> None:
@@ -674,7 +740,7 @@ def test_create_table_builds_the_schema_the_stack_declares(dynamodb: Any) -> Non
     assert ttl["AttributeName"] == "expires_at"
 
 
-def test_items_carry_the_documented_keys_and_a_compact_embedding(dynamodb: Any) -> None:
+def test_items_carry_the_documented_keys_and_a_compact_embedding_of_its_own(dynamodb: Any) -> None:
     store = DynamoDbMemoryStore(TABLE, dynamodb_resource=dynamodb)
     memory = make_memory(domain=Domain.RELATIONAL, memory_type="working_style", embedding=random_embedding(1536))
     store.put_memory(memory)
@@ -685,10 +751,34 @@ def test_items_carry_the_documented_keys_and_a_compact_embedding(dynamodb: Any) 
     assert item["gsi1pk"] == "TENANT#tenant-a#USER#user-1#DOMAIN#relational"
     assert item["gsi2pk"] == "TENANT#tenant-a#USER#user-1#TYPE#working_style"
     assert item["gsi1sk"] == item["gsi2sk"] == f"MEM#{memory.id}"
-    assert len(bytes(item["embedding"])) == 1536 * 4  # float32 bytes, 6 KB, not 1536 number attributes
     assert item["created_at"] == "2024-05-01T12:00:00.123456+00:00"
+    # The vector is an item of its own, without GSI keys: a change of the memory does not rewrite its 6 KB
+    assert "embedding" not in item and approximate_item_bytes(item) < 1024
+    vector = table.get_item(Key={"pk": "TENANT#tenant-a#USER#user-1", "sk": f"EMB#{memory.id}"})["Item"]
+    assert len(bytes(vector["embedding"])) == 1536 * 4  # float32 bytes, 6 KB, not 1536 number attributes
+    assert not {"gsi1pk", "gsi2pk", "gsi3pk"} & set(vector)
     key_item = table.get_item(Key={"pk": "TENANT#tenant-a", "sk": "APIKEY#" + "f" * 64})["Item"]
     assert (key_item["gsi3pk"], key_item["gsi3sk"]) == ("APIKEY#" + "f" * 64, "TENANT#tenant-a")
+
+
+def test_a_memory_item_written_before_trust_was_recorded_takes_the_trust_its_source_implies(dynamodb: Any) -> None:
+    store = DynamoDbMemoryStore(TABLE, dynamodb_resource=dynamodb)
+    spoken = make_memory(
+        source=Provenance(kind=SourceKind.INTERACTION, speaker="assistant"), trust=Trust.ASSISTANT_SAID
+    )
+    extracted = make_memory(second=1, source=Provenance(kind=SourceKind.PIPELINE), trust=Trust.EXTRACTED)
+    store.put_memory(spoken)
+    store.put_memory(extracted)
+    table = dynamodb.Table(TABLE)
+    for memory in (spoken, extracted):
+        key = {"pk": "TENANT#tenant-a#USER#user-1", "sk": f"MEM#{memory.id}"}
+        assert table.get_item(Key=key)["Item"]["source"]["trust"] == memory.trust.value
+        table.update_item(
+            Key=key, UpdateExpression="REMOVE #s.#t", ExpressionAttributeNames={"#s": "source", "#t": "trust"}
+        )
+
+    read = {m.id: m.trust for m in store.get_memories(Scope("tenant-a", "user-1"), [spoken.id, extracted.id])}
+    assert read == {spoken.id: Trust.ASSISTANT_SAID, extracted.id: Trust.EXTRACTED}
 
 
 def test_a_cursor_cannot_leave_its_partition(dynamodb: Any) -> None:
@@ -841,7 +931,7 @@ def test_unprocessed_reads_and_deletes_are_retried(dynamodb: Any, no_backoff: No
     store = DynamoDbMemoryStore(TABLE, dynamodb_resource=throttled)
 
     assert sorted(ids_of(store.get_memories(Scope("tenant-a", "user-1"), ids_of(memories)))) == sorted(ids_of(memories))
-    assert throttled.batch_calls == 4
+    assert throttled.batch_calls == 2 * 4  # a memory and its vector's key each, one at a time
 
     assert store.erase_user(Scope("tenant-a", "user-1")).memories == 4
     assert store.count_memories(Scope("tenant-a", "user-1")) == 0

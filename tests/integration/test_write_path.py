@@ -14,8 +14,11 @@ from rapport.api.app import create_lambda_app
 from rapport.composition.services import Services, build_services
 from rapport.domain.models import Interaction, Message, MessageRole
 from rapport.domain.scope import Scope
+from rapport.ports.items import ItemScope
+from rapport.ports.pipeline import PipelineRequest
 from rapport.services.interactions import NewInteraction
 from rapport.services.people import PeopleService
+from rapport.services.profiles import ProfileService
 from rapport.settings import PipelineMode, Settings
 from tests.integration.conftest import TABLE_NAME
 
@@ -60,10 +63,10 @@ def test_a_failure_after_the_store_write_stores_nothing_and_answers_an_error(
     services: Services, monkeypatch: pytest.MonkeyPatch, failure: Exception
 ) -> None:
     # Given the last step that belongs to the request (people) fails with an error no one expects
-    def fail(self: PeopleService, interaction: Interaction) -> None:
+    def fail(self: PeopleService, interaction: Interaction, read: Any) -> None:
         raise failure
 
-    monkeypatch.setattr(PeopleService, "record_interaction", fail)
+    monkeypatch.setattr(PeopleService, "plan", fail)
     # When the conversation is posted
     response = create_lambda_app(services).resolve(
         api_event(
@@ -88,7 +91,7 @@ def test_derived_work_that_fails_never_fails_a_stored_interaction(
     def fail(*_: Any) -> None:
         raise RuntimeError("session store down")
 
-    monkeypatch.setattr(type(services.sessions), "record_interaction", fail)
+    monkeypatch.setattr(type(services.sessions), "plan", fail)
     # When a conversation is recorded, it is stored whole: history, episodes, people, state
     recorded = services.interactions.record(Scope(T, U), conversation())
     assert [i.id for i in services.interactions.history(Scope(T, U), limit=10, cursor=None).items] == [
@@ -151,11 +154,11 @@ def test_a_long_interaction_is_stored_whole_in_dynamodb(settings: Settings, cloc
     assert len(services.store.get_memories(Scope(T, U), stored.memory_ids)) == 120
 
 
-def test_the_in_process_pipeline_reads_its_interaction_twice_and_its_run_once(
+def test_the_in_process_pipeline_of_a_new_interaction_reads_it_once_and_a_rerun_reads_it_twice(
     services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The run opens with one read of each; the store step reads the interaction again right before writing (an
-    # erasure may have run meanwhile) and completes the run the open step left. Nothing else reads them again.
+    # The request that records an interaction hands it to its run, which opens without reading it or the run's item
+    # back; the store step reads the interaction once, right before writing (an erasure may have run meanwhile).
     reads: list[str] = []
     store_type, items_type = type(services.store), type(services.items)
     get_interaction, get_item = store_type.get_interaction, items_type.get_item
@@ -173,4 +176,76 @@ def test_the_in_process_pipeline_reads_its_interaction_twice_and_its_run_once(
     monkeypatch.setattr(items_type, "get_item", counted_item)
     recorded = services.interactions.record(Scope(T, U), conversation(), wait=True)
     assert recorded.pipeline is not None and recorded.pipeline.status == "completed"
-    assert reads.count("interaction") == 2 and reads.count("run") == 1
+    assert reads == ["interaction"]
+    # A rerun (a replayed dead letter) opens from the store: one read of each, and the interaction again before
+    # the store step, which finds the run completed and redoes nothing.
+    reads.clear()
+    request = PipelineRequest(tenant_id=T, user_id=U, interaction_id=recorded.interaction.id)
+    again = services.pipeline.run(request)
+    assert again.skipped and reads.count("interaction") == 1 and reads.count("run") == 1
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def either(request: pytest.FixtureRequest, services: Services, settings: Settings, clock: Any) -> Services:
+    if request.param == "sqlite":
+        return services
+    return dynamodb_services(settings, clock, request.getfixturevalue("moto_dynamodb"))
+
+
+def test_a_change_between_the_read_and_the_commit_is_read_again_and_counted_once(
+    either: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given another interaction moves the relational state after this one read it, before it is committed
+    plan = ProfileService.plan
+    interfered: list[bool] = []
+
+    def interfering(self: ProfileService, interaction: Interaction, read: Any) -> Any:
+        if not interfered:
+            interfered.append(True)
+            other = interaction.model_copy(update={"id": "01J0OTHER0000000000000000", "metadata": {}})
+            either.relational_state.record_interaction(other)
+        return plan(self, interaction, read)
+
+    monkeypatch.setattr(ProfileService, "plan", interfering)
+    # When the conversation is recorded
+    recorded = either.interactions.record(Scope(T, U), conversation())
+    # Then its commit, refused as stale, was planned again from what is stored now: one history item, the state
+    # moved by both interactions, the profile and the message count by this one
+    assert [i.id for i in either.interactions.history(Scope(T, U), limit=10, cursor=None).items] == [
+        recorded.interaction.id
+    ]
+    assert either.relational_state.read(Scope(T, U)).familiarity == pytest.approx(2 * 0.005)
+    profile = either.profiles.get(Scope(T, U))
+    assert profile is not None and profile.interaction_count == 1
+    count = either.items.get_item(ItemScope.of_user(Scope(T, U)), "MESSAGE_COUNT", "")
+    assert count is not None and count.body == {"messages": len(EXCHANGE)}
+
+
+def test_an_index_failure_after_the_commit_takes_the_followers_writes_back_too(
+    either: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a first conversation recorded whole
+    either.interactions.record(Scope(T, U), conversation())
+    scope = ItemScope.of_user(Scope(T, U))
+    before = {kind: either.items.get_item(scope, kind, key) for kind, key in FOLLOWED}
+    people_before = either.people.list_people(Scope(T, U), limit=10, cursor=None).items
+
+    # When the index refuses the second one's episodes, after its one write was stored
+    def refuse(*_: Any) -> None:
+        raise RuntimeError("index down")
+
+    monkeypatch.setattr(type(either.index), "upsert", refuse)
+    second = conversation([("user", "My friend Tom got a new job and my sister Maria is thrilled"), EXCHANGE[1]])
+    with pytest.raises(RuntimeError, match="index down"):
+        either.interactions.record(Scope(T, U), second)
+    monkeypatch.undo()
+    # Then the history, the state, profile, people, working memory and message count are as the first left them
+    assert len(either.interactions.history(Scope(T, U), limit=10, cursor=None).items) == 1
+    after = {kind: either.items.get_item(scope, kind, key) for kind, key in FOLLOWED}
+    assert {kind: item.body if item else None for kind, item in after.items()} == {
+        kind: item.body if item else None for kind, item in before.items()
+    }
+    assert either.people.list_people(Scope(T, U), limit=10, cursor=None).items == people_before
+
+
+FOLLOWED = [("STATE", ""), ("PROFILE", ""), ("SESSION", "s-1"), ("MESSAGE_COUNT", "")]

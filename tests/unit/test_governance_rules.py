@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from rapport.domain.lifecycle.compression import compression_groups, extractive_summary, is_compressible
 from rapport.domain.lifecycle.consolidation import cluster, cosine, is_consolidatable
-from rapport.domain.lifecycle.decay import effective_strength, persist_decay, reinforce
+from rapport.domain.lifecycle.crossings import crossed_threshold, decay_to_persist, strength_thresholds
+from rapport.domain.lifecycle.decay import decayed_to, effective_strength, reinforce
 from rapport.domain.lifecycle.derived import GOVERNANCE_KEY
 from rapport.domain.lifecycle.retention import effective_plan, messages_over_cap, oldest_to_trim, parse_plan
 from rapport.domain.lifecycle.tiers import leaving_short_term, working_memory_over
@@ -71,19 +72,66 @@ def test_effective_strength_is_the_brief_formula_by_domain(domain: Domain, rate:
     second=st.floats(0, 60),
     domain=st.sampled_from(list(Domain)),
 )
-def test_persisting_decay_then_decaying_again_equals_decaying_once(
+def test_a_memory_seen_as_of_a_moment_decays_on_as_the_stored_one_does(
     strength: float, first: float, second: float, domain: Domain
 ) -> None:
-    """Exponential decay composes, so a job writing it down never changes what recall computes."""
+    """Exponential decay composes, so writing the decayed view back (a job, a PATCH) never changes what a later
+    reader computes."""
     original = memory(domain, strength=strength)
     midway = T0 + timedelta(days=first)
     end = midway + timedelta(days=second)
-    persisted = persist_decay(original, midway, RULES) or original
-    assert effective_strength(persisted, end, RULES) == pytest.approx(
-        effective_strength(original, end, RULES), rel=1e-9, abs=RULES.decay_min_change
+    seen = decayed_to(original, midway, RULES)
+    assert seen.strength == pytest.approx(effective_strength(original, midway, RULES), rel=1e-12, abs=1e-300)
+    assert effective_strength(seen, end, RULES) == pytest.approx(
+        effective_strength(original, end, RULES), rel=1e-9, abs=1e-300
     )
-    # and a second run at the same moment writes nothing
-    assert persist_decay(persisted, midway, RULES) is None
+    assert decayed_to(seen, midway, RULES) == seen  # nothing left to decay at the same moment
+
+
+def test_a_memory_reinforced_after_the_moment_asked_is_shown_as_stored() -> None:
+    later = memory(strength=0.7, reinforced=T0 + DAY)
+    assert decayed_to(later, T0, RULES) == later
+
+
+@pytest.mark.parametrize(("domain", "below", "rate"), [(Domain.USER, 0.3, 0.1), (Domain.RELATIONAL, 0.2, 0.05)])
+def test_decay_is_written_down_once_when_it_crosses_the_domains_compression_strength(
+    domain: Domain, below: float, rate: float
+) -> None:
+    full = memory(domain, strength=1.0)
+    crossing = T0 + timedelta(days=math.log(1.0 / below) / rate)
+    # a minute before the crossing: nothing to write
+    assert crossed_threshold(full, crossing - timedelta(minutes=1), RULES) is None
+    assert decay_to_persist(full, crossing - timedelta(minutes=1), RULES) is None
+    # a minute after: the decayed strength, anchored at that moment
+    after = crossing + timedelta(minutes=1)
+    assert crossed_threshold(full, after, RULES) == below
+    written = decay_to_persist(full, after, RULES)
+    assert written is not None and written.decayed_at == after
+    assert written.strength == pytest.approx(effective_strength(full, after, RULES)) and written.strength < below
+    # and never again, however long it keeps fading
+    for days in (0, 1, 30, 365):
+        assert decay_to_persist(written, after + timedelta(days=days), RULES) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(strength=st.floats(0.01, 1), domain=st.sampled_from(list(Domain)), hours=st.integers(1, 48))
+def test_daily_runs_write_a_memory_at_most_once_per_threshold_while_it_is_not_used(
+    strength: float, domain: Domain, hours: int
+) -> None:
+    """Whatever the starting strength and the run cadence: one write per threshold crossed, none otherwise, and
+    every reader's strength is the same as if nothing had been written."""
+    stored = memory(domain, strength=strength)
+    writes = 0
+    for run in range(1, 24 * 60 // hours):
+        now = T0 + timedelta(hours=run * hours)
+        written = decay_to_persist(stored, now, RULES)
+        if written is not None:
+            writes += 1
+            stored = written
+        assert effective_strength(stored, now, RULES) == pytest.approx(
+            effective_strength(memory(domain, strength=strength), now, RULES), rel=1e-9, abs=1e-300
+        )
+    assert writes <= len(strength_thresholds(domain, RULES))
 
 
 @settings(max_examples=200, deadline=None)

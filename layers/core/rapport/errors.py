@@ -35,6 +35,14 @@ class UnauthorizedError(RapportError):
     """No credentials, or credentials that map to no tenant."""
 
 
+class RateLimitedError(RapportError):
+    """The tenant sent more requests than its limit allows in the current window; retry after the given seconds."""
+
+    def __init__(self, message: str, *, retry_after_seconds: int) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+
+
 class StorageError(RapportError):
     """The store or index failed in a way the caller cannot fix; retrying may help."""
 

@@ -237,9 +237,6 @@ class GovernanceSettings(BaseSettings):
     # decay: effective strength = strength x exp(-rate x days since last reinforcement); per day, by domain
     user_decay_rate: float = Field(0.1, ge=0)
     relational_decay_rate: float = Field(0.05, ge=0)
-    # The decay job skips a write that would move strength by less than this (a choice of ours): recall computes
-    # the exact value anyway, and rewriting every memory daily for a change in the fourth decimal buys nothing.
-    decay_min_change: float = Field(0.001, ge=0, le=1)
 
     # compression: user older than 7 days with effective strength < 0.3; relational older than 14 days with < 0.2
     user_compress_after_days: float = Field(7.0, ge=0)
@@ -460,6 +457,11 @@ class Settings(BaseSettings):
     # How long an event id is remembered, so a retry or replay is acknowledged without a second ingest. It must
     # outlast the replay window and every retry (Slack retries for about an hour, EventBridge for up to 24 h).
     ingest_idempotency_hours: int = Field(48, ge=1, le=24 * 30)
+    # Signed requests one tenant may send in a window, counted once the signature is verified (so a stranger naming
+    # a tenant in `?tenant=` spends none of its budget); over it, 429 with Retry-After. Slack's own ceiling is 30,000
+    # events per workspace an hour, 2,500 per 5 minutes.
+    ingest_rate_limit: int = Field(3000, ge=1)
+    ingest_rate_window_seconds: int = Field(300, ge=1, le=3600)
 
     # Keyed requests (Idempotency-Key, docs/pipeline.md): how long a key is remembered, how long a first attempt
     # blocks its key outside Lambda (in Lambda: the function's remaining time), and the Retry-After of a 409.
@@ -472,6 +474,9 @@ class Settings(BaseSettings):
     # Browser origins the local server answers cross-origin ("http://localhost:5173,https://app.example"; "*" for
     # any). None by default: a page served from elsewhere cannot call the API with a user's key unless allowed.
     cors_origins: str | None = None
+    # The local server closes a request whose body has not arrived whole this long after its headers (408): a client
+    # that announces a body and never sends it would otherwise hold a connection open for as long as it likes.
+    body_timeout_seconds: float = Field(10.0, gt=0, le=300)
 
     def cors_origin_list(self) -> list[str]:
         return [o.strip().rstrip("/") for o in (self.cors_origins or "").split(",") if o.strip()]

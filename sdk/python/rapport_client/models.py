@@ -46,6 +46,8 @@ class Memory(RapportModel):
     status: str
     associations: list[str] = Field(default_factory=list)
     source: Provenance = Field(default_factory=Provenance)
+    # Whose words: user_said, assistant_said, extracted, tenant_api or derived; None from a server that predates it.
+    trust: str | None = None
     in_reply_to: PrecedingMessage | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
@@ -298,6 +300,6 @@ class AuditEvent(RapportModel):
     id: str
     action: str
     actor: str
-    target_user_id: str
+    target_user_hash: str  # sha256 of tenant id, 0x1F, user id: the audit trail never holds the id
     at: datetime
     counts: dict[str, int] = Field(default_factory=dict)

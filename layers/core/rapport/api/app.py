@@ -21,6 +21,7 @@ from rapport.api.routers.filter_decisions import build_filter_decisions_router
 from rapport.api.routers.governance import build_governance_router
 from rapport.api.routers.ingest import INGEST_PATHS, build_ingest_router
 from rapport.api.routers.interactions import build_interactions_router
+from rapport.api.routers.keys import build_keys_router
 from rapport.api.routers.knowledge import build_knowledge_router
 from rapport.api.routers.memories import build_memories_router
 from rapport.api.routers.people import build_people_router
@@ -69,6 +70,7 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
     app.include_router(build_interactions_router(services.interactions, services.keyed_writes))
     app.include_router(build_filter_decisions_router(services.filter_decisions))
     app.include_router(build_privacy_router(services.privacy))
+    app.include_router(build_keys_router(services.auth, services.clock))
     app.include_router(
         build_relational_router(
             processor=services.process,

@@ -18,9 +18,10 @@ class ErrorOut(BaseModel):
     `message`."""
 
     error: str = Field(
-        description="A stable code: invalid_input, malformed_json, validation_error, unauthorized, not_found, "
-        "route_not_found, conflict, payload_too_large, unsupported_media_type, internal_error, "
-        "upstream_unavailable, storage_unavailable.",
+        description="A stable code: invalid_input, malformed_json, validation_error, unauthorized, "
+        "not_found, route_not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, "
+        "rate_limited, internal_error, upstream_unavailable, storage_unavailable; from the local server's transport "
+        "also bad_request and request_timeout.",
         examples=["invalid_input"],
     )
     message: str = Field(
@@ -51,7 +52,9 @@ AUTHENTICATED: list[dict[str, list[str]]] = [{BEARER: []}, {API_KEY: []}]
 PUBLIC: list[dict[str, list[str]]] = [{}]
 
 ERROR_DESCRIPTIONS = {
-    400: "Invalid input or malformed JSON (`invalid_input`, `malformed_json`): the message says what to fix.",
+    400: "Invalid input, or a body that is not standard UTF-8 JSON (`invalid_input`, `malformed_json`): the message "
+    "says what to fix. No NaN or Infinity, numbers of at most 100 digits, nesting at most 64 deep, no lone "
+    "surrogate escapes.",
     401: "Missing or unknown API key (`unauthorized`); on the signed routes, a missing or wrong signature.",
     404: "No such item for this tenant and end user (`not_found`): another tenant's id answers the same.",
     409: "The item changed concurrently while being written (`conflict`): retry the request.",
@@ -59,6 +62,8 @@ ERROR_DESCRIPTIONS = {
     415: "The body is not JSON (`unsupported_media_type`): send `Content-Type: application/json`.",
     422: "A field is missing, of the wrong type or unknown (`validation_error`): `details` lists each "
     "`{field, message}`.",
+    429: "The tenant sent more signed requests than its limit in the current window (`rate_limited`): retry after "
+    "`Retry-After` seconds.",
     500: "An internal error (`internal_error`); nothing was stored, the request can be retried.",
     502: "An outside service (embeddings, the language model, the pipeline) failed after retries "
     "(`upstream_unavailable`): retry later.",

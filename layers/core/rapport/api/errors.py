@@ -19,6 +19,7 @@ from rapport.errors import (
     InvalidInputError,
     NotFoundError,
     RapportError,
+    RateLimitedError,
     RequestInProgressError,
     StorageError,
     UnauthorizedError,
@@ -34,6 +35,7 @@ _STATUS: list[tuple[type[RapportError], int, str]] = [
     (RequestInProgressError, 409, "request_in_progress"),  # before ConflictError, which it is a kind of
     (ConflictError, 409, "conflict"),
     (UnauthorizedError, 401, "unauthorized"),
+    (RateLimitedError, 429, "rate_limited"),
     (UpstreamError, 502, "upstream_unavailable"),
     (StorageError, 503, "storage_unavailable"),
 ]
@@ -59,16 +61,23 @@ def register_error_handlers(app: ApiGatewayResolver) -> None:
             # Powertools raises this error for a route's answer too: that is our bug, never the client's 422.
             logger.error("a response broke its declared model", extra={"errors": errors[:5]})
             return error_response(500, "internal_error", "an internal error occurred")
-        if any(e.get("type") == "json_invalid" for e in errors):
-            return error_response(400, "malformed_json", "the request body is not valid JSON")
+        invalid = next((e for e in errors if e.get("type") == "json_invalid"), None)
+        if invalid is not None:
+            reason = (invalid.get("ctx") or {}).get("error")
+            message = (
+                f"the request body is not valid JSON: {reason}" if reason else "the request body is not valid JSON"
+            )
+            return error_response(400, "malformed_json", message)
         details = [{"field": ".".join(map(str, e.get("loc", ()))), "message": e.get("msg")} for e in errors]
         message = "; ".join(_describe(e) for e in errors[:5])
         return error_response(422, "validation_error", message, details)
 
     @app.exception_handler(RequestUnsupportedContentType)
-    def on_unsupported_content_type(_: RequestUnsupportedContentType) -> Response:
+    def on_unsupported_content_type(exc: RequestUnsupportedContentType) -> Response:
+        reason = next((e.get("msg") for e in exc.errors() if e.get("msg")), None)
+        detail = f" ({reason})" if reason else ""
         return error_response(
-            415, "unsupported_media_type", "the body must be JSON: send 'Content-Type: application/json'"
+            415, "unsupported_media_type", f"the body must be JSON{detail}: send 'Content-Type: application/json'"
         )
 
     @app.exception_handler(RapportError)
@@ -92,7 +101,25 @@ def register_error_handlers(app: ApiGatewayResolver) -> None:
 
     @app.not_found
     def on_not_found(_: Exception) -> Response:
+        event = app.current_event
+        allowed = methods_allowed(app, event.path)
+        if allowed:
+            response = error_response(
+                405,
+                "method_not_allowed",
+                f"{event.http_method} is not a method of {event.path}; it answers {', '.join(allowed)}",
+            )
+            response.headers["Allow"] = ", ".join(allowed)
+            return response
         return error_response(404, "route_not_found", "no such route; see /v1/docs for the API")
+
+
+def methods_allowed(app: ApiGatewayResolver, path: str) -> list[str]:
+    """The methods some route of `app` answers at `path`: a request with another one is a 405 naming them, where
+    Powertools would answer 404 as if the path did not exist."""
+    stripped = app._remove_prefix(path)
+    routes = app._static_routes + app._dynamic_routes
+    return sorted({route.method for route in routes if route.rule.match(stripped)})
 
 
 def _domain_error(exc: RapportError) -> Response:
@@ -102,7 +129,7 @@ def _domain_error(exc: RapportError) -> Response:
                 logger.exception("dependency failure")
             # A domain error may carry data for the client (e.g. the valid relation types) beside its message.
             response = error_response(status, code, str(exc), getattr(exc, "details", None))
-            if isinstance(exc, RequestInProgressError):
+            if isinstance(exc, RequestInProgressError | RateLimitedError):
                 response.headers["Retry-After"] = str(exc.retry_after_seconds)
             return response
     logger.exception("unmapped domain error")

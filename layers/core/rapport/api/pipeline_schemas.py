@@ -21,7 +21,10 @@ class FilterDecisionOut(BaseModel):
     verdict: Verdict
     reason: str
     original: str = Field(description="What the extractor proposed.")
-    content: str | None = Field(description="What was stored: the original, its reframe, or null when blocked.")
+    content: str | None = Field(
+        description="What was stored: the original, its reframe, or null when blocked. A quarantined original is "
+        "stored but never recalled until restored; an episode's (type `episode`) is the message as said."
+    )
     decided_by: str = Field(description="The model that judged: 'rules' or e.g. 'openai:gpt-4o-mini'.")
     fallback_reason: str | None = Field(description="Set when the rule-based model stood in, saying why.")
     memory_id: str | None

@@ -10,6 +10,10 @@ route's first call, and two threads building it at once would wrap the route in 
 This is the same design as Powertools' own `HttpResolverLocal` (per-request state in a ContextVar), applied to the
 synchronous REST resolver instead of its asyncio one, whose validation middleware blocks an executor worker while
 waiting for another.
+
+Bodies are read stricter than Powertools reads them: as UTF-8 JSON or refused (a form or multipart body is a 415,
+`api/bodies.py`), and parsed by `rapport.strict_json` (standard JSON within bounds), so no body reaches a route as
+something it cannot store or answer.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from typing import Any, cast
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from rapport import strict_json
+from rapport.api.bodies import JsonOnlyRequestValidation
 
 
 @dataclass
@@ -37,7 +44,10 @@ class ConcurrentRestResolver(APIGatewayRestResolver):
         self._request_state: ContextVar[_RequestState | None] = ContextVar("rapport_request", default=None)
         self._stacks_built = False
         self._build_lock = threading.Lock()
+        kwargs.setdefault("json_body_deserializer", strict_json.loads)
         super().__init__(**kwargs)
+        if hasattr(self, "_request_validation_middleware"):  # enable_validation: the first middleware of a route
+            self._request_validation_middleware = JsonOnlyRequestValidation()
 
     @property
     def _state(self) -> _RequestState:

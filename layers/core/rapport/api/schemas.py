@@ -18,8 +18,10 @@ from rapport.domain.models import (
     PrecedingMessage,
     Provenance,
     Tier,
+    Trust,
 )
 from rapport.domain.recall import RecallHit
+from rapport.domain.timestamps import Moment
 
 
 class _Request(BaseModel):
@@ -38,7 +40,7 @@ class CreateMemoryRequest(_Request):
     importance: float | None = Field(None, ge=0.0, le=1.0)
     confidence: float | None = Field(None, ge=0.0, le=1.0)
     metadata: dict[str, Any] | None = None
-    occurred_at: datetime | None = None
+    occurred_at: Moment | None = None
 
 
 MAX_BATCH = 100
@@ -86,7 +88,7 @@ class CreateInteractionRequest(_Request):
     messages: list[MessageIn] = Field(description="The conversation, in order; at least one message.")
     channel: str | None = Field(None, max_length=64)
     session_id: str | None = Field(None, max_length=128)
-    occurred_at: datetime | None = None
+    occurred_at: Moment | None = None
     metadata: dict[str, Any] | None = None
 
 
@@ -100,9 +102,15 @@ class MemoryOut(BaseModel):
     importance: float
     confidence: float
     tier: Tier
-    status: MemoryStatus
+    status: MemoryStatus = Field(
+        description="`quarantined`: read as instructions to the assistant; kept, never recalled until restored."
+    )
     associations: list[str]
     source: Provenance
+    trust: Trust = Field(
+        description="Whose words these are: `user_said`, `assistant_said`, `extracted` (by the pipeline from a "
+        "conversation), `tenant_api` (written through this API) or `derived` (by a governance job)."
+    )
     # An episode's preceding message in its conversation, which it was embedded with; null for other memories.
     in_reply_to: PrecedingMessage | None = None
     metadata: dict[str, Any]
@@ -166,7 +174,9 @@ class AuditEventOut(BaseModel):
     id: str
     action: str
     actor: str
-    target_user_id: str
+    target_user_hash: str = Field(
+        description="sha256 of the tenant id, a 0x1F byte and the user id (first 32 hex digits): never the id itself."
+    )
     at: datetime
     counts: dict[str, int]
 

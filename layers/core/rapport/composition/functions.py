@@ -106,9 +106,9 @@ def enricher() -> Enricher:
 
 @functools.cache
 def index_sync() -> IndexSync:
-    """The index sync: the index only (no store, embedder or model clients)."""
+    """The index sync: the index, and the store to read a memory's vector from (no embedder or model clients)."""
     settings = settings_from_environment()
-    return IndexSync(build_index(settings, index_dimensions(settings)))
+    return IndexSync(build_index(settings, index_dimensions(settings)), build_store(settings))
 
 
 @functools.cache

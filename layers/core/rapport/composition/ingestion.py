@@ -9,6 +9,7 @@ from rapport.clock import Clock
 from rapport.composition.adapters import build_idempotency_records, build_tenant_secrets
 from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.events import INTERACTION_RECEIVED, SOURCE_PREFIX
+from rapport.ingestion.rate_limit import TenantRateLimit
 from rapport.ingestion.service import IngestionService
 from rapport.ports.event_bus import EventBus
 from rapport.ports.items import ItemStore
@@ -32,6 +33,12 @@ def build_ingestion(
         clock=clock,
         replay_window=timedelta(seconds=settings.ingest_replay_window_seconds),
         remembered_for=_remembered_for(settings),
+        rate_limit=TenantRateLimit(
+            items,
+            clock,
+            limit=settings.ingest_rate_limit,
+            window=timedelta(seconds=settings.ingest_rate_window_seconds),
+        ),
     )
 
 

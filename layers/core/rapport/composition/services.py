@@ -145,10 +145,11 @@ def build_services(
     )
     interactions = InteractionService(
         store=store,
+        items=items,  # must be the store's own: the followers' writes are committed with the history item
         memories=memories,
         signals=signals,
         followers=[state, profiles, people],
-        derived=[sessions.on_interaction, governance.after_interaction],
+        derived=[sessions, governance],
         pipeline=pipeline_trigger or pipeline.trigger,
         runs=pipeline.runs,
         settings=settings,
@@ -188,7 +189,7 @@ def build_services(
         recall=recall,
         interactions=interactions,
         privacy=PrivacyService(store, index, settings, clock),
-        auth=ApiKeyAuthenticator(store, clock),
+        auth=ApiKeyAuthenticator(store, clock, record_use=True),
         signals=signals,
         relational_state=state,
         profiles=profiles,

@@ -14,11 +14,15 @@ class Verdict(StrEnum):
     ALLOWED = "allowed"
     BLOCKED = "blocked"
     REFRAMED = "reframed"
+    # Reads as instructions to the assistant: stored as it was but quarantined (never recalled) until restored.
+    QUARANTINED = "quarantined"
 
 
 class FilterDecision(BaseModel):
     """One candidate memory and what the filter did with it. `original` is what the extractor proposed; `content` is
-    what was stored (the reframe, the original, or None when blocked)."""
+    what was stored (the reframe, the original, or None when blocked). A quarantined one stored `original` as a
+    quarantined memory (`memory_id`): an extracted candidate, or an episode (type `episode`) whose message read as
+    instructions; restoring it lifts the quarantine."""
 
     id: str
     tenant_id: str

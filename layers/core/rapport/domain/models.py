@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rapport.domain.scope import Scope
 
@@ -66,17 +66,23 @@ class MemoryStatus(StrEnum):
     ARCHIVED = "archived"
     INVALIDATED = "invalidated"
     COMPRESSED = "compressed"
+    # Read as instructions to the assistant (rapport.domain.quarantine): kept, listed, restorable, never recalled.
+    QUARANTINED = "quarantined"
 
 
 # What recall, expansion and the decay job treat as current: a compact memory stands for the originals it archived,
 # so it is live like an active one. Archived and invalidated memories are history, returned only when asked for.
 LIVE_STATUSES: frozenset[MemoryStatus] = frozenset({MemoryStatus.ACTIVE, MemoryStatus.COMPRESSED})
+# Never recalled, history or not: a recall feeds a prompt, and a quarantined text must not reach one until the tenant
+# restores it. Listing the memories still shows it.
+NEVER_RECALLED: frozenset[MemoryStatus] = frozenset({MemoryStatus.QUARANTINED})
 
 
 def recalled_statuses(include_archived: bool) -> tuple[MemoryStatus, ...]:
     """What a recall may return: the live statuses, and the history after them when it is asked for."""
     live = tuple(s for s in MemoryStatus if s in LIVE_STATUSES)
-    return live + tuple(s for s in MemoryStatus if s not in LIVE_STATUSES) if include_archived else live
+    history = tuple(s for s in MemoryStatus if s not in LIVE_STATUSES and s not in NEVER_RECALLED)
+    return live + history if include_archived else live
 
 
 class SourceKind(StrEnum):
@@ -84,6 +90,25 @@ class SourceKind(StrEnum):
     INTERACTION = "interaction"
     PIPELINE = "pipeline"
     GOVERNANCE = "governance"  # made by compression or consolidation; its sources are listed in its metadata
+
+
+class Trust(StrEnum):
+    """Whose words a memory is, which says how far a reader may take it: a person's own words and what was extracted
+    from them are data about the person; only the tenant, through its API key, speaks for the application."""
+
+    USER_SAID = "user_said"  # an end user's message, as said
+    ASSISTANT_SAID = "assistant_said"  # the assistant's reply, as recorded by the tenant
+    EXTRACTED = "extracted"  # a model (or the rules) read it out of a conversation
+    TENANT_API = "tenant_api"  # written by the tenant through the memory API
+    DERIVED = "derived"  # made by a governance job from other memories
+
+
+_TRUST_OF_SOURCE: dict[SourceKind, Trust] = {
+    SourceKind.API: Trust.TENANT_API,
+    SourceKind.INTERACTION: Trust.USER_SAID,
+    SourceKind.PIPELINE: Trust.EXTRACTED,
+    SourceKind.GOVERNANCE: Trust.DERIVED,
+}
 
 
 class Provenance(BaseModel):
@@ -125,6 +150,9 @@ class Memory(BaseModel):
     status: MemoryStatus = MemoryStatus.ACTIVE
     associations: list[str] = Field(default_factory=list)
     source: Provenance = Field(default_factory=Provenance)
+    # Whose words these are; when not given, what the source says (a memory stored before trust was recorded, or
+    # made where only one answer is possible).
+    trust: Trust = Trust.TENANT_API
     # An episode's preceding message in its conversation (docs/recall.md); None for the first message and for any
     # other memory.
     in_reply_to: PrecedingMessage | None = None
@@ -138,12 +166,31 @@ class Memory(BaseModel):
     decayed_at: datetime | None = None
     embedding: list[float] | None = Field(default=None, repr=False)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _trust_of_source(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("trust") is None:
+            data = {**data, "trust": trust_of(data.get("source"))}
+        return data
+
     @property
     def scope(self) -> Scope:
         return Scope(tenant_id=self.tenant_id, user_id=self.user_id)
 
     def without_embedding(self) -> Memory:
         return self.model_copy(update={"embedding": None})
+
+
+def trust_of(source: Provenance | dict[str, Any] | None) -> Trust:
+    """The trust a source implies. An episode is its speaker's: the interaction path sets it from the message's
+    role; read back without it, an episode whose speaker is not "assistant" is taken for the person's."""
+    if source is None:
+        return Trust.TENANT_API
+    if not isinstance(source, Provenance):
+        source = Provenance.model_validate(source)
+    if source.kind is SourceKind.INTERACTION and source.speaker == MessageRole.ASSISTANT.value:
+        return Trust.ASSISTANT_SAID
+    return _TRUST_OF_SOURCE[source.kind]
 
 
 class MemoryPatch(BaseModel):
@@ -202,7 +249,7 @@ class AuditEvent(BaseModel):
     tenant_id: str
     action: AuditAction
     actor: str
-    target_user_id: str
+    target_user_hash: str  # Scope.user_hash: the audit trail outlives the person, so it never holds their id
     at: datetime
     counts: dict[str, int] = Field(default_factory=dict)
 
@@ -212,6 +259,17 @@ class ApiKeyRecord(BaseModel):
     key_hash: str
     name: str = "default"
     created_at: datetime
+    expires_at: datetime | None = None
+    revoked_at: datetime | None = None
+    last_used_at: datetime | None = None  # to the hour: a key used all day is written once an hour, not per request
+
+    @property
+    def key_id(self) -> str:
+        """How a key is named where it is listed: the first hex digits of its hash, never the key."""
+        return self.key_hash[:12]
+
+    def usable(self, now: datetime) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)
 
 
 T = TypeVar("T")

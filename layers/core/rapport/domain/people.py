@@ -12,6 +12,7 @@ from functools import cache
 from pydantic import BaseModel, Field
 
 from rapport.domain import people_rules as rules
+from rapport.domain.quarantine import instructions_in
 
 # Role words, longest first, so "best friend" wins over "friend".
 _ROLE_ALTERNATION = "|".join(re.escape(word) for word in sorted(rules.ROLE_WORDS, key=len, reverse=True))
@@ -196,6 +197,9 @@ def record_mention(
     """The person after one more mention. An opinionated sentence moves the user's sentiment toward them by
     `weight` (an exponential moving average); a neutral one ("my mom called") leaves it where it was."""
     fact = PersonFact(text=mention.sentence[: rules.MAX_FACT_CHARS], at=at, sentiment=round(sentiment, 4))
+    # A sentence that reads as instructions to the assistant still counts as a mention, but is not kept as what
+    # they said of the person: facts are shown in a reply's prompt (rapport.domain.quarantine).
+    said = [] if instructions_in(mention.sentence) is not None else [fact]
     if person is None:
         return Person(
             slug=mention.slug,
@@ -205,12 +209,12 @@ def record_mention(
             mention_count=1,
             first_mentioned=at,
             last_mentioned=at,
-            facts=[fact],
+            facts=said,
         )
     moved = person.sentiment
     if sentiment_label(sentiment) is not SentimentLabel.NEUTRAL:
         moved = (1 - weight) * person.sentiment + weight * sentiment
-    facts = [f for f in person.facts if f.text.lower() != fact.text.lower()] + [fact]
+    facts = [f for f in person.facts if f.text.lower() != fact.text.lower()] + said
     return person.model_copy(
         update={
             "name": person.name or mention.name,

@@ -27,7 +27,8 @@ SCORE_PLACES = 6  # a hit reports its score to six places, and hits are ranked b
 class RecallQuery(BaseModel):
     query: str
     domain: DomainFilter = DomainFilter.BOTH
-    limit: int = Field(5, ge=1)
+    # Bounded by the recall use case (1..max_page_size, a setting), which answers an out-of-range one with a 400.
+    limit: int = 5
     min_similarity: float = Field(0.0, ge=-1.0, le=1.0)
     memory_type: str | None = None
     include_archived: bool = False

@@ -3,6 +3,7 @@ the client, checked here because it becomes part of storage keys."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -31,3 +32,10 @@ class Scope:
     @classmethod
     def of(cls, tenant_id: str, user_id: str) -> Scope:
         return cls(tenant_id=tenant_id, user_id=check_user_id(user_id))
+
+    @property
+    def user_hash(self) -> str:
+        """How records that outlive the person (the audit trail) name them: a tenant that knows the id can find its
+        events (the same hash), nothing kept spells it out."""
+        digest = hashlib.sha256(f"{self.tenant_id}\x1f{self.user_id}".encode()).hexdigest()
+        return f"sha256:{digest[:32]}"

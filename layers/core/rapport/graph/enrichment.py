@@ -118,10 +118,10 @@ class Enricher:
 
     def enrich(self, scope: Scope, memory_ids: Sequence[str]) -> EnrichmentOutcome:
         """The asynchronous entry point (the enrichment function in AWS): re-reads the memories, in the given order.
-        Just stored, they are usually on the page of recent memories PRECEDED_BY reads anyway; only the others are
-        read by id."""
+        Just stored, they are usually on the page of recent memories PRECEDED_BY reads anyway; the others, and those
+        whose vector the page does not carry (SIMILAR_TO searches with it), are read by id."""
         recent = self._recent(scope)
-        found = {m.id: m for m in recent if m.id in set(memory_ids)}
+        found = {m.id: m for m in recent if m.id in set(memory_ids) and m.embedding is not None}
         missing = [i for i in dict.fromkeys(memory_ids) if i not in found]
         if missing:
             found.update((m.id, m) for m in self._store.get_memories(scope, missing))

@@ -14,6 +14,7 @@ from rapport.clock import Clock
 from rapport.errors import InvalidInputError
 from rapport.ingestion import signatures
 from rapport.ingestion.events import SLACK_SOURCE, TENANT_ID_PATTERN, WEBHOOK_SOURCE, InteractionReceived
+from rapport.ingestion.rate_limit import TenantRateLimit
 from rapport.ingestion.slack import interaction_from_slack, parse_envelope
 from rapport.ingestion.webhook import interaction_from_webhook
 from rapport.ports.event_bus import EventBus
@@ -55,7 +56,9 @@ class IngestionService:
         clock: Clock,
         replay_window: timedelta,
         remembered_for: timedelta,
+        rate_limit: TenantRateLimit | None = None,
     ) -> None:
+        self._rate_limit = rate_limit
         self._secrets = secrets
         self._once = once
         self._remembered_for = remembered_for
@@ -120,15 +123,15 @@ class IngestionService:
     ) -> None:
         secret = self._secrets.get(tenant, secret_name)
         if secret is None:
-            # The same 401 as a wrong signature would be kinder to debug but would tell a stranger which tenants
-            # exist; the message names the fix for the tenant's own operator instead.
-            raise signatures.SignatureError(
-                f"cannot verify the signature: no {secret_name} secret is set for this tenant "
-                f"(rapport ingest-secret set --source {secret_name})"
+            # Told to the operator, never to the caller: a different answer would tell a stranger which tenants exist.
+            logger.warning(
+                "signed request for a tenant without a secret",
+                tenant_id=tenant,
+                fix=f"rapport ingest-secret set --source {secret_name}",
             )
         signatures.verify_signature(
             version=version,
-            secret=secret.get_secret_value(),
+            secret=secret.get_secret_value() if secret is not None else None,
             timestamp=headers.get(timestamp_header),
             received=headers.get(signature_header),
             body=body,
@@ -137,6 +140,8 @@ class IngestionService:
             timestamp_header=timestamp_header,
             signature_header=signature_header,
         )
+        if self._rate_limit is not None:
+            self._rate_limit.admit(tenant)
 
     def _publish(self, interaction: InteractionReceived, source: str) -> IngestResult:
         """Put the event on the bus once per event id (services/idempotency.py, in the tenant's partition, held for

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 from datetime import datetime, timedelta
 
 from rapport.errors import UnauthorizedError
@@ -12,6 +13,13 @@ SLACK_SIGNATURE_HEADER = "x-slack-signature"
 SLACK_TIMESTAMP_HEADER = "x-slack-request-timestamp"
 WEBHOOK_SIGNATURE_HEADER = "x-rapport-signature"
 WEBHOOK_TIMESTAMP_HEADER = "x-rapport-timestamp"
+BAD_SIGNATURE = (
+    "the {header} does not match the body: the request was not signed with this tenant's secret, the secret is not "
+    "set (rapport ingest-secret set), or the body was changed"
+)
+_MAX_TIMESTAMP_DIGITS = 12
+# Compared against when a tenant has no secret, so that answer costs the same HMAC as a wrong signature.
+_NO_SECRET = secrets.token_hex(32)
 
 
 class SignatureError(UnauthorizedError):
@@ -31,7 +39,7 @@ def signature(version: str, secret: str, timestamp: str, body: bytes) -> str:
 def verify_signature(
     *,
     version: str,
-    secret: str,
+    secret: str | None,
     timestamp: str | None,
     received: str | None,
     body: bytes,
@@ -40,18 +48,26 @@ def verify_signature(
     timestamp_header: str,
     signature_header: str,
 ) -> None:
-    """Raise SignatureError unless `received` is the signature of `body` at `timestamp`, within `window` of now."""
+    """Raise SignatureError unless `received` is the signature of `body` at `timestamp`, within `window` of now.
+
+    `secret` is None for a tenant that has none set. The headers and the window are checked first, as they tell a
+    caller nothing about the tenant; then a tenant without a secret and a wrong signature get the same answer, after
+    the same work, so the ingest routes cannot be used to learn which tenants exist.
+    """
     if not received:
         raise SignatureError(f"the {signature_header} header is missing")
-    if not timestamp or not timestamp.strip().isdigit():
+    stamp = (timestamp or "").strip()
+    # ASCII digits only: str.isdigit() admits "²" and other digits int() refuses; 12 digits reach the year 33658.
+    if not (stamp.isascii() and stamp.isdigit() and len(stamp) <= _MAX_TIMESTAMP_DIGITS):
         raise SignatureError(f"the {timestamp_header} header is missing or not a Unix time in seconds")
-    expected = signature(version, secret, timestamp.strip(), body)
-    # Constant time: comparing byte by byte would tell an attacker how much of a forged signature was right.
-    if not hmac.compare_digest(expected.encode(), received.strip().encode()):
-        raise SignatureError(f"the {signature_header} does not match the body: wrong secret, or the body was changed")
-    skew = abs(now.timestamp() - int(timestamp.strip()))
+    skew = abs(now.timestamp() - int(stamp))
     if skew > window.total_seconds():
         raise SignatureError(
             f"the request was signed {int(skew)} s from now, outside the {int(window.total_seconds())} s window: "
             "a replay, or a sender whose clock is wrong"
         )
+    expected = signature(version, secret if secret is not None else _NO_SECRET, stamp, body)
+    # Constant time: comparing byte by byte would tell an attacker how much of a forged signature was right.
+    matches = hmac.compare_digest(expected.encode(), received.strip().encode())
+    if secret is None or not matches:
+        raise SignatureError(BAD_SIGNATURE.format(header=signature_header))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from rapport import strict_json
 from rapport.domain.models import MessageRole
+from rapport.domain.timestamps import moment_of_epoch_seconds
 from rapport.errors import InvalidInputError
 from rapport.ingestion.events import InteractionReceived, ReceivedMessage
 
@@ -47,7 +49,9 @@ class SlackEnvelope(BaseModel):
 
 def parse_envelope(body: bytes) -> SlackEnvelope:
     try:
-        return SlackEnvelope.model_validate(json.loads(body))
+        return SlackEnvelope.model_validate(strict_json.loads(body))
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"the body is not a Slack Events API payload: not valid JSON ({exc.msg})") from exc
     except (ValueError, ValidationError) as exc:
         raise InvalidInputError("the body is not a Slack Events API payload (JSON with a 'type')") from exc
 
@@ -98,12 +102,20 @@ def interaction_from_slack(tenant_id: str, envelope: SlackEnvelope) -> Interacti
 
 
 def _slack_time(ts: str | None) -> datetime | None:
-    """Slack's `ts` is "seconds.micro" since the epoch; it doubles as the message id."""
-    try:
-        return datetime.fromtimestamp(float(ts), UTC) if ts else None
-    except ValueError:
+    """Slack's `ts` is "seconds.micro" since the epoch; it doubles as the message id. One that is no such time
+    (`inf`, `1e20`, a word) is refused rather than stored as a moment nothing after can compute with."""
+    if not ts:
         return None
+    try:
+        return moment_of_epoch_seconds(float(ts))
+    except ValueError as exc:
+        raise InvalidInputError(f"the Slack message's ts {ts[:40]!r} is not a Unix time in range") from exc
 
 
 def _epoch(seconds: int | None) -> datetime | None:
-    return datetime.fromtimestamp(seconds, UTC) if seconds else None
+    if not seconds:
+        return None
+    try:
+        return moment_of_epoch_seconds(seconds)
+    except ValueError as exc:
+        raise InvalidInputError(f"the Slack event_time {seconds} is not a Unix time in range") from exc

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from rapport import strict_json
+from rapport.domain.timestamps import Moment
 from rapport.errors import InvalidInputError
 from rapport.ingestion.events import USER_ID_PATTERN, InteractionReceived, ReceivedMessage
 
@@ -24,14 +25,14 @@ class WebhookPayload(BaseModel):
     messages: list[ReceivedMessage] = Field(min_length=1)
     channel: str = Field(DEFAULT_CHANNEL, min_length=1, max_length=64)
     session_id: str | None = Field(None, max_length=128)
-    occurred_at: datetime | None = None
+    occurred_at: Moment | None = None
     metadata: dict[str, Any] | None = None
 
 
 def interaction_from_webhook(tenant_id: str, body: bytes) -> InteractionReceived:
     try:
-        payload = WebhookPayload.model_validate(json.loads(body))
-    except ValueError as exc:  # ValidationError is a ValueError too
+        payload = WebhookPayload.model_validate(strict_json.loads(body))
+    except ValueError as exc:  # ValidationError and JSONDecodeError are ValueErrors too
         raise InvalidInputError(_describe(exc)) from exc
     return InteractionReceived(
         event_id=f"webhook:{payload.idempotency_key}",
@@ -47,6 +48,6 @@ def interaction_from_webhook(tenant_id: str, body: bytes) -> InteractionReceived
 
 def _describe(exc: ValueError) -> str:
     if not isinstance(exc, ValidationError):
-        return "the body is not valid JSON"
+        return f"the body is not valid JSON: {exc.msg}" if isinstance(exc, json.JSONDecodeError) else str(exc)
     problems = [f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5]]
     return "the webhook body is invalid: " + "; ".join(problems)

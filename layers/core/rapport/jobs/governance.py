@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from rapport.clock import Clock
-from rapport.domain.lifecycle.decay import persist_decay
+from rapport.domain.lifecycle.consolidation import may_consolidate
+from rapport.domain.lifecycle.crossings import crossed_threshold, decay_to_persist
+from rapport.domain.lifecycle.decay import decayed_to
 from rapport.domain.lifecycle.derived import Operation
 from rapport.domain.lifecycle.tiers import is_conversation_message, leaving_short_term, working_memory_over
 from rapport.domain.models import LIVE_STATUSES, Domain, Interaction, Memory, MemoryStatus
@@ -21,12 +23,13 @@ from rapport.jobs.merging import Merging
 from rapport.jobs.plans import PlanDirectory
 from rapport.jobs.report import JobName, JobReport
 from rapport.jobs.summarize import Summarizer
-from rapport.ports.items import ItemStore
+from rapport.ports.items import ItemRef, ItemStore
 from rapport.ports.language_model import LanguageModel
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
 from rapport.services.memories import MemoryService
 from rapport.services.sessions import SessionService
+from rapport.services.versioned_items import ItemsRead, Plan
 from rapport.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -62,30 +65,49 @@ class GovernanceJobs:
         self._clock = clock
 
     def run(self, job: JobName, scope: Scope, as_of: datetime, *, run_id: str = "") -> JobReport:
-        """One job for one end user as of `as_of`, holding the user against other jobs while it works."""
+        """One job for one end user as of `as_of`, holding the user against other jobs while it writes."""
         report = JobReport(job=job, as_of=as_of, users=1)
-        with self._lease.hold(scope, f"{job.value}:{run_id or as_of.isoformat()}"):
-            if job is JobName.DECAY:
-                self._decay(scope, as_of, report)
-            elif job is JobName.COMPRESS:
+        holder = f"{job.value}:{run_id or as_of.isoformat()}"
+        if job is JobName.DECAY:
+            # Most days nothing crosses a threshold: the memories are read, and nothing at all is written, not
+            # even the lease.
+            crossed = self._crossings(scope, as_of, report)
+            if crossed:
+                with self._lease.hold(scope, holder):
+                    self._decay(scope, crossed, as_of, report)
+            return report
+        with self._lease.hold(scope, holder):
+            if job is JobName.COMPRESS:
                 self._merging.resume_open(scope, as_of, report)
-                memories = list(self._memories(scope))
+                memories = [decayed_to(m, as_of, self._settings) for m in self._memories(scope)]
                 report.examined = len(memories)
                 self._merging.compress(memories, as_of, report)
             elif job is JobName.CONSOLIDATE:
                 self._merging.resume_open(scope, as_of, report)
-                memories = list(self._memories(scope))
+                memories = [decayed_to(m, as_of, self._settings) for m in self._with_vectors(scope)]
                 report.examined = len(memories)
                 self._merging.consolidate(scope, memories, as_of, report)
             else:
                 self._retention(scope, as_of, report)
         return report
 
-    def after_interaction(self, interaction: Interaction) -> None:
-        """The listener on recorded interactions: the plan's cap holds right after each one. A failure is logged,
-        not raised: the interaction is recorded already, and the nightly sweep enforces the cap again."""
+    def reads(self, interaction: Interaction) -> list[ItemRef]:
+        """What the retention cap builds on, read with the interaction's other items: the running message count."""
+        return self.history.reads(interaction)
+
+    def plan(self, interaction: Interaction, read: ItemsRead) -> Plan:
+        """The count, written with the interaction; once it is stored, the plan's cap holds right after it (the
+        plans are read only when the count passes the smallest cap any plan has)."""
+        write, total = self.history.plan(interaction, read)
+        if not self.history.over_smallest_cap(total):
+            return Plan(writes=[write])
+        return Plan(writes=[write], then=lambda: self._enforce_cap(interaction, total))
+
+    def _enforce_cap(self, interaction: Interaction, total: int) -> None:
+        """A failure is logged, not raised: the interaction is recorded already, and the nightly sweep enforces the
+        cap again."""
         try:
-            trim = self.history.after_interaction(interaction, self._clock.now())
+            trim = self.history.enforce(interaction.scope, total, self._clock.now())
         except RapportError as exc:
             logger.warning("retention cap not enforced after interaction %s: %s", interaction.id, exc)
             return
@@ -106,22 +128,32 @@ class GovernanceJobs:
 
     # decay
 
-    def _decay(self, scope: Scope, as_of: datetime, report: JobReport) -> None:
+    def _crossings(self, scope: Scope, as_of: datetime, report: JobReport) -> list[Memory]:
+        """The live memories whose decay crossed a rule's threshold since their strength was stored: the only ones
+        the decay job writes; every reader decays the stored strength itself (docs/governance.md)."""
+        crossed: list[Memory] = []
         for memory in self._memories(scope):
             report.examined += 1
-            if memory.status not in LIVE_STATUSES or persist_decay(memory, as_of, self._settings) is None:
-                continue
-            # Re-read right before writing: a reinforcement since the page was read must not be overwritten.
+            if memory.status in LIVE_STATUSES and crossed_threshold(memory, as_of, self._settings) is not None:
+                crossed.append(memory)
+        return crossed
+
+    def _decay(self, scope: Scope, crossed: list[Memory], as_of: datetime, report: JobReport) -> None:
+        for listed in crossed:
+            # Read again right before writing (a status or text changed since the page was read is kept), and
+            # written only over that value: a reinforcement made meanwhile wins.
             try:
-                fresh = self._store.get_memory(scope, memory.id)
+                memory = self._store.get_memory(scope, listed.id)
+                updated = self._memories_writer.rewrite(
+                    memory, lambda current: decay_to_persist(current, as_of, self._settings)
+                )
             except NotFoundError:
                 continue
-            updated = persist_decay(fresh, as_of, self._settings)
-            if updated is None:
-                continue
-            self._memories_writer.save(updated, previous=fresh)
+            threshold = crossed_threshold(memory, as_of, self._settings)
+            if updated is memory or threshold is None or updated.strength >= threshold:
+                continue  # reinforced meanwhile: back above it
             report.decayed += 1
-            report.note("decayed", memory.id, f"{fresh.strength:.4f} -> {updated.strength:.4f}")
+            report.note("decayed", memory.id, f"{memory.strength:.4f} -> {updated.strength:.4f} (below {threshold:g})")
 
     # retention: the plan's cap on history, then the tiers' windows
 
@@ -169,6 +201,17 @@ class GovernanceJobs:
         index = memory.source.message_index
         return index is None or 0 <= index < len(interaction.messages)
 
+    def _with_vectors(self, scope: Scope) -> Iterator[Memory]:
+        """The memories, those that may be consolidated with their vectors (a listing carries none): one batched
+        read per page, for those memories only."""
+        for page in _pages(self._memories(scope), _PAGE):
+            wanted = [m.id for m in page if m.embedding is None and may_consolidate(m, self._settings)]
+            vectors = {m.id: m.embedding for m in self._store.get_memories(scope, wanted)} if wanted else {}
+            for memory in page:
+                if memory.id in vectors:
+                    memory = memory.model_copy(update={"embedding": vectors[memory.id]})
+                yield memory
+
     def _memories(self, scope: Scope) -> Iterator[Memory]:
         cursor: str | None = None
         while True:
@@ -177,3 +220,14 @@ class GovernanceJobs:
             cursor = page.next_cursor
             if cursor is None:
                 return
+
+
+def _pages(memories: Iterator[Memory], size: int) -> Iterator[list[Memory]]:
+    page: list[Memory] = []
+    for memory in memories:
+        page.append(memory)
+        if len(page) == size:
+            yield page
+            page = []
+    if page:
+        yield page

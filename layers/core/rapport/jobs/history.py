@@ -15,10 +15,10 @@ from rapport.domain.models import Interaction
 from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, NotFoundError
 from rapport.jobs.plans import PlanDirectory
-from rapport.ports.items import ItemScope, ItemStore
+from rapport.ports.items import ItemRef, ItemScope, ItemStore, ItemWrite
 from rapport.ports.store import MemoryStore
 from rapport.services.memories import MemoryService
-from rapport.services.versioned_items import modify_item
+from rapport.services.versioned_items import ItemsRead, modify_item
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +75,9 @@ class Trim(BaseModel):
 
 
 class HistoryRetention:
-    """Counts messages as they are recorded, so the check after each interaction is one read and one write; the
-    nightly sweep recounts from the history itself and repairs whatever a failed or concurrent update left."""
+    """Counts messages as they are recorded (the count is written with each interaction, from the batched read
+    before it), so the check costs no request of its own; the nightly sweep recounts from the history itself and
+    repairs whatever a skipped update left."""
 
     def __init__(
         self, store: MemoryStore, items: ItemStore, memories: MemoryService, plans: PlanDirectory, *, attempts: int
@@ -86,42 +87,37 @@ class HistoryRetention:
         self._memories = memories  # deleting through the service takes the index entry and the edges too
         self._plans = plans
 
-    def after_interaction(self, interaction: Interaction, now: datetime) -> Trim:
-        """One read and one write of the count; the plans are read only when the count passes the smallest cap any
-        plan has (below it, no plan trims anything)."""
-        scope = ItemScope.of_user(interaction.scope)
-        total = self._counted(scope, interaction, now)
+    def reads(self, interaction: Interaction) -> list[ItemRef]:
+        """What `plan` builds on: the running count."""
+        return [(COUNTER_KIND, COUNTER_KEY)]
+
+    def plan(self, interaction: Interaction, read: ItemsRead) -> tuple[ItemWrite, int]:
+        """The count with this interaction's messages in it, as a write made with the interaction (so the count
+        moves exactly when the history does), and that count."""
+        item = read.get(COUNTER_KIND, COUNTER_KEY)
+        if item is None:
+            # First count for this user (or after an erasure): the history so far, which this interaction joins.
+            before = sum(len(i.messages) for i in self._history(interaction.scope))
+        else:
+            before = MessageCount.model_validate(item.body).messages
+        total = max(before + len(interaction.messages), 0)
+        return read.put(COUNTER_KIND, COUNTER_KEY, MessageCount(messages=total).model_dump(mode="json")), total
+
+    def over_smallest_cap(self, total: int) -> bool:
+        """Whether any plan could trim a history of `total` messages (below the smallest cap, none reads a plan)."""
         smallest = self._plans.smallest_cap()
-        if smallest is None or total <= smallest:
-            return Trim(messages_before=total, cap=None)
-        cap = self._plans.max_messages(interaction.scope)
+        return smallest is not None and total > smallest
+
+    def enforce(self, scope: Scope, total: int, now: datetime) -> Trim:
+        """Trim the oldest interactions past the user's cap, once the count says `total` (this interaction's
+        included, as stored with it)."""
+        cap = self._plans.max_messages(scope)
         excess = messages_over_cap(total, cap)
         trim = Trim(messages_before=total, cap=cap)
         if excess:
-            self._trim(interaction.scope, self._history(interaction.scope), excess, trim)
-            self._count_down(scope, trim.messages, now)
+            self._trim(scope, self._history(scope), excess, trim)
+            self._count_down(ItemScope.of_user(scope), trim.messages, now)
         return trim
-
-    def _counted(self, scope: ItemScope, interaction: Interaction, now: datetime) -> int:
-        """The running count with this interaction's messages in it."""
-        current = self._counts.get(scope)
-        if current is None:
-            # First count for this user (or after an erasure): the history, this interaction included.
-            total = sum(len(i.messages) for i in self._history(interaction.scope))
-            try:
-                self._counts.put(scope, MessageCount(messages=total), now=now, expected_version=0)
-                return total
-            except ConflictError:
-                pass  # a concurrent first count won the race; it counted this interaction too
-        else:
-            added = MessageCount(messages=max(current.count.messages + len(interaction.messages), 0))
-            try:
-                self._counts.put(scope, added, now=now, expected_version=current.version)
-                return added.messages
-            except ConflictError:
-                self._counts.add(scope, len(interaction.messages), now=now)  # read again and re-apply
-        counted = self._counts.get(scope)
-        return counted.count.messages if counted else 0
 
     def sweep(self, scope: Scope, now: datetime) -> Trim:
         """Recount from the history, trim to the cap, and write the exact count."""

@@ -5,6 +5,10 @@ Requests are answered side by side on the gateway's own sized thread pool, each 
 resolver keeps each request's state apart (`rapport.api.resolver`), and nothing running in the pool waits for another
 worker of it, so no number of simultaneous clients can exhaust it into a deadlock; the ones beyond its size queue.
 Health is answered by the gateway itself, never queued behind long requests.
+
+A body must arrive whole within `body_timeout` of the request's headers, or the request is answered 408 and its
+connection closed: uvicorn's keep-alive timeout covers only the idle time between requests, so without a deadline here
+a client that announces a body and never sends it holds a connection (and a slot of the server) indefinitely.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 DEFAULT_WORKERS = 16
+DEFAULT_BODY_TIMEOUT_SECONDS = 10.0
 
 
 class _LocalContext:
@@ -51,7 +56,9 @@ class LocalGateway:
         max_body_bytes: int = 1_048_576,
         workers: int = DEFAULT_WORKERS,
         cors_origins: Sequence[str] = (),
+        body_timeout: float = DEFAULT_BODY_TIMEOUT_SECONDS,
     ) -> None:
+        self._body_timeout = body_timeout
         self._cors = _Cors(cors_origins)
         self._auth = authenticator
         self._max_body = max_body_bytes
@@ -81,19 +88,36 @@ class LocalGateway:
                 await _send_json(send, 401, {"error": "unauthorized", "message": reason})
                 return
             authorizer = {"tenant_id": tenant, "principalId": "key:" + hash_key(key)[:12]}
-        body = b""
-        while True:
-            chunk = await receive()
-            body += chunk.get("body", b"")
-            if len(body) > self._max_body:
-                await _send_json(
-                    send, 413, {"error": "payload_too_large", "message": f"the body exceeds {self._max_body} bytes"}
-                )
-                return
-            if not chunk.get("more_body", False):
-                break
+        body = await self._read_body(receive, send)
+        if body is None:
+            return
         response = await self._run(self._resolve, _event(scope, headers, body, authorizer))
         await _send_response(send, response)
+
+    async def _read_body(self, receive: Receive, send: Send) -> bytes | None:
+        """The whole body, or None once the request has been answered (too large, too slow) or the client left."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._body_timeout
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), timeout=max(deadline - loop.time(), 0.0))
+            except TimeoutError:
+                message_text = f"the request body did not arrive within {self._body_timeout:g} s"
+                await _send_json(send, 408, {"error": "request_timeout", "message": message_text}, close=True)
+                return None
+            if message["type"] == "http.disconnect":
+                return None  # a partial body is never answered as if it were the request
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self._max_body:
+                message_text = f"the body exceeds {self._max_body} bytes"
+                await _send_json(send, 413, {"error": "payload_too_large", "message": message_text}, close=True)
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -204,10 +228,10 @@ async def _send_response(send: Send, response: dict[str, Any]) -> None:
     await send({"type": "http.response.body", "body": data})
 
 
-async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
-    await _send_response(
-        send, {"statusCode": status, "headers": {"content-type": "application/json"}, "body": json.dumps(payload)}
-    )
+async def _send_json(send: Send, status: int, payload: dict[str, Any], *, close: bool = False) -> None:
+    """`close`: the rest of the request will not be read, so the connection cannot carry another one."""
+    headers = {"content-type": "application/json", **({"connection": "close"} if close else {})}
+    await _send_response(send, {"statusCode": status, "headers": headers, "body": json.dumps(payload)})
 
 
 async def _lifespan(receive: Receive, send: Send, *, on_shutdown: Callable[[], None]) -> None:

@@ -14,10 +14,10 @@ DEV_KEY_FILE = "dev-api-key"
 
 
 def seed_api_keys(services: Services) -> str | None:
-    """Register RAPPORT_API_KEYS; with none configured, reuse or create a dev key kept in the data directory."""
+    """Register RAPPORT_API_KEYS, and revoke the seeded keys no longer listed; with none configured, reuse or
+    create a dev key kept in the data directory."""
     pairs = services.settings.api_key_pairs()
-    for key, tenant in pairs:
-        services.auth.register_key(key, tenant, name="seeded")
+    services.auth.reconcile_seeded(pairs)
     if pairs:
         return None
     key_file: Path = services.settings.data_dir / DEV_KEY_FILE
@@ -33,11 +33,18 @@ def seed_api_keys(services: Services) -> str | None:
 
 
 def build_local_gateway(services: Services) -> LocalGateway:
-    return LocalGateway(create_local_app(services), services.auth, cors_origins=services.settings.cors_origin_list())
+    return LocalGateway(
+        create_local_app(services),
+        services.auth,
+        cors_origins=services.settings.cors_origin_list(),
+        body_timeout=services.settings.body_timeout_seconds,
+    )
 
 
 def serve(settings: Settings, host: str, port: int) -> None:
     import uvicorn
+
+    from rapport.local.http_protocol import JsonErrorH11Protocol  # uvicorn's: the local extra only
 
     services = build_services(settings)
     dev_key = seed_api_keys(services)
@@ -47,4 +54,4 @@ def serve(settings: Settings, host: str, port: int) -> None:
     if dev_key:
         print(f"Development API key (tenant 'dev'): {dev_key}", flush=True)
     print(f"API docs: http://{host}:{port}/v1/docs", flush=True)
-    uvicorn.run(build_local_gateway(services), host=host, port=port, log_level="info")
+    uvicorn.run(build_local_gateway(services), host=host, port=port, log_level="info", http=JsonErrorH11Protocol)

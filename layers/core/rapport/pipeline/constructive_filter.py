@@ -5,6 +5,7 @@ from __future__ import annotations
 from rapport.domain.filtering import Verdict
 from rapport.domain.prompts import constructive_filter as prompt
 from rapport.domain.prompts import payload
+from rapport.domain.quarantine import DETECTOR, instructions_in
 from rapport.errors import InvalidModelOutputError
 from rapport.ids import derived_id
 from rapport.pipeline.asking import Answer, ask
@@ -30,10 +31,33 @@ class ConstructiveFilter:
         ]
         if not sources:
             return FilterOutcome()
-        answer = self._verdicts([candidate for candidate, _ in sources])
-        verdicts = {v.index: v for v in answer.value.verdicts}
+        # Defence in depth: whatever model judges the rest, what reads as instructions to the assistant is
+        # quarantined by the rules, and never shown to that model to be reworded into a lesson.
+        findings = [instructions_in(candidate.content) for candidate, _ in sources]
+        asked = [i for i, finding in enumerate(findings) if finding is None]
+        answer = self._verdicts([sources[i][0] for i in asked]) if asked else None
+        verdicts = {asked[v.index]: v for v in answer.value.verdicts} if answer is not None else {}
         judged: list[Judged] = []
         for i, (candidate, result) in enumerate(sources):
+            decision_id = derived_id(
+                state.interaction_id, f"filter|{candidate.domain.value}|{candidate.content.lower()}"
+            )
+            finding = findings[i]
+            if finding is not None:
+                judged.append(
+                    Judged(
+                        decision_id=decision_id,
+                        candidate=candidate,
+                        verdict=Verdict.QUARANTINED,
+                        reason=finding.describe()[:500],
+                        content=candidate.content,
+                        decided_by=DETECTOR,
+                        extractor=result.extractor,
+                        extractor_fallback_reason=result.fallback_reason,
+                    )
+                )
+                continue
+            assert answer is not None  # every candidate without a finding was asked
             v = verdicts[i]
             verdict, reason = v.verdict, v.reason.strip() or "no reason given"
             if candidate.correction and verdict is Verdict.BLOCKED:
@@ -43,12 +67,11 @@ class ConstructiveFilter:
                 Verdict.ALLOWED: candidate.content,
                 Verdict.REFRAMED: " ".join((v.reframed_content or "").split()),
                 Verdict.BLOCKED: None,
+                Verdict.QUARANTINED: candidate.content,  # the model may see instructions the rules missed
             }[verdict]
             judged.append(
                 Judged(
-                    decision_id=derived_id(
-                        state.interaction_id, f"filter|{candidate.domain.value}|{candidate.content.lower()}"
-                    ),
+                    decision_id=decision_id,
                     candidate=candidate,
                     verdict=verdict,
                     reason=reason[:500],

@@ -12,6 +12,7 @@ from rapport.domain.prompts import extract_relational as relational_prompt
 from rapport.domain.prompts import extract_user as user_prompt
 from rapport.domain.prompts import payload
 from rapport.domain.prompts.conversation import ConversationInput
+from rapport.domain.quarantine import withheld_messages
 from rapport.domain.scope import Scope
 from rapport.pipeline.asking import ask
 from rapport.ports.language_model import LanguageModel
@@ -102,7 +103,10 @@ class Extract:
     def _conversation(self, state: PipelineState, interaction: Interaction | None) -> BaseModel:
         if interaction is None:
             interaction = self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
-        return ConversationInput.of(interaction, self._settings.pipeline_max_prompt_chars)
+        # What reads as instructions to the assistant never reaches an extractor, so no model (or rule) can turn it
+        # into a fact or a lesson of the assistant's own; its episode keeps it, quarantined.
+        withheld = withheld_messages(interaction.messages)
+        return ConversationInput.of(interaction, self._settings.pipeline_max_prompt_chars, withheld)
 
     def _clean(self, candidates: list[Candidate]) -> list[Candidate]:
         """Whatever a model proposes: trimmed, within the content limit, of a known type, each once, at most N."""

@@ -6,6 +6,7 @@ import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from rapport.domain.models import Interaction
 from rapport.domain.scope import Scope
 from rapport.errors import RapportError
 from rapport.pipeline.redrive import letter_of
@@ -18,8 +19,9 @@ logger = logging.getLogger(__name__)
 
 
 class InProcessPipeline:
-    """`store` reads back what a completed run stored or reinforced, for the answer of a `wait=True` start; a run
-    that fails is parked in `dead_letters` (the local dead-letter queue), which `rapport dlq replay` runs again."""
+    """`store` reads back what a run completed before stored or reinforced, for the answer of a `wait=True` start (a
+    run made now hands its memories over); a run that fails is parked in `dead_letters` (the local dead-letter
+    queue), which `rapport dlq replay` runs again."""
 
     def __init__(
         self,
@@ -37,15 +39,16 @@ class InProcessPipeline:
         self._pending: set[Future[None]] = set()
         self._lock = threading.Lock()
 
-    def start(self, request: PipelineRequest, *, wait: bool) -> PipelineRun:
+    def start(self, request: PipelineRequest, *, wait: bool, recorded: Interaction | None = None) -> PipelineRun:
         if not wait:
-            future = self._background().submit(self._run_logged, request)
+            handed = recorded.model_copy(deep=True) if recorded is not None else None  # the caller keeps its own
+            future = self._background().submit(self._run_logged, request, handed)
             with self._lock:
                 self._pending.add(future)
             future.add_done_callback(self._forget)
             return PipelineRun(interaction_id=request.interaction_id, status=PipelineStatus.STARTED)
         try:
-            outcome = self._runner.run(request)
+            stored = self._runner.run_stored(request, recorded)
         except RapportError as exc:
             # The interaction is recorded whatever happens here; the failure is on the run's item, to rerun.
             logger.warning("pipeline failed for interaction %s: %s", request.interaction_id, exc)
@@ -55,13 +58,16 @@ class InProcessPipeline:
                 status=PipelineStatus.FAILED,
                 error=f"{type(exc).__name__}: {exc}",
             )
-        ids = [*outcome.stored, *outcome.reinforced]
-        found = {m.id: m for m in self._store.get_memories(Scope(request.tenant_id, request.user_id), ids)}
+        outcome, memories = stored.outcome, stored.memories
+        if memories is None:  # a run completed before: what it stored is read
+            ids = [*outcome.stored, *outcome.reinforced]
+            found = {m.id: m for m in self._store.get_memories(Scope(request.tenant_id, request.user_id), ids)}
+            memories = [found[i] for i in ids if i in found]
         return PipelineRun(
             interaction_id=request.interaction_id,
             status=PipelineStatus.COMPLETED,
             outcome=outcome,
-            memories=[found[i].without_embedding() for i in ids if i in found],
+            memories=[m.without_embedding() for m in memories],
         )
 
     def drain(self, timeout: float | None = None) -> None:
@@ -81,9 +87,9 @@ class InProcessPipeline:
                 self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="rapport-pipeline")
             return self._pool
 
-    def _run_logged(self, request: PipelineRequest) -> None:
+    def _run_logged(self, request: PipelineRequest, recorded: Interaction | None) -> None:
         try:
-            self._runner.run(request)
+            self._runner.run_stored(request, recorded)
         except Exception as exc:
             # Nobody waits for this thread: the log, the run's item and the dead letter are where a failure shows.
             logger.exception("background pipeline failed for interaction %s", request.interaction_id)

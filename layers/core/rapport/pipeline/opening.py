@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rapport.domain.models import Interaction
 from rapport.domain.scope import Scope
 from rapport.pipeline.runs import PipelineRunRepository
 from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus, RecordOutcome
 from rapport.ports.store import MemoryStore
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What the open step leaves for the later steps in process: its outcome, the interaction it read (or was
+    handed), the run's item as it stands, and whether this is the run's first attempt (so nothing of an earlier one
+    can be stored)."""
+
+    outcome: RecordOutcome
+    interaction: Interaction
+    run: PipelineRun
+    first_attempt: bool
 
 
 class OpenRun:
@@ -17,21 +31,28 @@ class OpenRun:
     def __call__(self, request: PipelineRequest) -> RecordOutcome:
         """Idempotent: it only reads the interaction (NotFoundError, a permanent failure, if there is none) and
         notes the attempt. Writing history here as well would store it twice when the API has already done so."""
-        return self.open(request)[0]
+        return self.open(request).outcome
 
-    def open(self, request: PipelineRequest) -> tuple[RecordOutcome, Interaction, PipelineRun]:
-        """The step, the interaction it read and the run's item as the step left it: the in-process runner hands
-        them to the later steps, which would otherwise each read them again (as the state machine's tasks must:
-        their state carries no text)."""
+    def open(self, request: PipelineRequest, recorded: Interaction | None = None) -> Opened:
+        """The step, for the in-process runner, which hands what it read to the later steps (the state machine's
+        tasks read it for themselves: their state carries no text). `recorded`: the interaction as the request
+        that stored it has it; its run is opened without reading either back, unless a run of it exists already."""
         scope = Scope(request.tenant_id, request.user_id)
+        if recorded is not None:
+            first = self._runs.first_started(scope, request.interaction_id)
+            if first is not None:
+                return Opened(_outcome(recorded, done=False), recorded, first, first_attempt=True)
         interaction = self._store.get_interaction(scope, request.interaction_id)
         previous = self._runs.get(scope, request.interaction_id)
         done = previous is not None and previous.status is PipelineStatus.COMPLETED
         run = previous if done and previous is not None else self._runs.started(scope, request.interaction_id, previous)
-        outcome = RecordOutcome(
-            interaction_id=interaction.id,
-            message_count=len(interaction.messages),
-            session_id=interaction.session_id,
-            already_done=done,
-        )
-        return outcome, interaction, run
+        return Opened(_outcome(interaction, done=done), interaction, run, first_attempt=previous is None)
+
+
+def _outcome(interaction: Interaction, *, done: bool) -> RecordOutcome:
+    return RecordOutcome(
+        interaction_id=interaction.id,
+        message_count=len(interaction.messages),
+        session_id=interaction.session_id,
+        already_done=done,
+    )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rapport.clock import Clock
+from rapport.domain.filtering import Verdict
 from rapport.domain.lifecycle.decay import reinforce
 from rapport.domain.lifecycle.tiers import higher_tier, tier_for
 from rapport.domain.models import (
@@ -19,6 +20,7 @@ from rapport.domain.models import (
     Tier,
     UserMemoryType,
 )
+from rapport.domain.quarantine import QUARANTINE_KEY, quarantine_marker
 from rapport.domain.relations import Edge, RelationType
 from rapport.domain.scope import Scope
 from rapport.errors import NotFoundError
@@ -93,6 +95,9 @@ class Placer:
             metadata["correction"] = True
         if judged.content != candidate.content:
             metadata["original"] = candidate.content
+        quarantined = judged.verdict is Verdict.QUARANTINED
+        if quarantined:
+            metadata[QUARANTINE_KEY] = quarantine_marker(judged.decided_by, judged.reason)
         built = self._memories.build(
             interaction.scope,
             NewMemory(
@@ -102,6 +107,7 @@ class Placer:
                 importance=candidate.importance,
                 confidence=candidate.confidence,
                 tier=self._tier(candidate.importance, interaction),
+                status=MemoryStatus.QUARANTINED if quarantined else MemoryStatus.ACTIVE,
                 metadata=metadata,
                 # Only events carry their date into the searchable text: a fact or a lesson is the same fact
                 # whenever it is observed, and a date in its text would keep its repetitions from being found as
@@ -129,7 +135,11 @@ class Placer:
             # An earlier run wrote it: finish what that run may not have (index, edges, contradiction).
             self._memories.store_embedded(existing)
             return self._link_new(interaction, judged, existing, created=True)
-        duplicate = self._near_duplicate(interaction, memory, judged)
+        # A quarantined memory is kept apart: it neither counts as another observation of a live memory nor
+        # takes a slot from the fact that holds it.
+        duplicate = (
+            None if memory.status is MemoryStatus.QUARANTINED else self._near_duplicate(interaction, memory, judged)
+        )
         if duplicate is not None:
             if duplicate.source.interaction_id == interaction.id:
                 return Placement(memory=duplicate, judged=judged, created=True)  # the same observation, said twice
@@ -166,7 +176,7 @@ class Placer:
     def _supersede(self, interaction: Interaction, judged: Judged, memory: Memory, edges: list[Edge]) -> str | None:
         """A single-valued user fact with a new value invalidates the old one: kept as history, linked, not deleted."""
         slot = judged.candidate.slot
-        if memory.domain is not Domain.USER or not slot:
+        if memory.domain is not Domain.USER or not slot or memory.status is MemoryStatus.QUARANTINED:
             return None
         holder = self._slots.holder(interaction.scope, slot)
         old_id = holder.memory_id if holder else None

@@ -12,6 +12,7 @@ import logging
 
 from pydantic import BaseModel, Field
 
+from rapport.domain.models import Interaction
 from rapport.errors import RapportError
 from rapport.ports.dead_letters import DeadLetter, DeadLetters, Failure
 from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus, PipelineTrigger
@@ -32,7 +33,7 @@ class StartedByTheTable:
     """The writer's trigger when the table's stream starts the pipeline (AWS): the interaction's write is the outbox,
     so there is nothing to start here and nothing a failure here could lose."""
 
-    def start(self, request: PipelineRequest, *, wait: bool) -> PipelineRun:
+    def start(self, request: PipelineRequest, *, wait: bool, recorded: Interaction | None = None) -> PipelineRun:
         return PipelineRun(interaction_id=request.interaction_id, status=PipelineStatus.STARTED)
 
 

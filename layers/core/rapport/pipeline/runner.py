@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from rapport.domain.models import Interaction
 from rapport.domain.scope import Scope
 from rapport.errors import RapportError
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.pipeline.extract import Extract
 from rapport.pipeline.opening import OpenRun
 from rapport.pipeline.runs import PipelineRunRepository
-from rapport.pipeline.store import Store
+from rapport.pipeline.store import Store, Stored
 from rapport.ports.pipeline import PipelineRequest, PipelineState, StoreOutcome
 
 
@@ -38,18 +39,23 @@ class PipelineRunner:
         self._lock = threading.Lock()
 
     def run(self, request: PipelineRequest) -> StoreOutcome:
+        return self.run_stored(request).outcome
+
+    def run_stored(self, request: PipelineRequest, recorded: Interaction | None = None) -> Stored:
         """The steps in order, with the same state the state machine passes. A failure is noted on the run's item
-        (the local stand-in for the dead-letter queue: the interaction stays in the history, ready to rerun)."""
+        (the local stand-in for the dead-letter queue: the interaction stays in the history, ready to rerun).
+        `recorded`: the interaction as the request that stored it has it (`PipelineTrigger.start`)."""
         state = PipelineState(**request.model_dump())
         try:
-            # Read once here; the state machine's tasks each read it for themselves.
-            state.recorded, interaction, run = self.open_run.open(request)
+            # Read once here (or handed over); the state machine's tasks each read it for themselves.
+            opened = self.open_run.open(request, recorded)
+            state.recorded, interaction = opened.outcome, opened.interaction
             pool = self._extraction_pool()
             user = pool.submit(self.extract.user, state, interaction)
             relational = pool.submit(self.extract.relational, state, interaction)
             state.extracted = [user.result(), relational.result()]
             state.filtered = self.constructive_filter(state)
-            return self.store(state, interaction, run=run)
+            return self.store.store(state, interaction, run=opened.run, first_attempt=opened.first_attempt)
         except RapportError as exc:
             self._runs.failed(
                 Scope(request.tenant_id, request.user_id), request.interaction_id, f"{type(exc).__name__}: {exc}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rapport.clock import Clock
 from rapport.domain.scope import Scope
+from rapport.errors import ConflictError
 from rapport.ports.items import ItemPut, ItemScope, ItemStore
 from rapport.ports.pipeline import PipelineRun, PipelineStatus, StoreOutcome
 
@@ -28,6 +29,18 @@ class PipelineRunRepository:
             started_at=self._clock.now(),
         )
         return self._put(scope, record)
+
+    def first_started(self, scope: Scope, interaction_id: str) -> PipelineRun | None:
+        """The first attempt's item, written only while there is none: None when a run of the interaction already
+        has one (the caller reads it, as for any other start)."""
+        record = PipelineRun(
+            interaction_id=interaction_id, status=PipelineStatus.RUNNING, attempts=1, started_at=self._clock.now()
+        )
+        try:
+            self._put(scope, record, expected_version=0)
+        except ConflictError:
+            return None
+        return record
 
     def completed(self, scope: Scope, outcome: StoreOutcome, previous: PipelineRun | None) -> PipelineRun:
         return self._put(scope, self.completed_record(outcome, previous))
@@ -65,12 +78,13 @@ class PipelineRunRepository:
             body=record.model_dump(mode="json", include=set(PipelineRun.STORED_FIELDS)),
         )
 
-    def _put(self, scope: Scope, record: PipelineRun) -> PipelineRun:
+    def _put(self, scope: Scope, record: PipelineRun, *, expected_version: int | None = None) -> PipelineRun:
         self._items.put_item(
             ItemScope.of_user(scope),
             RUN_KIND,
             record.interaction_id,
             record.model_dump(mode="json", include=set(PipelineRun.STORED_FIELDS)),
             now=self._clock.now(),
+            expected_version=expected_version,
         )
         return record

@@ -19,7 +19,7 @@ from rapport.domain.models import Page
 from rapport.domain.scope import Scope
 
 # Kinds the stores use for their own items; a feature cannot shadow them.
-RESERVED_KINDS = frozenset({"MEM", "INT", "USER", "APIKEY", "AUDIT", "TENANT"})
+RESERVED_KINDS = frozenset({"MEM", "EMB", "INT", "USER", "APIKEY", "AUDIT", "TENANT"})
 _KIND = re.compile(r"^[A-Z][A-Z0-9_]{0,31}$")
 
 
@@ -110,10 +110,14 @@ class FieldChange(BaseModel):
 
 
 class ItemDelete(BaseModel):
+    """One item removed inside `write_items`; with `expected_version`, only while it is still that version (a
+    concurrent change makes the whole call a ConflictError)."""
+
     model_config = ConfigDict(frozen=True)
 
     kind: str
     key: str
+    expected_version: int | None = None
 
     @field_validator("kind")
     @classmethod

@@ -10,7 +10,7 @@ from typing import ClassVar, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from rapport.domain.filtering import Verdict
-from rapport.domain.models import Domain, Memory
+from rapport.domain.models import Domain, Interaction, Memory
 from rapport.domain.scope import Scope
 
 
@@ -137,7 +137,8 @@ class PipelineRuns(Protocol):
 
 
 class PipelineTrigger(Protocol):
-    def start(self, request: PipelineRequest, *, wait: bool) -> PipelineRun:
+    def start(self, request: PipelineRequest, *, wait: bool, recorded: Interaction | None = None) -> PipelineRun:
         """Start the pipeline for one interaction. With `wait`, an in-process trigger runs it to the end first;
         an asynchronous one (Step Functions) starts it either way. Starting twice is harmless: every step is
-        idempotent on the interaction id."""
+        idempotent on the interaction id. `recorded`: the interaction as the caller has just stored it, before any
+        run of it could start; an in-process trigger runs from it instead of reading it back."""

@@ -16,6 +16,7 @@ from rapport.domain.models import (
     Page,
 )
 from rapport.domain.scope import Scope
+from rapport.ports.items import ItemWrite
 
 
 class MemoryStore(Protocol):
@@ -26,6 +27,11 @@ class MemoryStore(Protocol):
         """Insert or replace one memory (embedding included). With `if_reinforced_at`, replace it only while its
         stored `last_reinforced_at` is still that instant (ConflictError otherwise, and NotFoundError if it is
         gone): a reinforcement computed from a read does not overwrite one made since."""
+
+    def update_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
+        """Write every field of an existing memory but its embedding, which stays as stored (the memory's own
+        `embedding` is not written): what a change of status, strength, tier or metadata costs is the memory's
+        small fields, not its vector. NotFoundError when it is gone; `if_reinforced_at` as for `put_memory`."""
 
     def get_memory(self, scope: Scope, memory_id: str) -> Memory:
         """The memory, or NotFoundError."""
@@ -45,7 +51,7 @@ class MemoryStore(Protocol):
         limit: int,
         cursor: str | None = None,
     ) -> Page[Memory]:
-        """Memories newest first, one page at a time."""
+        """Memories newest first, one page at a time, without their embeddings (read them by id)."""
 
     def count_memories(self, scope: Scope) -> int:
         """How many memories this end user has, in every domain and status."""
@@ -54,9 +60,21 @@ class MemoryStore(Protocol):
         """Every memory (of one tenant, or all): for rebuilding the index."""
 
     # interactions
-    def put_interaction(self, interaction: Interaction, episodes: Sequence[Memory] = ()) -> None:
-        """Store the history item and the episodes it lists in one atomic write: a crash or a failed request leaves
-        both or neither (DynamoDB: one transaction per 100 items, see docs/data-model.md)."""
+    def put_interaction(
+        self,
+        interaction: Interaction,
+        episodes: Sequence[Memory] = (),
+        *,
+        with_items: Sequence[ItemWrite] = (),
+        known_user: bool = False,
+    ) -> None:
+        """Store the history item, the episodes it lists, the end user's registration (`register_user`) and
+        `with_items` (writes of the end user's items, dated the interaction's `created_at`) in one atomic write: a
+        crash or a failed request leaves all of it or none (DynamoDB: the history item, the registration and the
+        item writes in one transaction, episodes beyond what it holds in transactions before it; see
+        docs/data-model.md). A put or delete whose `expected_version` no longer holds is ConflictError, and nothing
+        is stored. `known_user`: the caller knows the end user has been registered before, so the tenant's entry
+        in the registry the jobs walk is not written again."""
 
     def remove_interaction(self, interaction: Interaction) -> None:
         """Undo `put_interaction`: the history item and the episodes it lists go together; missing ones are fine."""
@@ -75,6 +93,9 @@ class MemoryStore(Protocol):
     def put_api_key(self, record: ApiKeyRecord) -> None: ...
 
     def find_api_key(self, key_hash: str) -> ApiKeyRecord | None: ...
+
+    def list_api_keys(self, tenant_id: str) -> list[ApiKeyRecord]:
+        """Every key of the tenant, revoked and expired ones included (they are listed, never accepted)."""
 
     def register_user(self, scope: Scope) -> None:
         """Note that the tenant has this end user (idempotent), so jobs can walk users without a scan."""

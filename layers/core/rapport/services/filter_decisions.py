@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from rapport.clock import Clock
 from rapport.domain.filtering import FilterDecision, Verdict
-from rapport.domain.models import Memory, Page, Provenance, SourceKind
+from rapport.domain.models import Memory, MemoryStatus, Page, Provenance, SourceKind
+from rapport.domain.quarantine import QUARANTINE_KEY
 from rapport.domain.relations import RelationType
 from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError
@@ -99,12 +100,15 @@ class FilterDecisionService:
         return self._decisions.get(scope, decision_id)
 
     def restore(self, scope: Scope, decision_id: str) -> tuple[FilterDecision, Memory]:
-        """Store the original the filter blocked or reframed. Idempotent: restoring twice returns the same memory."""
+        """Store the original the filter blocked or reframed, or lift the quarantine of the memory it quarantined.
+        Idempotent: restoring twice returns the same memory."""
         decision = self._decisions.get(scope, decision_id)
         if decision.verdict is Verdict.ALLOWED:
             raise ConflictError(
                 f"filter decision {decision_id} allowed the memory as it was: there is nothing to restore"
             )
+        if decision.verdict is Verdict.QUARANTINED:
+            return self._lift_quarantine(scope, decision)
         memory_id = derived_id(decision.id, "restore")
         memory = self._existing(scope, memory_id)
         if memory is None:
@@ -132,6 +136,37 @@ class FilterDecisionService:
                 confidence=1.0,
             ),
         )
+        if decision.restored_memory_id != memory.id:
+            decision = self._decisions.put(
+                decision.model_copy(update={"restored_memory_id": memory.id, "restored_at": now})
+            )
+        return decision, memory.without_embedding()
+
+    def _lift_quarantine(self, scope: Scope, decision: FilterDecision) -> tuple[FilterDecision, Memory]:
+        """The quarantined memory becomes active (recalled like any other from now on); its marker stays, with when
+        it was restored, as its history."""
+        if decision.memory_id is None:
+            raise ConflictError(f"filter decision {decision.id} stored no memory: there is nothing to restore")
+        try:
+            memory = self._store.get_memory(scope, decision.memory_id)
+        except NotFoundError as exc:
+            raise NotFoundError(
+                f"memory {decision.memory_id} of filter decision {decision.id} was deleted: there is nothing to restore"
+            ) from exc
+        now = self._clock.now()
+        if memory.status is MemoryStatus.QUARANTINED:
+            marker = memory.metadata.get(QUARANTINE_KEY)
+            restored = {**(marker if isinstance(marker, dict) else {}), "restored_at": now.isoformat()}
+            memory = self._memories.save(
+                memory.model_copy(
+                    update={
+                        "status": MemoryStatus.ACTIVE,
+                        "updated_at": now,
+                        "metadata": {**memory.metadata, QUARANTINE_KEY: restored},
+                    }
+                ),
+                previous=memory,
+            )
         if decision.restored_memory_id != memory.id:
             decision = self._decisions.put(
                 decision.model_copy(update={"restored_memory_id": memory.id, "restored_at": now})

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
@@ -14,6 +15,7 @@ from rapport.domain.models import (
     Domain,
     Interaction,
     Memory,
+    MemoryStatus,
     Message,
     MessageRole,
     Page,
@@ -21,22 +23,26 @@ from rapport.domain.models import (
     Provenance,
     SourceKind,
     Tier,
+    Trust,
     UserMemoryType,
 )
+from rapport.domain.quarantine import QUARANTINE_KEY, instructions_in
 from rapport.domain.scope import Scope
-from rapport.errors import InvalidInputError, NotFoundError, RapportError
+from rapport.errors import ConflictError, InvalidInputError, NotFoundError, RapportError
 from rapport.ids import derived_id, new_id
 from rapport.ports.dead_letters import DeadLetter, DeadLetters, Failure
+from rapport.ports.items import ItemRef, ItemScope, ItemStore, ItemWrite
 from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineRuns, PipelineStatus, PipelineTrigger
 from rapport.ports.store import MemoryStore
 from rapport.services.memories import MemoryService, NewMemory
 from rapport.services.signals import SignalService
-from rapport.services.versioned_items import undoable
+from rapport.services.versioned_items import ItemsRead, Plan, back_off
 from rapport.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 _EPISODE_IMPORTANCE = {MessageRole.USER: 0.5, MessageRole.ASSISTANT: 0.3}
+_TRUST_OF_ROLE = {MessageRole.USER: Trust.USER_SAID, MessageRole.ASSISTANT: Trust.ASSISTANT_SAID}
 
 
 class NewInteraction(BaseModel):
@@ -64,15 +70,23 @@ class InteractionProgress(BaseModel):
 
 
 class InteractionFollower(Protocol):
-    """A consequence of a recorded interaction that belongs to the request (state, profile, people)."""
+    """A consequence of a recorded interaction that belongs to the request (relational state, profile, people): it
+    names the items it builds on, read together with every other participant's in one batch, and plans its writes
+    from them; they are committed with the history item in one write."""
 
-    def record_interaction(self, interaction: Interaction) -> None: ...
+    def reads(self, interaction: Interaction) -> Sequence[ItemRef]: ...
+
+    def plan(self, interaction: Interaction, read: ItemsRead) -> Sequence[ItemWrite]: ...
 
 
 class DerivedWork(Protocol):
-    """Work derived from a recorded interaction that a later run redoes (working memory, the retention cap)."""
+    """Work derived from a recorded interaction that a later run redoes (working memory, the retention cap): planned
+    from the same batched read, its writes ride on the commit; what it does once the interaction is stored is its
+    plan's `then` (trimming the history past its cap)."""
 
-    def __call__(self, interaction: Interaction) -> None: ...
+    def reads(self, interaction: Interaction) -> Sequence[ItemRef]: ...
+
+    def plan(self, interaction: Interaction, read: ItemsRead) -> Plan: ...
 
 
 class InteractionService:
@@ -80,12 +94,16 @@ class InteractionService:
 
     Failure policy of `record`, one for every side effect:
     1. Before any write: validate, detect signals, build and embed the episodes. A failure stores nothing.
-    2. The commit: the history item and its episodes in one atomic write, then indexed.
-    3. What the interaction means for the relationship (relational state, profile, people) is part of the request:
-       if any of it fails, with an error of any kind, its changes and the commit are taken back and the request
-       fails with nothing stored, so a client's retry cannot store the conversation twice.
-    4. Derived work (working memory, the retention cap, graph links) never fails a stored request: each is logged
-       and redone by a later run (the next interaction, the nightly jobs, `rapport reindex`).
+    2. What the interaction means for the relationship (relational state, profile, people) is part of the request:
+       each follower plans its writes from one batched read of every participant's items; if planning fails, with
+       an error of any kind, nothing is written and the request fails.
+    3. The commit: the history item, its episodes, the registration and every planned write in one atomic write,
+       then the episodes indexed. A concurrent change of an item read makes the write a conflict that stores
+       nothing: read again and plan again. An index failure takes the commit back, planned writes included. Either
+       way a failed request leaves nothing stored, so a client's retry cannot store the conversation twice.
+    4. Derived work (working memory, the retention cap, graph links) never fails a stored request: a plan that
+       fails is logged and its writes left out of the commit, what follows the commit (trimming) is logged when it
+       fails, and each is redone by a later run (the next interaction, the nightly jobs, `rapport reindex`).
     5. The pipeline is started last; a pipeline that cannot start is reported in the answer, not raised.
     """
 
@@ -93,6 +111,7 @@ class InteractionService:
         self,
         *,
         store: MemoryStore,
+        items: ItemStore,
         memories: MemoryService,
         signals: SignalService,
         followers: Sequence[InteractionFollower],
@@ -104,6 +123,7 @@ class InteractionService:
         dead_letters: DeadLetters | None = None,
     ) -> None:
         self._store = store
+        self._items = items  # the store's own items: the planned writes are committed through the store
         self._dead_letters = dead_letters  # where a start that failed waits for `rapport dlq replay`
         self._runs = runs
         self._memories = memories
@@ -138,21 +158,13 @@ class InteractionService:
         interaction = self._interaction_of(scope, new, enrichment, interaction_id)
         episodes = self._memories.embedded(self._episodes_of(interaction))
         interaction.memory_ids = [m.id for m in episodes]
-        with undoable():
-            self._memories.remember_interaction(interaction, episodes)
-            try:
-                for follower in self._followers:
-                    follower.record_interaction(interaction)
-            except BaseException:
-                self._memories.forget_interaction(interaction)
-                raise
-        for work in self._derived:
-            _run_derived(work, interaction)
+        for then in self._commit(interaction, episodes):
+            _run_derived(then, interaction)
         self._memories.announce_stored(scope, episodes)
         return RecordedInteraction(
             interaction=interaction,
             episodes=[m.without_embedding() for m in episodes],
-            pipeline=self._start_pipeline(interaction, wait),
+            pipeline=self._start_pipeline(interaction, wait, recorded=True),
         )
 
     def history(self, scope: Scope, *, limit: int, cursor: str | None) -> Page[Interaction]:
@@ -183,7 +195,7 @@ class InteractionService:
         return RecordedInteraction(
             interaction=interaction,
             episodes=self._episodes_stored(interaction),
-            pipeline=self._start_pipeline(interaction, wait),
+            pipeline=self._start_pipeline(interaction, wait, recorded=False),
             replayed=True,
         )
 
@@ -262,14 +274,43 @@ class InteractionService:
         said = [m for m in latest[0].messages if m.role is not MessageRole.SYSTEM and m.content.strip()]
         return _preceding(said[-1], self._settings.episode_reply_chars) if said else None
 
-    def _start_pipeline(self, interaction: Interaction, wait: bool) -> PipelineRun | None:
+    def _commit(self, interaction: Interaction, episodes: list[Memory]) -> list[Callable[[], None]]:
+        """Points 2 and 3 of the failure policy: every participant's items read together, the followers' and derived
+        work's writes planned from them, then all of it stored with the history in one write. Returns what derived
+        work does next."""
+        scope = ItemScope.of_user(interaction.scope)
+        participants: list[InteractionFollower | DerivedWork] = [*self._followers, *self._derived]
+        refs = [ref for participant in participants for ref in participant.reads(interaction)]
+        attempts = self._settings.relational.write_attempts
+        for attempt in range(attempts):
+            read = ItemsRead(self._items, scope, refs)
+            writes = [write for follower in self._followers for write in follower.plan(interaction, read)]
+            plans = [plan for work in self._derived if (plan := _planned(work, interaction, read)) is not None]
+            writes += [write for plan in plans for write in plan.writes]
+            try:
+                self._memories.remember_interaction(
+                    interaction,
+                    episodes,
+                    with_items=writes,
+                    # An item of theirs exists only once an interaction of theirs was recorded, which registered them.
+                    known_user=read.found_any(),
+                    undo_items=partial(read.take_back, writes, now=self._clock.now()),
+                )
+            except ConflictError:
+                back_off(attempt)
+                continue
+            return [plan.then for plan in plans if plan.then is not None]
+        raise ConflictError("this user's state kept changing while the interaction was recorded; retry the request")
+
+    def _start_pipeline(self, interaction: Interaction, wait: bool, *, recorded: bool) -> PipelineRun | None:
+        """`recorded`: this request has just stored the interaction, so no run of it has started yet."""
         if self._pipeline is None:
             return None
         request = PipelineRequest(
             tenant_id=interaction.tenant_id, user_id=interaction.user_id, interaction_id=interaction.id
         )
         try:
-            return self._pipeline.start(request, wait=wait)
+            return self._pipeline.start(request, wait=wait, recorded=interaction if recorded else None)
         except Exception as exc:
             # The history is written and stays: a pipeline that could not start is reported, not a failed request.
             logger.warning("pipeline not started for interaction %s", interaction.id, exc_info=True)
@@ -287,11 +328,19 @@ class InteractionService:
             logger.exception("could not park the unstarted run of interaction %s", request.interaction_id)
 
 
-def _run_derived(work: DerivedWork, interaction: Interaction) -> None:
+def _planned(work: DerivedWork, interaction: Interaction, read: ItemsRead) -> Plan | None:
     try:
-        work(interaction)
+        return work.plan(interaction, read)
     except Exception:
-        logger.warning("derived work %r failed after interaction %s", work, interaction.id, exc_info=True)
+        logger.warning("derived work %r not planned for interaction %s", work, interaction.id, exc_info=True)
+        return None
+
+
+def _run_derived(then: Callable[[], None], interaction: Interaction) -> None:
+    try:
+        then()
+    except Exception:
+        logger.warning("derived work %r failed after interaction %s", then, interaction.id, exc_info=True)
 
 
 def _preceding(message: Message, chars: int) -> PrecedingMessage | None:
@@ -313,6 +362,9 @@ def _episodes_of(interaction: Interaction, settings: Settings, before: Preceding
     for position, message in enumerate(interaction.messages):
         if message.role is MessageRole.SYSTEM or not message.content.strip():
             continue
+        # Words that read as instructions to the assistant are kept as said, but quarantined: never recalled into a
+        # prompt until the tenant restores them (docs/security.md).
+        finding = instructions_in(message.content)
         episodes.append(
             NewMemory(
                 # Named after the interaction: a retry of a write that stopped half way writes the same episodes.
@@ -322,6 +374,9 @@ def _episodes_of(interaction: Interaction, settings: Settings, before: Preceding
                 type=UserMemoryType.EPISODE.value,
                 importance=_EPISODE_IMPORTANCE[message.role],
                 tier=Tier.SHORT_TERM,
+                trust=_TRUST_OF_ROLE[message.role],
+                status=MemoryStatus.ACTIVE if finding is None else MemoryStatus.QUARANTINED,
+                metadata=None if finding is None else {QUARANTINE_KEY: finding.marker()},
                 occurred_at=interaction.occurred_at,
                 source=Provenance(
                     kind=SourceKind.INTERACTION,

@@ -5,14 +5,14 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from rapport.clock import Clock
-from rapport.domain.lifecycle.decay import reinforce
+from rapport.domain.lifecycle.decay import decayed_to, reinforce
 from rapport.domain.lifecycle.derived import without_archived
 from rapport.domain.lifecycle.tiers import tier_for
 from rapport.domain.models import (
@@ -28,12 +28,15 @@ from rapport.domain.models import (
     PrecedingMessage,
     Provenance,
     Tier,
+    Trust,
+    trust_of,
 )
 from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, RapportError
 from rapport.ids import new_id
 from rapport.ports.embedder import Embedder
 from rapport.ports.graph import MemoryGraph
+from rapport.ports.items import ItemWrite
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
 from rapport.services.embedding import embed_memories
@@ -55,6 +58,8 @@ class NewMemory(BaseModel):
     occurred_at: datetime | None = None
     source: Provenance = Field(default_factory=Provenance)
     in_reply_to: PrecedingMessage | None = None  # an episode's preceding message (InteractionService)
+    trust: Trust | None = None  # None: what the source implies (rapport.domain.models.trust_of)
+    status: MemoryStatus = MemoryStatus.ACTIVE  # QUARANTINED for words that read as instructions to the assistant
 
 
 class BatchItem(BaseModel):
@@ -131,6 +136,8 @@ class MemoryService:
             tier=new.tier or _tier_for(importance, self._settings),
             metadata=self._check_metadata(new.metadata),
             source=new.source,
+            trust=new.trust or trust_of(new.source),
+            status=new.status,
             in_reply_to=new.in_reply_to,
             created_at=now,
             updated_at=now,
@@ -180,16 +187,26 @@ class MemoryService:
         vectors = embed_memories(self._embedder, memories, self._settings.episode_reply_weight)
         return [m.model_copy(update={"embedding": v}) for m, v in zip(memories, vectors, strict=True)]
 
-    def remember_interaction(self, interaction: Interaction, episodes: list[Memory]) -> None:
-        """The history item and its (embedded) episodes in one atomic store write, then the episodes indexed; an
-        index failure takes the write back. The graph hears of the episodes through `announce_stored`."""
-        self._store.register_user(interaction.scope)
-        self._store.put_interaction(interaction, episodes)
+    def remember_interaction(
+        self,
+        interaction: Interaction,
+        episodes: list[Memory],
+        *,
+        with_items: Sequence[ItemWrite] = (),
+        known_user: bool = False,
+        undo_items: Callable[[], None] | None = None,
+    ) -> None:
+        """The history item, its (embedded) episodes, the registration and `with_items` in one atomic store write
+        (`MemoryStore.put_interaction`), then the episodes indexed; an index failure takes the write back, the items
+        through `undo_items`. The graph hears of the episodes through `announce_stored`."""
+        self._store.put_interaction(interaction, episodes, with_items=with_items, known_user=known_user)
         try:
             for memory in episodes:
                 self._index.upsert(memory)
         except Exception:
             self.forget_interaction(interaction)
+            if undo_items is not None:
+                undo_items()
             raise
 
     def forget_interaction(self, interaction: Interaction) -> None:
@@ -219,10 +236,13 @@ class MemoryService:
 
     def save(self, updated: Memory, *, previous: Memory) -> Memory:
         """Write a changed memory over `previous`; the index is written only when what it holds changed (status,
-        text, embedding), so a change of strength or associations costs no index request."""
-        self._store.put_memory(updated)
-        if updated.embedding and indexed_view(updated) != indexed_view(previous):
-            self._index.upsert(updated)
+        text, embedding), so a change of strength or associations costs no index request. Without a new embedding
+        (`updated` has none, or the one `previous` has) the stored vector stays and is not written again."""
+        if _new_embedding(updated, previous):
+            self._store.put_memory(updated)
+        else:
+            self._store.update_memory(updated)
+        self._index_if_changed(updated, previous)
         return updated
 
     def set_status(self, memory: Memory, status: MemoryStatus, now: datetime) -> Memory:
@@ -240,15 +260,30 @@ class MemoryService:
             updated = change(current)
             if updated is None:
                 return current
+            write = self._store.put_memory if _new_embedding(updated, current) else self._store.update_memory
             try:
-                self._store.put_memory(updated, if_reinforced_at=current.last_reinforced_at)
+                write(updated, if_reinforced_at=current.last_reinforced_at)
             except ConflictError:
                 current = self._store.get_memory(current.scope, current.id)
                 continue
-            if updated.embedding and indexed_view(updated) != indexed_view(current):
-                self._index.upsert(updated)
+            self._index_if_changed(updated, current)
             return updated
         raise ConflictError(f"memory {memory.id} kept being reinforced concurrently; try again")
+
+    def _index_if_changed(self, updated: Memory, previous: Memory) -> None:
+        """Upsert the index entry when what it holds changed. A memory read from a listing carries no vector, which
+        the index needs: it is read then, and only then (a change of status or text, never one of strength)."""
+        unchanged = indexed_view(updated.without_embedding()) == indexed_view(previous.without_embedding())
+        if unchanged and not _new_embedding(updated, previous):
+            return
+        vector = updated.embedding if updated.embedding is not None else previous.embedding
+        if vector is None:
+            try:
+                vector = self._store.get_memory(updated.scope, updated.id).embedding
+            except NotFoundError:
+                return  # deleted since: nothing to index
+        if vector:
+            self._index.upsert(updated.model_copy(update={"embedding": vector}))
 
     def _forget_quietly(self, memory: Memory) -> None:
         try:
@@ -258,7 +293,12 @@ class MemoryService:
             pass  # the index is derived; `rapport reindex` repairs what a failed undo leaves
 
     def get(self, scope: Scope, memory_id: str) -> Memory:
-        return self._store.get_memory(scope, memory_id)
+        """The memory as of now: its strength decayed since it was stored (docs/governance.md)."""
+        return self.as_of_now(self._store.get_memory(scope, memory_id))
+
+    def as_of_now(self, memory: Memory) -> Memory:
+        """What a reader is shown: the stored strength decayed to the clock's now."""
+        return decayed_to(memory, self._clock.now(), self._settings.governance)
 
     def update(self, scope: Scope, memory_id: str, patch: MemoryPatch) -> Memory:
         memory = self._store.get_memory(scope, memory_id)
@@ -276,7 +316,7 @@ class MemoryService:
         updated = memory.model_copy(update=changes)
         if "content" in changes and changes["content"] != memory.content:
             updated.embedding = embed_memories(self._embedder, [updated], self._settings.episode_reply_weight)[0]
-        return self.save(updated, previous=memory)
+        return self.as_of_now(self.save(updated, previous=memory))
 
     def delete(self, scope: Scope, memory_id: str) -> None:
         self._store.delete_memory(scope, memory_id)
@@ -296,7 +336,7 @@ class MemoryService:
     ) -> Page[Memory]:
         self._check_limit(limit)
         # archived memories are listed only when asked for
-        return without_archived(
+        page = without_archived(
             lambda size, after: self._store.list_memories(
                 scope,
                 domains=domain.domains(),
@@ -308,6 +348,7 @@ class MemoryService:
             cursor,
             include_archived,
         )
+        return page.model_copy(update={"items": [self.as_of_now(m) for m in page.items]})
 
     def count(self, scope: Scope) -> int:
         return self._store.count_memories(scope)
@@ -332,6 +373,11 @@ class MemoryService:
     def _check_limit(self, limit: int) -> None:
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
+
+
+def _new_embedding(updated: Memory, previous: Memory) -> bool:
+    """Whether a write must carry the vector: `updated` has one, and it is not the one `previous` was read with."""
+    return updated.embedding is not None and updated.embedding != previous.embedding
 
 
 def _tier_for(importance: float, settings: Settings) -> Tier:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 
 from rapport.clock import Clock
@@ -11,11 +10,11 @@ from rapport.domain.people import Mention, Person, absorb, find_mentions, record
 from rapport.domain.people_rules import UNIQUE_ROLES
 from rapport.domain.scope import Scope
 from rapport.domain.signals import find_emotions, mood_delta
-from rapport.errors import InvalidInputError, NotFoundError, RapportError
-from rapport.ports.items import ItemQuery, ItemScope, ItemStore
+from rapport.errors import InvalidInputError, NotFoundError
+from rapport.ports.items import ItemQuery, ItemRef, ItemScope, ItemStore, ItemWrite, StoredItem
 from rapport.ports.signals import SentimentScorer
 from rapport.services.relational_state import interaction_time
-from rapport.services.versioned_items import modify_model
+from rapport.services.versioned_items import ItemsRead, apply_plan
 from rapport.settings import Settings
 
 PERSON_KIND = "PERSON"
@@ -34,32 +33,26 @@ class PersonRepository:
         page = self._items.list_items(scope, ItemQuery(kind=PERSON_KIND, limit=limit, cursor=cursor))
         return Page[Person](items=[Person.model_validate(i.body) for i in page.items], next_cursor=page.next_cursor)
 
+    def known_items(self, scope: ItemScope, limit: int) -> list[StoredItem]:
+        """The first `limit` people in slug order, as stored (with their versions), 100 a query."""
+        found: list[StoredItem] = []
+        cursor: str | None = None
+        while len(found) < limit:
+            page = self._items.list_items(scope, ItemQuery(kind=PERSON_KIND, limit=100, cursor=cursor))
+            found.extend(page.items)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return found[:limit]
+
     def get(self, scope: ItemScope, slug: str) -> Person | None:
         item = self._items.get_item(scope, PERSON_KIND, slug)
         return Person.model_validate(item.body) if item else None
 
-    def change(
-        self,
-        scope: ItemScope,
-        slug: str,
-        change: Callable[[Person | None], Person],
-        *,
-        now: datetime,
-        attempts: int,
-    ) -> Person:
-        """Apply `change` to the stored person; a concurrent write makes it read again and re-apply."""
-        return modify_model(self._items, scope, PERSON_KIND, slug, Person, change, now=now, attempts=attempts)
-
-    def put(self, scope: ItemScope, person: Person, *, now: datetime) -> None:
-        self._items.put_item(scope, PERSON_KIND, person.slug, person.model_dump(mode="json"), now=now)
-
-    def delete(self, scope: ItemScope, slug: str) -> bool:
-        """True when this call deleted it."""
-        return self._items.delete_item(scope, PERSON_KIND, slug)
-
 
 class PeopleService:
     def __init__(self, items: ItemStore, scorer: SentimentScorer, settings: Settings, clock: Clock) -> None:
+        self._items = items
         self._people = PersonRepository(items)
         self._scorer = scorer
         self._settings = settings
@@ -79,15 +72,7 @@ class PeopleService:
         return person
 
     def _known(self, scope: ItemScope) -> list[Person]:
-        people: list[Person] = []
-        cursor: str | None = None
-        while len(people) < MAX_KNOWN_PEOPLE:
-            page = self._people.page(scope, limit=100, cursor=cursor)
-            people.extend(page.items)
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        return people
+        return [Person.model_validate(item.body) for item in self._people.known_items(scope, MAX_KNOWN_PEOPLE)]
 
     def sentence_sentiment(self, sentence: str) -> float:
         """How the sentence sounds, -1..1: the lexicon, or the emotion cues when the lexicon is silent."""
@@ -112,56 +97,62 @@ class PeopleService:
             max_facts=self._policy.person_max_facts,
         )
 
-    def record_interaction(self, interaction: Interaction) -> None:
-        """The listener on recorded interactions: every person in the user's messages gets the mention."""
-        scope = ItemScope.of_user(interaction.scope)
+    def reads(self, interaction: Interaction) -> list[ItemRef]:
+        """Nothing by key: `plan` lists the people (one query), as any of them may be named."""
+        return []
+
+    def plan(self, interaction: Interaction, read: ItemsRead) -> list[ItemWrite]:
+        """Every person in the user's messages gets the mention; "my mom" said before we knew her name joins "my
+        mom Linda" once she is named. The writes expect each person as listed, so a concurrent change is a
+        conflict of the whole commit, never a lost mention."""
         at = interaction_time(interaction)
         texts = [m.content for m in interaction.messages if m.role is MessageRole.USER and m.content.strip()]
         if not texts:
-            return
-        known = {p.slug: p for p in self._known(scope)}
+            return []
+        listed = self._people.known_items(read.scope, MAX_KNOWN_PEOPLE)
+        for item in listed:
+            read.note(item)
+        known = {item.key: Person.model_validate(item.body) for item in listed}
+        everyone_listed = len(listed) < MAX_KNOWN_PEOPLE
+        changed: dict[str, Person] = {}
+        removed: set[str] = set()
+
+        def current(slug: str) -> Person | None:
+            if slug in known:  # as stored, or as this interaction changed it
+                return known[slug]
+            if slug in removed or everyone_listed:
+                return None
+            item = read.get(PERSON_KIND, slug)  # beyond the people matched by name: read by key
+            return Person.model_validate(item.body) if item else None
+
         for text in texts:
             for mention in find_mentions(text, list(known.values())):
-                person = self._write_mention(scope, mention, at)
-                known[person.slug] = person
+                person = self._with(current(mention.slug), mention, at)
+                changed[person.slug] = known[person.slug] = person
                 if person.name and person.role in UNIQUE_ROLES and person.slug != slugify(person.role):
-                    merged = self._absorb_unnamed(scope, person)
-                    if merged is not None:
-                        known.pop(slugify(person.role), None)
-                        known[merged.slug] = merged
+                    unnamed_slug = slugify(person.role)
+                    unnamed = current(unnamed_slug)
+                    if unnamed is None or unnamed.name:
+                        continue  # nobody to join, or a person literally named after the role
+                    merged = absorb(person, unnamed, max_facts=self._policy.person_max_facts)
+                    changed.pop(unnamed_slug, None)
+                    known.pop(unnamed_slug, None)
+                    removed.add(unnamed_slug)
+                    changed[merged.slug] = known[merged.slug] = merged
+        writes: list[ItemWrite] = [
+            read.put(PERSON_KIND, slug, person.model_dump(mode="json")) for slug, person in changed.items()
+        ]
+        # Only a stored record is deleted (one created and joined by this same interaction never was).
+        writes += [read.delete(PERSON_KIND, slug) for slug in sorted(removed) if read.get(PERSON_KIND, slug)]
+        return writes
 
-    def _write_mention(self, scope: ItemScope, mention: Mention, at: datetime) -> Person:
-        return self._people.change(
-            scope,
-            mention.slug,
-            lambda current: self._with(current, mention, at),
+    def record_interaction(self, interaction: Interaction) -> None:
+        """`plan`, read and written on its own (the recorded interaction writes it with the history instead)."""
+        apply_plan(
+            self._items,
+            ItemScope.of_user(interaction.scope),
+            self.reads(interaction),
+            lambda read: self.plan(interaction, read),
             now=self._clock.now(),
             attempts=self._policy.write_attempts,
         )
-
-    def _absorb_unnamed(self, scope: ItemScope, named: Person) -> Person | None:
-        """ "My mom" said before we knew her name is the same person as "my mom Linda": join the two records."""
-        assert named.role is not None
-        unnamed_slug = slugify(named.role)
-        unnamed = self._people.get(scope, unnamed_slug)
-        if unnamed is None:
-            return None
-        if unnamed.name:
-            return None  # a person literally named after the role; leave it alone
-        # Delete first: of two concurrent absorbs only the one whose delete succeeds adds the mentions.
-        if not self._people.delete(scope, unnamed_slug):
-            return None
-        try:
-            return self._people.change(
-                scope,
-                named.slug,
-                lambda current: absorb(
-                    named if current is None else current, unnamed, max_facts=self._policy.person_max_facts
-                ),
-                now=self._clock.now(),
-                attempts=self._policy.write_attempts,
-            )
-        except RapportError:
-            # Put the unnamed record back rather than lose its mentions.
-            self._people.put(scope, unnamed, now=self._clock.now())
-            raise

@@ -28,7 +28,7 @@ class PrivacyService:
             tenant_id=scope.tenant_id,
             action=AuditAction.ERASE_USER,
             actor=actor,
-            target_user_id=scope.user_id,
+            target_user_hash=scope.user_hash,
             at=self._clock.now(),
             counts=counts.as_dict(),
         )

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 
 from rapport.clock import Clock
 from rapport.domain.models import Interaction
 from rapport.domain.profile import Profile, observe_interaction
 from rapport.domain.scope import Scope
-from rapport.ports.items import ItemScope, ItemStore
+from rapport.ports.items import ItemRef, ItemScope, ItemStore, ItemWrite
 from rapport.services.relational_state import interaction_time
-from rapport.services.versioned_items import modify_model
+from rapport.services.versioned_items import ItemsRead, apply_plan
 from rapport.settings import Settings
 
 PROFILE_KIND = "PROFILE"
@@ -28,29 +27,10 @@ class ProfileRepository:
         item = self._items.get_item(ItemScope.of_user(scope), PROFILE_KIND, PROFILE_KEY)
         return Profile.model_validate(item.body) if item else None
 
-    def change(
-        self,
-        scope: Scope,
-        change: Callable[[Profile | None], Profile],
-        *,
-        now: datetime,
-        attempts: int,
-    ) -> None:
-        """Apply `change` to the stored profile; a concurrent write makes it read again and re-apply."""
-        modify_model(
-            self._items,
-            ItemScope.of_user(scope),
-            PROFILE_KIND,
-            PROFILE_KEY,
-            Profile,
-            change,
-            now=now,
-            attempts=attempts,
-        )
-
 
 class ProfileService:
     def __init__(self, items: ItemStore, settings: Settings, clock: Clock) -> None:
+        self._items = items
         self._profiles = ProfileRepository(items)
         self._attempts = settings.relational.write_attempts
         self._clock = clock
@@ -63,12 +43,24 @@ class ProfileService:
         """The profile as one more interaction at `at` would leave it, without writing it."""
         return observe_interaction(self.get(scope), at)
 
+    def reads(self, interaction: Interaction) -> list[ItemRef]:
+        """What `plan` builds on: the profile item."""
+        return [(PROFILE_KIND, PROFILE_KEY)]
+
+    def plan(self, interaction: Interaction, read: ItemsRead) -> list[ItemWrite]:
+        """The profile with one more interaction, as a write of the profile item."""
+        item = read.get(PROFILE_KIND, PROFILE_KEY)
+        current = Profile.model_validate(item.body) if item else None
+        updated = observe_interaction(current, interaction_time(interaction))
+        return [read.put(PROFILE_KIND, PROFILE_KEY, updated.model_dump(mode="json"))]
+
     def record_interaction(self, interaction: Interaction) -> None:
-        """The listener on recorded interactions."""
-        at = interaction_time(interaction)
-        self._profiles.change(
-            interaction.scope,
-            lambda current: observe_interaction(current, at),
+        """`plan`, read and written on its own (the recorded interaction writes it with the history instead)."""
+        apply_plan(
+            self._items,
+            ItemScope.of_user(interaction.scope),
+            self.reads(interaction),
+            lambda read: self.plan(interaction, read),
             now=self._clock.now(),
             attempts=self._attempts,
         )

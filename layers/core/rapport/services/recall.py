@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from rapport.clock import Clock
-from rapport.domain.lifecycle.decay import effective_strength
+from rapport.domain.lifecycle.decay import decayed_to
 from rapport.domain.models import Memory, recalled_statuses
 from rapport.domain.recall import RecallHit, RecallQuery, RecallScoring, RelationScore, place_of, ranked
 from rapport.domain.rendering import search_text
@@ -121,7 +121,8 @@ class Recall:
         found = {*vector_hits, *(h.memory_id for h in keyword_ranked[:pool])}
         best_keyword = max(keyword_hits.values(), default=0.0)
         candidates: list[_Candidate] = []
-        for memory in self._store.get_memories(scope, found):
+        for stored in self._store.get_memories(scope, found):
+            memory = decayed_to(stored, asked.now, self._settings.governance)  # scored and shown as of now
             if query.memory_type is not None and memory.type != query.memory_type:
                 continue
             if memory.status.value not in statuses:
@@ -149,7 +150,7 @@ class Recall:
             query_terms=asked.terms,
             age_days=(asked.now - (memory.occurred_at or memory.created_at)).total_seconds() / 86_400,
             importance=memory.importance,
-            strength=effective_strength(memory, asked.now, self._settings.governance),  # decayed to now
+            strength=memory.strength,  # decayed to now when the memory was read
         )
 
     def _signals(self, candidates: list[_Candidate], asked: _Asked) -> dict[str, RecallSignals]:
@@ -176,6 +177,7 @@ class Recall:
     def _reached(self, memory: Memory, relation: RelationScore, asked: _Asked) -> RecallHit:
         """A memory expansion reached, scored as a candidate is, keyword part aside (BM25 did not rank it) and with
         no conversation context (that is read from the candidates)."""
+        memory = decayed_to(memory, asked.now, self._settings.governance)
         candidate = _Candidate(
             memory,
             similarity=cosine(asked.vector, memory.embedding),

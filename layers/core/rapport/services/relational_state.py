@@ -26,8 +26,8 @@ from rapport.domain.scope import Scope
 from rapport.domain.signals import Signals, from_metadata
 from rapport.errors import ConflictError, InvalidInputError
 from rapport.ids import new_id
-from rapport.ports.items import ItemQuery, ItemScope, ItemStore
-from rapport.services.versioned_items import modify_model
+from rapport.ports.items import ItemQuery, ItemRef, ItemScope, ItemStore, ItemWrite
+from rapport.services.versioned_items import ItemsRead, apply_plan, modify_model
 from rapport.settings import Settings
 
 STATE_KIND = "STATE"
@@ -137,6 +137,7 @@ def _numbers(reading: StateReading) -> dict[str, float]:
 
 class RelationalStateService:
     def __init__(self, items: ItemStore, settings: Settings, clock: Clock) -> None:
+        self._items = items
         self._states = RelationalStateRepository(items)
         self._policy = settings.relational
         self._settings = settings
@@ -163,14 +164,28 @@ class RelationalStateService:
             attempts=self._policy.write_attempts,
         )
 
-    def record_interaction(self, interaction: Interaction) -> None:
-        """The listener on recorded interactions: trust and familiarity grow, sentiment and grudge follow the
-        signals the enricher stored (none stored: a neutral interaction)."""
+    def reads(self, interaction: Interaction) -> list[ItemRef]:
+        """What `plan` builds on: the state item."""
+        return [(STATE_KIND, DEFAULT_AGENT)]
+
+    def plan(self, interaction: Interaction, read: ItemsRead) -> list[ItemWrite]:
+        """The state after the interaction, as a write of the state item: trust and familiarity grow, sentiment and
+        grudge follow the signals the enricher stored (none stored: a neutral interaction)."""
+        item = read.get(STATE_KIND, DEFAULT_AGENT)
+        current = RelationalState.model_validate(item.body) if item else initial_state(self._policy)
         signals = from_metadata(interaction.metadata) or Signals()
-        at = interaction_time(interaction)
-        self._update(
-            interaction.scope,
-            lambda state: apply_interaction(state, signals.effect(), at, self._policy),
+        updated = apply_interaction(current, signals.effect(), interaction_time(interaction), self._policy)
+        return [read.put(STATE_KIND, DEFAULT_AGENT, updated.model_dump(mode="json"))]
+
+    def record_interaction(self, interaction: Interaction) -> None:
+        """`plan`, read and written on its own (the recorded interaction writes it with the history instead)."""
+        apply_plan(
+            self._items,
+            ItemScope.of_user(interaction.scope),
+            self.reads(interaction),
+            lambda read: self.plan(interaction, read),
+            now=self._clock.now(),
+            attempts=self._policy.write_attempts,
         )
 
     def report_event(

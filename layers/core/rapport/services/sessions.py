@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -10,11 +9,10 @@ from rapport.clock import Clock
 from rapport.domain.lifecycle.working_memory import SessionContext, add_interaction, context_tokens
 from rapport.domain.models import Interaction
 from rapport.domain.scope import Scope
-from rapport.errors import ConflictError, NotFoundError, RapportError
-from rapport.ports.items import ItemScope, ItemStore, StoredItem
+from rapport.errors import NotFoundError
+from rapport.ports.items import ItemRef, ItemScope, ItemStore, StoredItem
+from rapport.services.versioned_items import ItemsRead, Plan
 from rapport.settings import Settings
-
-logger = logging.getLogger(__name__)
 
 SESSION_KIND = "SESSION"
 
@@ -40,26 +38,6 @@ class SessionRepository:
             return None
         return StoredSession(SessionContext.model_validate(item.body), item)
 
-    def put(
-        self,
-        scope: Scope,
-        context: SessionContext,
-        *,
-        now: datetime,
-        expected_version: int,
-        expires_at: datetime,
-    ) -> None:
-        """ConflictError when the session changed since it was read at `expected_version` (0: not there yet)."""
-        self._items.put_item(
-            ItemScope.of_user(scope),
-            SESSION_KIND,
-            context.session_id,
-            context.model_dump(mode="json"),
-            now=now,
-            expected_version=expected_version,
-            expires_at=expires_at,
-        )
-
 
 class SessionView(SessionContext):
     """The context as a client reads it: with its size in tokens and when it will be forgotten."""
@@ -80,37 +58,23 @@ class SessionService:
     def _ttl(self) -> timedelta:
         return timedelta(minutes=self._governance.session_ttl_minutes)
 
-    def on_interaction(self, interaction: Interaction) -> None:
-        """The listener: a working memory that could not be updated is logged, never a failed recording."""
-        try:
-            self.record_interaction(interaction)
-        except RapportError as exc:
-            logger.warning("working memory of session %r not updated: %s", interaction.session_id, exc)
+    def reads(self, interaction: Interaction) -> list[ItemRef]:
+        """What `plan` builds on: the session's item (a conversation without a session has no working memory)."""
+        return [(SESSION_KIND, interaction.session_id)] if interaction.session_id else []
 
-    def record_interaction(self, interaction: Interaction) -> None:
-        """The listener on recorded interactions: a conversation without a session has no working memory."""
+    def plan(self, interaction: Interaction, read: ItemsRead) -> Plan:
+        """The session with this interaction's turns, as a write that expires with the session. An expired session
+        the table's TTL has not removed yet is over: a new one starts."""
         if not interaction.session_id:
-            return
-        for _ in range(self._settings.relational.write_attempts):
-            now = self._clock.now()
-            stored = self._sessions.get(interaction.scope, interaction.session_id)
-            # An expired session the table's TTL has not removed yet is over: a new one starts.
-            current = stored.context if stored is not None and stored.is_live(now) else None
-            updated = add_interaction(current, interaction, now, self._governance)
-            if updated is current:
-                return
-            try:
-                self._sessions.put(
-                    interaction.scope,
-                    updated,
-                    now=now,
-                    expected_version=stored.item.version if stored is not None else 0,
-                    expires_at=now + self._ttl(),
-                )
-                return
-            except ConflictError:
-                continue  # a concurrent turn of the same session: read it and add this one after it
-        raise ConflictError(f"session {interaction.session_id!r} kept changing; its working memory was not updated")
+            return Plan()
+        now = self._clock.now()
+        item = read.get(SESSION_KIND, interaction.session_id)
+        current = SessionContext.model_validate(item.body) if item is not None and item.is_live(now) else None
+        updated = add_interaction(current, interaction, now, self._governance)
+        if updated is current:
+            return Plan()
+        body = updated.model_dump(mode="json")
+        return Plan(writes=[read.put(SESSION_KIND, interaction.session_id, body, expires_at=now + self._ttl())])
 
     def context(self, scope: Scope, session_id: str) -> SessionView:
         stored = self._sessions.get(scope, session_id)

@@ -1,21 +1,23 @@
-"""Read-modify-write of one item with optimistic concurrency: concurrent interactions never lose an update."""
+"""Read-modify-write of versioned items with optimistic concurrency: concurrent interactions never lose an update.
+
+One item at a time (`modify_item`), or several planned from one batched read and written all or nothing
+(`ItemsRead`, `apply_plan`): what the followers of a recorded interaction do, in the interaction's own write.
+"""
 
 from __future__ import annotations
 
 import logging
 import random
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from rapport.errors import ConflictError, RapportError
-from rapport.ports.items import ItemScope, ItemStore, StoredItem
+from rapport.ports.items import ItemDelete, ItemPut, ItemRef, ItemScope, ItemStore, ItemWrite, StoredItem
 
 logger = logging.getLogger(__name__)
 
@@ -47,12 +49,8 @@ def modify_item(
                 scope, kind, key, body, now=now, expected_version=current.version if current else 0
             )
         except ConflictError:
-            # Jittered, growing pause so writers that collided do not collide again in lock step.
-            sleep(random.uniform(0, 0.002 * 2 ** min(attempt, 6)))
+            back_off(attempt, sleep)
             continue
-        undo = _undo_log.get()
-        if undo is not None:
-            undo.append(_Written(items, scope, kind, key, current, written))
         return written
     raise ConflictError(f"{kind} {key!r} changed {attempts} times while being updated; retry the request")
 
@@ -83,52 +81,112 @@ def modify_model(
     return model.model_validate(item.body)
 
 
-@dataclass(frozen=True)
-class _Written:
-    items: ItemStore
-    scope: ItemScope
-    kind: str
-    key: str
-    previous: StoredItem | None
-    written: StoredItem
+class ItemsRead:
+    """Items of one scope read together (one batched read) so that changes can be planned from them. A planner that
+    asks for an item not read with the others gets it read on its own. The writes it builds (`put`, `delete`) expect
+    the version that was read, so a write made since turns the whole commit into a ConflictError."""
 
-    def undo(self) -> None:
-        """Put the previous body back, unless someone wrote after us (their write stands: it saw ours)."""
-        if self.previous is None:
-            current = self.items.get_item(self.scope, self.kind, self.key)
-            if current is not None and current.version == self.written.version:
-                self.items.delete_item(self.scope, self.kind, self.key)
-            return
-        self.items.put_item(
-            self.scope,
-            self.kind,
-            self.key,
-            self.previous.body,
-            now=self.previous.updated_at,
-            expected_version=self.written.version,
-            expires_at=self.previous.expires_at,
+    def __init__(self, items: ItemStore, scope: ItemScope, refs: Iterable[ItemRef] = ()) -> None:
+        self._items = items
+        self.scope = scope
+        wanted = list(dict.fromkeys(refs))
+        found = items.get_items(scope, wanted) if wanted else {}
+        self._read: dict[ItemRef, StoredItem | None] = {ref: found.get(ref) for ref in wanted}
+
+    def found_any(self) -> bool:
+        """Whether any item read so far exists."""
+        return any(item is not None for item in self._read.values())
+
+    def get(self, kind: str, key: str) -> StoredItem | None:
+        ref = (kind, key)
+        if ref not in self._read:
+            self._read[ref] = self._items.get_item(self.scope, kind, key)
+        return self._read[ref]
+
+    def note(self, item: StoredItem) -> None:
+        """An item the planner read itself (a listing), so writes of it expect its version too."""
+        self._read[(item.kind, item.key)] = item
+
+    def put(self, kind: str, key: str, body: dict[str, Any], *, expires_at: datetime | None = None) -> ItemPut:
+        """The item replaced by `body`, only while it is still as read (0: still absent)."""
+        current = self.get(kind, key)
+        return ItemPut(
+            kind=kind, key=key, body=body, expected_version=current.version if current else 0, expires_at=expires_at
         )
 
+    def delete(self, kind: str, key: str) -> ItemDelete:
+        current = self.get(kind, key)
+        return ItemDelete(kind=kind, key=key, expected_version=current.version if current else None)
 
-# The changes `modify_item` made while an `undoable()` block is open, in this thread or task.
-_undo_log: ContextVar[list[_Written] | None] = ContextVar("rapport_undo_log", default=None)
-
-
-@contextmanager
-def undoable() -> Iterator[None]:
-    """Every `modify_item` inside the block is taken back, newest first, if the block raises: a use case whose later
-    step fails leaves no earlier step's change behind. Taking back a change somebody has since built on is skipped
-    (and logged): their write already counted ours."""
-    log: list[_Written] = []
-    token = _undo_log.set(log)
-    try:
-        yield
-    except BaseException:
-        for written in reversed(log):
+    def take_back(self, writes: Sequence[ItemWrite], *, now: datetime) -> None:
+        """Undo `writes`, committed from what was read (a later step of the request failed): each item's previous
+        body goes back, newest first, unless someone wrote it since (their write stands: it saw ours). Best effort,
+        as the failure being answered is the one to report."""
+        for write in reversed(writes):
+            previous = self._read.get((write.kind, write.key))
             try:
-                written.undo()
+                if isinstance(write, ItemPut) and previous is None:
+                    # Created by us: removed while it is still our version 1.
+                    undo = ItemDelete(kind=write.kind, key=write.key, expected_version=1)
+                    self._items.write_items(self.scope, [undo], now=now)
+                elif isinstance(write, ItemPut) and previous is not None:
+                    self._items.put_item(
+                        self.scope,
+                        write.kind,
+                        write.key,
+                        previous.body,
+                        now=previous.updated_at,
+                        expected_version=previous.version + 1,
+                        expires_at=previous.expires_at,
+                    )
+                elif isinstance(write, ItemDelete) and previous is not None:
+                    self._items.put_item(
+                        self.scope,
+                        write.kind,
+                        write.key,
+                        previous.body,
+                        now=previous.updated_at,
+                        expected_version=0,
+                        expires_at=previous.expires_at,
+                    )
             except RapportError:
-                logger.warning("could not take back %s %r after a failed request", written.kind, written.key)
-        raise
-    finally:
-        _undo_log.reset(token)
+                logger.warning("could not take back %s %r after a failed request", write.kind, write.key)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a participant of a recorded interaction's commit contributes: its item writes, and what it does once
+    they are stored (`then`, for derived work only: trimming the history past its cap)."""
+
+    writes: list[ItemWrite] = field(default_factory=list)
+    then: Callable[[], None] | None = None
+
+
+def apply_plan(
+    items: ItemStore,
+    scope: ItemScope,
+    refs: Iterable[ItemRef],
+    plan: Callable[[ItemsRead], Sequence[ItemWrite]],
+    *,
+    now: datetime,
+    attempts: int,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Read `refs` together, plan the writes from them and write them all or none; a concurrent change makes it read
+    again and re-plan (`plan` must be a pure function of what it reads). ConflictError after `attempts` tries."""
+    wanted = list(refs)
+    for attempt in range(attempts):
+        writes = plan(ItemsRead(items, scope, wanted))
+        if not writes:
+            return
+        try:
+            items.write_items(scope, writes, now=now)
+            return
+        except ConflictError:
+            back_off(attempt, sleep)
+    raise ConflictError(f"items of {scope.user_id or scope.tenant_id!r} kept changing while being updated; retry")
+
+
+def back_off(attempt: int, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Jittered, growing pause so writers that collided do not collide again in lock step."""
+    sleep(random.uniform(0, 0.002 * 2 ** min(attempt, 6)))

@@ -8,6 +8,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from rapport.domain.models import Interaction
 from rapport.errors import UpstreamError
 from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus
 
@@ -33,7 +34,8 @@ class StepFunctionsPipeline:
             self._client = boto3.client("stepfunctions", region_name=self._region_name, config=_CLIENT_CONFIG)
         return self._client
 
-    def start(self, request: PipelineRequest, *, wait: bool) -> PipelineRun:
+    def start(self, request: PipelineRequest, *, wait: bool, recorded: Interaction | None = None) -> PipelineRun:
+        # The execution's tasks read the interaction themselves: their state carries no text.
         try:
             response = self._sfn.start_execution(
                 stateMachineArn=self._arn, name=request.interaction_id, input=request.model_dump_json()

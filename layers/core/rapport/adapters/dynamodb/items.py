@@ -11,7 +11,7 @@ from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
 from rapport.adapters.dynamodb import keys as keys
-from rapport.adapters.dynamodb.table import TRANSACTION_SIZE, batch_get, query_page, translated
+from rapport.adapters.dynamodb.table import TRANSACTION_SIZE, batch_get, query_page, transact_write, translated
 from rapport.domain.models import Page
 from rapport.errors import ConflictError
 from rapport.ports.items import (
@@ -120,22 +120,8 @@ class DynamoDbItems:
                         raise ConflictError(f"{writes[0].kind} {writes[0].key!r} changed concurrently") from exc
                     raise
             return
-        client = self._dynamodb.meta.client
         for start in range(0, len(actions), TRANSACTION_SIZE):
-            chunk = [
-                {verb: {**request, "TableName": self._table_name} for verb, request in action.items()}
-                for action in actions[start : start + TRANSACTION_SIZE]
-            ]
-            with translated("write items"):
-                try:
-                    client.transact_write_items(TransactItems=chunk)  # type: ignore[arg-type]
-                except ClientError as exc:
-                    if exc.response.get("Error", {}).get("Code") == "TransactionCanceledException" and any(
-                        reason.get("Code") in ("ConditionalCheckFailed", "TransactionConflict")
-                        for reason in exc.response.get("CancellationReasons", [])
-                    ):
-                        raise ConflictError("an item changed concurrently; nothing of this write was stored") from exc
-                    raise
+            transact_write(self._dynamodb, self._table_name, actions[start : start + TRANSACTION_SIZE], "write items")
 
     def get_item(self, scope: ItemScope, kind: str, key: str) -> StoredItem | None:
         with translated(f"get {kind} item"):
@@ -242,4 +228,15 @@ def _action(scope: ItemScope, write: ItemWrite, now: datetime) -> dict[str, dict
     if isinstance(write, FieldChange):
         return {"Update": _field_request(scope, write, now)}
     assert isinstance(write, ItemDelete)
-    return {"Delete": {"Key": _key(scope, write.kind, write.key)}}
+    delete: dict[str, Any] = {"Key": _key(scope, write.kind, write.key)}
+    if write.expected_version is not None:
+        delete["ConditionExpression"] = "#version = :expected"
+        delete["ExpressionAttributeNames"] = {"#version": "version"}
+        delete["ExpressionAttributeValues"] = {":expected": write.expected_version}
+    return {"Delete": delete}
+
+
+def item_actions(scope: ItemScope, writes: Sequence[ItemWrite], now: datetime) -> list[dict[str, dict[str, Any]]]:
+    """The writes as TransactWriteItems actions (without the table name), for a store write that carries them."""
+    check_writes(writes)
+    return [_action(scope, write, now) for write in writes]

@@ -56,6 +56,10 @@ MEMORY_INDEX_ATTRIBUTES: tuple[str, ...] = (
 PROJECTED_INDEXES = (GSI_BY_DOMAIN, GSI_BY_TYPE)  # gsi3 (API keys) projects ALL: small items, read whole
 
 MEMORY_PREFIX = "MEM#"
+# A memory's embedding is an item of its own beside the memory (`EMB#{id}`): most of a memory's bytes are its vector,
+# and DynamoDB bills a write by the whole item, so a vector kept on the memory item would make every change of
+# status, strength or tier cost the vector again. Outside `MEM#`, so listings and counts of memories never read it.
+EMBEDDING_PREFIX = "EMB#"
 INTERACTION_PREFIX = "INT#"
 USER_PREFIX = "USER#"
 API_KEY_PREFIX = "APIKEY#"
@@ -103,6 +107,10 @@ def audit_partition(tenant_id: str) -> str:
 
 def memory_sort_key(memory_id: str) -> str:
     return f"{MEMORY_PREFIX}{memory_id}"
+
+
+def embedding_sort_key(memory_id: str) -> str:
+    return f"{EMBEDDING_PREFIX}{memory_id}"
 
 
 def interaction_sort_key(interaction_id: str) -> str:

@@ -26,7 +26,10 @@ from rapport.domain.models import (
     Provenance,
     SourceKind,
     Tier,
+    Trust,
+    trust_of,
 )
+from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, StorageError
 
 Item = dict[str, Any]
@@ -141,7 +144,9 @@ def memory_to_item(memory: Memory) -> Item:
         "tier": memory.tier.value,
         "status": memory.status.value,
         "associations": list(memory.associations),
-        "source": _provenance_to_map(memory.source),
+        # Trust rides in the source map, which both memory indexes project: a new attribute of its own would have
+        # to join their projection, and DynamoDB cannot change the projection of an existing index.
+        "source": {**_provenance_to_map(memory.source), "trust": memory.trust.value},
         "metadata": dump_json(memory.metadata, "memory metadata"),
         "created_at": keys.format_time(memory.created_at),
         "updated_at": keys.format_time(memory.updated_at),
@@ -153,15 +158,47 @@ def memory_to_item(memory: Memory) -> Item:
         item["decayed_at"] = keys.format_time(memory.decayed_at)
     if memory.in_reply_to is not None:
         item["in_reply_to"] = {"speaker": memory.in_reply_to.speaker, "content": memory.in_reply_to.content}
-    if memory.embedding is not None:
-        item["embedding"] = pack_embedding(memory.embedding)
     return item
 
 
-def memory_from_item(item: Mapping[str, Any]) -> Memory:
+# Where an item of the old layout holds its vector, inline: read when present, never written.
+INLINE_EMBEDDING = "embedding"
+# Every attribute a memory item may carry besides its keys, so an update can remove those a memory no longer has.
+OPTIONAL_MEMORY_ATTRIBUTES = ("occurred_at", "decayed_at", "in_reply_to")
+
+
+def embedding_item(memory: Memory) -> Item | None:
+    """The memory's vector as an item of its own (`EMB#{id}` beside `MEM#{id}`), or None without one. It carries
+    nothing but the vector and what names it: no GSI key, so no index ever copies it."""
+    if memory.embedding is None:
+        return None
+    return {
+        keys.PARTITION_KEY: keys.user_partition(memory.tenant_id, memory.user_id),
+        keys.SORT_KEY: keys.embedding_sort_key(memory.id),
+        "entity": "embedding",
+        "memory_id": memory.id,
+        "embedding": pack_embedding(memory.embedding),
+    }
+
+
+def memory_items(memory: Memory) -> list[Item]:
+    """What a full write of the memory puts: its item, then its vector's when it has one."""
+    vector = embedding_item(memory)
+    return [memory_to_item(memory), *([vector] if vector is not None else [])]
+
+
+def embedding_key(memory_key: Mapping[str, Any]) -> Item:
+    """The key of the vector item beside a memory item's key."""
+    memory_id = str(memory_key[keys.SORT_KEY]).removeprefix(keys.MEMORY_PREFIX)
+    return {keys.PARTITION_KEY: memory_key[keys.PARTITION_KEY], keys.SORT_KEY: keys.embedding_sort_key(memory_id)}
+
+
+def memory_from_item(item: Mapping[str, Any], vector: Mapping[str, Any] | None = None) -> Memory:
+    """The memory of a `MEM#` item, with the embedding of its `EMB#` item when given (or the old layout's inline
+    one); without either, no embedding."""
     occurred_at = item.get("occurred_at")
     decayed_at = item.get("decayed_at")
-    embedding = item.get("embedding")
+    embedding = vector.get("embedding") if vector is not None else item.get(INLINE_EMBEDDING)
     in_reply_to = item.get("in_reply_to")
     return Memory(
         id=item["id"],
@@ -177,6 +214,7 @@ def memory_from_item(item: Mapping[str, Any]) -> Memory:
         status=MemoryStatus(item["status"]),
         associations=list(item.get("associations", [])),
         source=_provenance_from_map(item.get("source", {})),
+        trust=_trust_from_map(item.get("source", {})),
         in_reply_to=PrecedingMessage(**in_reply_to) if in_reply_to else None,
         metadata=load_json(item.get("metadata")),
         created_at=keys.parse_time(item["created_at"]),
@@ -199,6 +237,12 @@ def _provenance_to_map(source: Provenance) -> Item:
         "speaker": source.speaker,
     }
     return {name: value for name, value in fields.items() if value is not None}
+
+
+def _trust_from_map(source: Mapping[str, Any]) -> Trust:
+    # An item written before trust was recorded has none: the memory takes what its source implies.
+    trust = source.get("trust")
+    return Trust(trust) if trust else trust_of(_provenance_from_map(source))
 
 
 def _provenance_from_map(value: Mapping[str, Any]) -> Provenance:
@@ -296,6 +340,15 @@ def api_key_to_item(record: ApiKeyRecord) -> Item:
         "key_hash": record.key_hash,
         "name": record.name,
         "created_at": keys.format_time(record.created_at),
+        **{
+            field: keys.format_time(value)
+            for field, value in (
+                ("expires_at", record.expires_at),
+                ("revoked_at", record.revoked_at),
+                ("last_used_at", record.last_used_at),
+            )
+            if value is not None
+        },
     }
 
 
@@ -305,6 +358,9 @@ def api_key_from_item(item: Mapping[str, Any]) -> ApiKeyRecord:
         key_hash=item["key_hash"],
         name=item.get("name", "default"),
         created_at=keys.parse_time(item["created_at"]),
+        expires_at=keys.parse_time(item["expires_at"]) if item.get("expires_at") else None,
+        revoked_at=keys.parse_time(item["revoked_at"]) if item.get("revoked_at") else None,
+        last_used_at=keys.parse_time(item["last_used_at"]) if item.get("last_used_at") else None,
     )
 
 
@@ -320,7 +376,7 @@ def audit_event_to_item(event: AuditEvent) -> Item:
         "tenant_id": event.tenant_id,
         "action": event.action.value,
         "actor": event.actor,
-        "target_user_id": event.target_user_id,
+        "target_user_hash": event.target_user_hash,
         "at": keys.format_time(event.at),
         "counts": {name: int(count) for name, count in event.counts.items()},
     }
@@ -332,7 +388,8 @@ def audit_event_from_item(item: Mapping[str, Any]) -> AuditEvent:
         tenant_id=item["tenant_id"],
         action=AuditAction(item["action"]),
         actor=item["actor"],
-        target_user_id=item["target_user_id"],
+        # Events written before the audit trail kept hashes named the user; they are read as the hash would be.
+        target_user_hash=item.get("target_user_hash") or Scope(item["tenant_id"], item["target_user_id"]).user_hash,
         at=keys.parse_time(item["at"]),
         counts={name: int(count) for name, count in item.get("counts", {}).items()},
     )

@@ -13,14 +13,16 @@ from botocore.exceptions import ClientError
 
 from rapport.adapters.dynamodb import keys as keys
 from rapport.adapters.dynamodb import records as records
-from rapport.adapters.dynamodb.items import DynamoDbItems
+from rapport.adapters.dynamodb.items import DynamoDbItems, item_actions
 from rapport.adapters.dynamodb.table import (
     TRANSACTION_SIZE,
     batch_delete,
     batch_get,
+    batch_write,
     create_table,
     query_page,
     transact_put,
+    transact_write,
     translated,
 )
 from rapport.domain.models import (
@@ -33,7 +35,8 @@ from rapport.domain.models import (
     Page,
 )
 from rapport.domain.scope import Scope
-from rapport.errors import ConflictError, NotFoundError
+from rapport.errors import ConflictError, InvalidInputError, NotFoundError
+from rapport.ports.items import ItemScope, ItemWrite
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
@@ -88,16 +91,66 @@ class DynamoDbMemoryStore(DynamoDbItems):
     # memories
 
     def put_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
-        item = records.memory_to_item(memory)
+        item, *vector = records.memory_items(memory)
         records.check_item_size(item, f"memory {memory.id}")
+        # A replace: a memory put without an embedding has none afterwards, so its vector item goes.
+        vector_key = records.embedding_key(item)
         if if_reinforced_at is None:
-            with translated("put memory"):
-                self._table.put_item(Item=item)
+            # One request for both items. The stream's record of the memory may reach the indexer a moment before
+            # the vector is readable; that record fails and its retry finds it.
+            batch_write(self._dynamodb, self._table_name, puts=[item, *vector], deletes=[] if vector else [vector_key])
             return
-        expected = keys.format_time(if_reinforced_at)
+        # Conditional: both items or neither, so a lost race leaves no vector of a text that was never stored.
+        first: Any = {
+            "Put": {
+                "TableName": self._table_name,
+                "Item": item,
+                "ConditionExpression": "#at = :at",
+                "ExpressionAttributeNames": {"#at": "last_reinforced_at"},
+                "ExpressionAttributeValues": {":at": keys.format_time(if_reinforced_at)},
+            }
+        }
+        second: Any = (
+            {"Put": {"TableName": self._table_name, "Item": vector[0]}}
+            if vector
+            else {"Delete": {"TableName": self._table_name, "Key": vector_key}}
+        )
         with translated("put memory"):
             try:
-                self._table.put_item(Item=item, ConditionExpression=Attr("last_reinforced_at").eq(expected))
+                self._dynamodb.meta.client.transact_write_items(TransactItems=[first, second])
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                    raise
+                self.get_memory(memory.scope, memory.id)  # NotFoundError when it is gone
+                raise ConflictError(f"memory {memory.id} was reinforced concurrently") from exc
+
+    def update_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
+        item = records.memory_to_item(memory)
+        records.check_item_size(item, f"memory {memory.id}")
+        # One UpdateItem of the memory item's own attributes: its vector item is not touched (nor an old layout's
+        # inline vector), and DynamoDB bills the write by the memory item alone.
+        fields = {name: value for name, value in item.items() if name not in (keys.PARTITION_KEY, keys.SORT_KEY)}
+        names = {f"#a{i}": name for i, name in enumerate(fields)}
+        values: dict[str, Any] = {f":v{i}": value for i, value in enumerate(fields.values())}
+        expression = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(fields)))
+        gone = [name for name in records.OPTIONAL_MEMORY_ATTRIBUTES if name not in fields]
+        if gone:
+            names.update({f"#r{i}": name for i, name in enumerate(gone)})
+            expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(gone)))
+        names["#sk"] = keys.SORT_KEY
+        condition = "attribute_exists(#sk)"
+        if if_reinforced_at is not None:
+            names["#at"], values[":at"] = "last_reinforced_at", keys.format_time(if_reinforced_at)
+            condition += " AND #at = :at"
+        with translated("update memory"):
+            try:
+                self._table.update_item(
+                    Key={keys.PARTITION_KEY: item[keys.PARTITION_KEY], keys.SORT_KEY: item[keys.SORT_KEY]},
+                    UpdateExpression=expression,
+                    ConditionExpression=condition,
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues=values,
+                )
             except ClientError as exc:
                 if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                     raise
@@ -105,18 +158,28 @@ class DynamoDbMemoryStore(DynamoDbItems):
                 raise ConflictError(f"memory {memory.id} was reinforced concurrently") from exc
 
     def get_memory(self, scope: Scope, memory_id: str) -> Memory:
-        item = self._get_user_item(scope, keys.memory_sort_key(memory_id), f"memory {memory_id}")
-        return records.memory_from_item(item)
+        found = self.get_memories(scope, [memory_id])
+        if not found:
+            raise NotFoundError(f"memory {memory_id} not found")
+        return found[0]
 
     def get_memories(self, scope: Scope, memory_ids: Iterable[str]) -> list[Memory]:
         pk = keys.user_partition(scope.tenant_id, scope.user_id)
-        # BatchGetItem rejects a request that names the same key twice.
+        # BatchGetItem rejects a request that names the same key twice. Each memory and its vector are read
+        # together: one request for up to 50 memories.
         unique_ids = list(dict.fromkeys(memory_ids))
-        wanted = [{keys.PARTITION_KEY: pk, keys.SORT_KEY: keys.memory_sort_key(mid)} for mid in unique_ids]
-        return [records.memory_from_item(item) for item in batch_get(self._dynamodb, self._table_name, wanted)]
+        wanted = [
+            {keys.PARTITION_KEY: pk, keys.SORT_KEY: sort_key}
+            for mid in unique_ids
+            for sort_key in (keys.memory_sort_key(mid), keys.embedding_sort_key(mid))
+        ]
+        return _joined(batch_get(self._dynamodb, self._table_name, wanted))
 
     def delete_memory(self, scope: Scope, memory_id: str) -> None:
         self._delete_user_item(scope, keys.memory_sort_key(memory_id), f"memory {memory_id}")
+        key = {keys.PARTITION_KEY: keys.user_partition(scope.tenant_id, scope.user_id)}
+        with translated("delete embedding"):
+            self._table.delete_item(Key={**key, keys.SORT_KEY: keys.embedding_sort_key(memory_id)})
 
     def list_memories(
         self,
@@ -194,35 +257,56 @@ class DynamoDbMemoryStore(DynamoDbItems):
                 request["ExclusiveStartKey"] = start_key
             with translated("scan memories"):
                 response = self._table.scan(**request)
-            for item in response.get("Items", []):
-                yield records.memory_from_item(item)
+            page = response.get("Items", [])
+            # The vectors of the page in one batched read (the scan's filter leaves them out).
+            vectors = batch_get(self._dynamodb, self._table_name, [records.embedding_key(i) for i in page])
+            yield from _joined([*page, *vectors])
             start_key = response.get("LastEvaluatedKey")
             if not start_key:
                 return
 
     # interactions
 
-    def put_interaction(self, interaction: Interaction, episodes: Sequence[Memory] = ()) -> None:
+    def put_interaction(
+        self,
+        interaction: Interaction,
+        episodes: Sequence[Memory] = (),
+        *,
+        with_items: Sequence[ItemWrite] = (),
+        known_user: bool = False,
+    ) -> None:
         item = records.interaction_to_item(interaction)
         records.check_item_size(item, f"interaction {interaction.id}")
-        episode_items = [records.memory_to_item(memory) for memory in episodes]
-        for memory, episode in zip(episodes, episode_items, strict=True):
-            records.check_item_size(episode, f"memory {memory.id}")
-        if not episode_items:
-            with translated("put interaction"):
-                self._table.put_item(Item=item)
-            return
+        for memory in episodes:
+            records.check_item_size(records.memory_to_item(memory), f"memory {memory.id}")
+        # Each episode is its item and its vector's; a transaction holds up to 100 of them.
+        episode_items = [part for memory in episodes for part in records.memory_items(memory)]
+        # The history item's transaction also carries the registration and the caller's item writes. The tenant's
+        # entry in the registry is written only for a user not known yet: every interaction of the tenant's users
+        # would otherwise write that one item, and concurrent transactions on one item cancel each other.
+        registration = [records.user_registration_item(interaction.tenant_id, interaction.user_id)]
+        if not known_user:
+            registration.append(records.tenant_registration_item(interaction.tenant_id))
+        beside = [{"Put": {"Item": i}} for i in (item, *registration)]
+        beside += item_actions(ItemScope.of_user(interaction.scope), with_items, interaction.created_at)
+        room = TRANSACTION_SIZE - len(beside)
+        if room < 0:
+            raise InvalidInputError(
+                f"interaction {interaction.id} changes {len(with_items)} items besides its history; one write holds "
+                f"{TRANSACTION_SIZE - len(beside) + len(with_items)} at most: send its messages in smaller parts"
+            )
         # The last transaction carries the history item with the episodes that fit beside it; episodes past what one
         # transaction holds go first, and are taken back when a later write fails.
-        head = episode_items[: TRANSACTION_SIZE - 1]
-        rest = episode_items[TRANSACTION_SIZE - 1 :]
+        head = episode_items[:room]
+        rest = episode_items[room:]
         written: list[Mapping[str, Any]] = []
         try:
             for start in range(0, len(rest), TRANSACTION_SIZE):
                 chunk = rest[start : start + TRANSACTION_SIZE]
                 transact_put(self._dynamodb, self._table_name, chunk)
                 written += chunk
-            transact_put(self._dynamodb, self._table_name, [*head, item])
+            last = [*({"Put": {"Item": i}} for i in head), *beside]
+            transact_write(self._dynamodb, self._table_name, last, "put interaction")
         except Exception:
             if written:
                 batch_delete(self._dynamodb, self._table_name, [_key_of(i) for i in written])
@@ -230,7 +314,11 @@ class DynamoDbMemoryStore(DynamoDbItems):
 
     def remove_interaction(self, interaction: Interaction) -> None:
         pk = keys.user_partition(interaction.tenant_id, interaction.user_id)
-        doomed = [{keys.PARTITION_KEY: pk, keys.SORT_KEY: keys.memory_sort_key(m)} for m in interaction.memory_ids]
+        doomed = [
+            {keys.PARTITION_KEY: pk, keys.SORT_KEY: sort_key}
+            for m in interaction.memory_ids
+            for sort_key in (keys.memory_sort_key(m), keys.embedding_sort_key(m))
+        ]
         doomed.append({keys.PARTITION_KEY: pk, keys.SORT_KEY: keys.interaction_sort_key(interaction.id)})
         batch_delete(self._dynamodb, self._table_name, doomed)
 
@@ -300,6 +388,20 @@ class DynamoDbMemoryStore(DynamoDbItems):
             raise ConflictError("this API key is registered to more than one tenant; rotate it")
         return records.api_key_from_item(found[0])
 
+    def list_api_keys(self, tenant_id: str) -> list[ApiKeyRecord]:
+        condition = Key(keys.PARTITION_KEY).eq(keys.tenant_partition(tenant_id)) & Key(keys.SORT_KEY).begins_with(
+            keys.api_key_sort_key("")
+        )
+        query: dict[str, Any] = {"KeyConditionExpression": condition}
+        found: list[ApiKeyRecord] = []
+        with translated("list API keys"):
+            while True:
+                page = self._table.query(**query)
+                found += [records.api_key_from_item(item) for item in page.get("Items", [])]
+                if "LastEvaluatedKey" not in page:
+                    return found
+                query["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
     def register_user(self, scope: Scope) -> None:
         # A plain put is idempotent: the item carries nothing that a second registration could change.
         with translated("register user"):
@@ -365,6 +467,8 @@ class DynamoDbMemoryStore(DynamoDbItems):
                 sort_key = str(key[keys.SORT_KEY])
                 if sort_key.startswith(keys.MEMORY_PREFIX):
                     memories += 1
+                elif sort_key.startswith(keys.EMBEDDING_PREFIX):
+                    pass  # a memory's vector: counted with its memory
                 elif sort_key.startswith(keys.INTERACTION_PREFIX):
                     interactions += 1
                 else:
@@ -402,6 +506,20 @@ class DynamoDbMemoryStore(DynamoDbItems):
             newest_first=True,
         )
         return Page[AuditEvent](items=[records.audit_event_from_item(item) for item in items], next_cursor=next_cursor)
+
+
+def _joined(items: Sequence[Mapping[str, Any]]) -> list[Memory]:
+    """Memory items and vector items (in any order) as memories, each with its vector when it was among them."""
+    vectors = {
+        (item[keys.PARTITION_KEY], str(item[keys.SORT_KEY]).removeprefix(keys.EMBEDDING_PREFIX)): item
+        for item in items
+        if str(item[keys.SORT_KEY]).startswith(keys.EMBEDDING_PREFIX)
+    }
+    return [
+        records.memory_from_item(item, vectors.get((item[keys.PARTITION_KEY], str(item["id"]))))
+        for item in items
+        if str(item[keys.SORT_KEY]).startswith(keys.MEMORY_PREFIX)
+    ]
 
 
 def _key_of(item: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,10 +1,10 @@
-"""Low-level access to the DynamoDB table: its schema, error translation, paged queries, batched reads and deletes."""
+"""Low-level access to the DynamoDB table: its schema, error translation, paged queries, batched reads and writes."""
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +12,7 @@ from boto3.dynamodb.conditions import ConditionBase
 from botocore.exceptions import BotoCoreError, ClientError
 
 from rapport.adapters.dynamodb import keys as keys
-from rapport.errors import InvalidInputError, StorageError
+from rapport.errors import ConflictError, InvalidInputError, StorageError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
@@ -141,34 +141,59 @@ def batch_get(resource: DynamoDBServiceResource, table_name: str, wanted: list[I
         pending: Mapping[str, Any] = {
             table_name: {"Keys": wanted[start : start + BATCH_GET_SIZE], "ConsistentRead": True}
         }
-        for attempt in range(MAX_BATCH_ATTEMPTS):
+        attempt = 0
+        while pending:
             with translated("batch get"):
                 response = resource.batch_get_item(RequestItems=pending)  # type: ignore[arg-type]
             found.extend(response.get("Responses", {}).get(table_name, []))
-            pending = response.get("UnprocessedKeys") or {}
-            if not pending:
-                break
-            _back_off(attempt)
-        else:
-            raise StorageError("DynamoDB kept throttling a batch read; retry later")
+            left: Mapping[str, Any] = response.get("UnprocessedKeys") or {}
+            # Only calls that read nothing count against the limit: a busy table that still makes progress is
+            # waited for, one that makes none is given up on.
+            progressed = _size(left, "Keys") < _size(pending, "Keys")
+            pending = left
+            attempt = 0 if progressed else attempt + 1
+            if pending and attempt >= MAX_BATCH_ATTEMPTS:
+                raise StorageError("DynamoDB kept throttling a batch read; retry later")
+            if pending:
+                _back_off(attempt)
     return found
+
+
+def _size(request: Mapping[str, Any], field: str | None = None) -> int:
+    """How many keys (`field="Keys"`) or write requests a batch request holds."""
+    return sum(len(body[field] if field else body) for body in request.values())
 
 
 def batch_delete(resource: DynamoDBServiceResource, table_name: str, doomed: list[Item]) -> None:
     """Delete the keys in batches of 25, retrying what DynamoDB leaves unprocessed."""
-    for start in range(0, len(doomed), BATCH_WRITE_SIZE):
-        pending: Mapping[str, Any] = {
-            table_name: [{"DeleteRequest": {"Key": key}} for key in doomed[start : start + BATCH_WRITE_SIZE]]
-        }
-        for attempt in range(MAX_BATCH_ATTEMPTS):
-            with translated("batch delete"):
+    batch_write(resource, table_name, deletes=doomed, what="batch delete")
+
+
+def batch_write(
+    resource: DynamoDBServiceResource,
+    table_name: str,
+    *,
+    puts: Sequence[Item] = (),
+    deletes: Sequence[Item] = (),
+    what: str = "batch write",
+) -> None:
+    """Put the items and delete the keys (none named twice) in batches of 25, retrying what DynamoDB leaves
+    unprocessed. Not atomic, and unconditional: for writes that are whole on their own, or repaired by a retry."""
+    requests: list[Item] = [{"PutRequest": {"Item": item}} for item in puts]
+    requests += [{"DeleteRequest": {"Key": key}} for key in deletes]
+    for start in range(0, len(requests), BATCH_WRITE_SIZE):
+        pending: Mapping[str, Any] = {table_name: requests[start : start + BATCH_WRITE_SIZE]}
+        attempt = 0
+        while pending:
+            with translated(what):
                 response = resource.batch_write_item(RequestItems=pending)  # type: ignore[arg-type]
-            pending = response.get("UnprocessedItems") or {}
-            if not pending:
-                break
-            _back_off(attempt)
-        else:
-            raise StorageError("DynamoDB kept throttling a batch delete; retry later (deletes are idempotent)")
+            left: Mapping[str, Any] = response.get("UnprocessedItems") or {}
+            attempt = 0 if _size(left) < _size(pending) else attempt + 1
+            pending = left
+            if pending and attempt >= MAX_BATCH_ATTEMPTS:
+                raise StorageError(f"DynamoDB kept throttling a {what}; retry later (it is safe to repeat)")
+            if pending:
+                _back_off(attempt)
 
 
 def transact_put(resource: DynamoDBServiceResource, table_name: str, items: list[Item]) -> None:
@@ -177,6 +202,25 @@ def transact_put(resource: DynamoDBServiceResource, table_name: str, items: list
     actions = [{"Put": {"TableName": table_name, "Item": item}} for item in items]
     with translated("transactional write"):
         resource.meta.client.transact_write_items(TransactItems=actions)  # type: ignore[arg-type]
+
+
+def transact_write(
+    resource: DynamoDBServiceResource, table_name: str, actions: Sequence[Mapping[str, Mapping[str, Any]]], what: str
+) -> None:
+    """Up to TRANSACTION_SIZE actions (`{"Put" | "Update" | "Delete": request}`, without the table name) all or
+    nothing. A condition that no longer holds, or another transaction on one of the items, is ConflictError: nothing
+    was written, and the caller reads again and retries."""
+    named = [{verb: {**request, "TableName": table_name} for verb, request in action.items()} for action in actions]
+    with translated(what):
+        try:
+            resource.meta.client.transact_write_items(TransactItems=named)  # type: ignore[arg-type]
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "TransactionCanceledException" and any(
+                reason.get("Code") in ("ConditionalCheckFailed", "TransactionConflict")
+                for reason in exc.response.get("CancellationReasons", [])
+            ):
+                raise ConflictError("an item changed concurrently; nothing of this write was stored") from exc
+            raise
 
 
 def _back_off(attempt: int) -> None:

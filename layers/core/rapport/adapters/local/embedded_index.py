@@ -139,6 +139,7 @@ class EmbeddedVectorIndex:
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA secure_delete=ON")  # as the store: erased entries leave no bytes behind
         self._conn.executescript(_SCHEMA)
         self._check_dimensions()
         self._load()
@@ -241,6 +242,8 @@ class EmbeddedVectorIndex:
                 "DELETE FROM entries WHERE tenant_id=? AND user_id=?", (scope.tenant_id, scope.user_id)
             ).rowcount
             self._segments.pop((scope.tenant_id, scope.user_id), None)
+            # The write-ahead log still holds the vectors and contents written before: checkpoint and truncate it.
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             return int(removed)
 
     def count(self, scope: Scope) -> int:

@@ -53,34 +53,36 @@ class SqliteItemBatches:
         return found
 
     def write_items(self, scope: ItemScope, writes: Sequence[ItemWrite], *, now: datetime) -> None:
+        with self._transaction() as conn:
+            self._apply_item_writes(conn, scope, writes, now)
+
+    def _apply_item_writes(
+        self, conn: sqlite3.Connection, scope: ItemScope, writes: Sequence[ItemWrite], now: datetime
+    ) -> None:
+        """The writes inside the caller's transaction; a ConflictError raised here rolls all of it back."""
         check_writes(writes)
         tenant_id, user_id = self._scope_key(scope)
-        with self._transaction() as conn:
-            for write in writes:
-                where = (tenant_id, user_id, write.kind, write.key)
-                if isinstance(write, ItemDelete):
-                    conn.execute(
-                        "DELETE FROM user_items WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?", where
-                    )
-                    continue
-                row = conn.execute(
-                    "SELECT body, version, expires_at FROM user_items"
-                    " WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?",
-                    where,
-                ).fetchone()
-                version = int(row[1]) if row else 0
-                if isinstance(write, ItemPut):
-                    if write.expected_version is not None and version != write.expected_version:
-                        # Raised inside the transaction: everything this call wrote so far is rolled back.
-                        raise ConflictError(f"{write.kind} {write.key!r} changed concurrently; nothing was written")
-                    body, expires = write.body, write.expires_at.isoformat() if write.expires_at else None
-                else:
-                    assert isinstance(write, FieldChange)
-                    fields = json.loads(row[0]) if row else {}
-                    body = {k: v for k, v in fields.items() if k not in write.remove} | write.set
-                    expires = row[2] if row else None
-                conn.execute(
-                    f"INSERT OR REPLACE INTO user_items (tenant_id, user_id, {_COLUMNS})"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*where, json.dumps(body), version + 1, now.isoformat(), expires),
-                )
+        for write in writes:
+            where = (tenant_id, user_id, write.kind, write.key)
+            row = conn.execute(
+                "SELECT body, version, expires_at FROM user_items"
+                " WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?",
+                where,
+            ).fetchone()
+            version = int(row[1]) if row else 0
+            if isinstance(write, ItemPut | ItemDelete) and write.expected_version not in (None, version):
+                raise ConflictError(f"{write.kind} {write.key!r} changed concurrently; nothing was written")
+            if isinstance(write, ItemDelete):
+                conn.execute("DELETE FROM user_items WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?", where)
+                continue
+            if isinstance(write, ItemPut):
+                body, expires = write.body, write.expires_at.isoformat() if write.expires_at else None
+            else:
+                assert isinstance(write, FieldChange)
+                fields = json.loads(row[0]) if row else {}
+                body = {k: v for k, v in fields.items() if k not in write.remove} | write.set
+                expires = row[2] if row else None
+            conn.execute(
+                f"INSERT OR REPLACE INTO user_items (tenant_id, user_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*where, json.dumps(body), version + 1, now.isoformat(), expires),
+            )

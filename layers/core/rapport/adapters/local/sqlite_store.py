@@ -26,7 +26,7 @@ from rapport.domain.models import (
 )
 from rapport.domain.scope import Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
-from rapport.ports.items import ItemQuery, ItemScope, StoredItem, check_kind
+from rapport.ports.items import ItemQuery, ItemScope, ItemWrite, StoredItem, check_kind
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -118,11 +118,20 @@ class SqliteMemoryStore(SqliteItemBatches):
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
+        # Deleted rows are overwritten with zeros, not left in free pages: an erased person leaves no bytes behind.
+        self._conn.execute("PRAGMA secure_delete=ON")
         self._conn.executescript(_SCHEMA)
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def _forget_written_history(self) -> None:
+        """After an erasure: the write-ahead log still holds every page written before it, the person's words
+        included, until a checkpoint copies it into the (zeroed) database and truncates it. A reader in another
+        process (a job beside the server) can hold the log back; the next erasure's checkpoint then completes it."""
+        with self._lock:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -165,6 +174,31 @@ class SqliteMemoryStore(SqliteItemBatches):
                 if Memory.model_validate_json(row[0]).last_reinforced_at != if_reinforced_at:
                     raise ConflictError(f"memory {memory.id} was reinforced concurrently")
             _insert_memory(conn, memory)
+
+    def update_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT body FROM memories WHERE tenant_id=? AND user_id=? AND id=?",
+                (memory.tenant_id, memory.user_id, memory.id),
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"memory {memory.id} not found")
+            if (
+                if_reinforced_at is not None
+                and Memory.model_validate_json(row[0]).last_reinforced_at != if_reinforced_at
+            ):
+                raise ConflictError(f"memory {memory.id} was reinforced concurrently")
+            conn.execute(
+                "UPDATE memories SET domain=?, type=?, body=? WHERE tenant_id=? AND user_id=? AND id=?",
+                (
+                    memory.domain.value,
+                    memory.type,
+                    memory.model_dump_json(exclude={"embedding"}),
+                    memory.tenant_id,
+                    memory.user_id,
+                    memory.id,
+                ),
+            )
 
     def get_memory(self, scope: Scope, memory_id: str) -> Memory:
         rows = self._query(
@@ -216,11 +250,12 @@ class SqliteMemoryStore(SqliteItemBatches):
         if cursor is not None:
             clauses.append("id<?")
             params.append(_decode_cursor(cursor))
+        # Without the vectors, as the port says (and DynamoDB does): a listing shows no embedding.
         rows = self._query(
-            f"SELECT id, body, embedding FROM memories WHERE {' AND '.join(clauses)} ORDER BY id DESC LIMIT ?",
+            f"SELECT id, body FROM memories WHERE {' AND '.join(clauses)} ORDER BY id DESC LIMIT ?",
             (*params, limit + 1),
         )
-        items = [self._memory_from_row(body, blob) for _, body, blob in rows[:limit]]
+        items = [self._memory_from_row(body, None) for _, body in rows[:limit]]
         next_cursor = _encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
         return Page[Memory](items=items, next_cursor=next_cursor)
 
@@ -249,7 +284,15 @@ class SqliteMemoryStore(SqliteItemBatches):
 
     # interactions
 
-    def put_interaction(self, interaction: Interaction, episodes: Sequence[Memory] = ()) -> None:
+    def put_interaction(
+        self,
+        interaction: Interaction,
+        episodes: Sequence[Memory] = (),
+        *,
+        with_items: Sequence[ItemWrite] = (),
+        known_user: bool = False,
+    ) -> None:
+        # `known_user` saves DynamoDB a write; here the registration is one row either way.
         with self._transaction() as conn:
             for memory in episodes:
                 _insert_memory(conn, memory)
@@ -257,6 +300,11 @@ class SqliteMemoryStore(SqliteItemBatches):
                 "INSERT OR REPLACE INTO interactions (tenant_id, user_id, id, body) VALUES (?, ?, ?, ?)",
                 (interaction.tenant_id, interaction.user_id, interaction.id, interaction.model_dump_json()),
             )
+            conn.execute(
+                "INSERT OR IGNORE INTO users (tenant_id, user_id) VALUES (?, ?)",
+                (interaction.tenant_id, interaction.user_id),
+            )
+            self._apply_item_writes(conn, ItemScope.of_user(interaction.scope), with_items, interaction.created_at)
 
     def remove_interaction(self, interaction: Interaction) -> None:
         scope = (interaction.tenant_id, interaction.user_id)
@@ -312,6 +360,10 @@ class SqliteMemoryStore(SqliteItemBatches):
         rows = self._query("SELECT body FROM api_keys WHERE key_hash=?", (key_hash,))
         return ApiKeyRecord.model_validate_json(rows[0][0]) if rows else None
 
+    def list_api_keys(self, tenant_id: str) -> list[ApiKeyRecord]:
+        rows = self._query("SELECT body FROM api_keys WHERE tenant_id=? ORDER BY key_hash", (tenant_id,))
+        return [ApiKeyRecord.model_validate_json(body) for (body,) in rows]
+
     def register_user(self, scope: Scope) -> None:
         with self._transaction() as conn:
             conn.execute(
@@ -330,7 +382,8 @@ class SqliteMemoryStore(SqliteItemBatches):
         return Page[str](items=items, next_cursor=next_cursor)
 
     def list_tenants(self, *, limit: int, cursor: str | None = None) -> Page[str]:
-        sql = "SELECT DISTINCT tenant_id FROM users"
+        # A tenant is known from its first key, as DynamoDB registers it then, not only from its first end user.
+        sql = "SELECT tenant_id FROM (SELECT tenant_id FROM users UNION SELECT tenant_id FROM api_keys)"
         params: tuple[Any, ...] = ()
         if cursor is not None:
             sql += " WHERE tenant_id>?"
@@ -349,6 +402,7 @@ class SqliteMemoryStore(SqliteItemBatches):
             interactions = conn.execute("DELETE FROM interactions WHERE tenant_id=? AND user_id=?", key).rowcount
             others = conn.execute("DELETE FROM user_items WHERE tenant_id=? AND user_id=?", key).rowcount
             others += conn.execute("DELETE FROM users WHERE tenant_id=? AND user_id=?", key).rowcount
+        self._forget_written_history()
         return ErasureCounts(memories=memories, interactions=interactions, other_items=others)
 
     def put_audit_event(self, event: AuditEvent) -> None:

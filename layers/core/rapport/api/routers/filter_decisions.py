@@ -21,7 +21,7 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
     @router.get(
         "/v1/users/<user_id>/filter-decisions",
         tags=["pipeline"],
-        summary="Every allow, block and reframe of the constructive filter, newest first",
+        summary="Every allow, block, reframe and quarantine of the constructive filter, newest first",
         operation_id="filter_decisions_list",
         responses=answers({200: "A page of decisions, each with its reason"}, errors=READ),
     )
@@ -50,9 +50,9 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
     @router.post(
         "/v1/users/<user_id>/filter-decisions/<decision_id>/restore",
         tags=["pipeline"],
-        summary="Store the original of a blocked or reframed memory (idempotent)",
+        summary="Store the original of a blocked or reframed memory, or lift a quarantine (idempotent)",
         operation_id="filter_decisions_restore",
-        responses=answers({200: "The decision, now restored, and the memory stored"}, errors=WRITE),
+        responses=answers({200: "The decision, now restored, and the memory stored or un-quarantined"}, errors=WRITE),
     )
     def restore(user_id: str, scope: UserScope, decision_id: str) -> RestoredOut:
         decision, memory = decisions.restore(scope, decision_id)

@@ -16,7 +16,7 @@ SLACK_PATH = "/v1/ingest/slack"
 WEBHOOK_PATH = "/v1/ingest/webhook"
 INGEST_PATHS = frozenset({SLACK_PATH, WEBHOOK_PATH})
 # The body is read raw (its signature is over the bytes), so validation answers no 422 here.
-_SIGNED_ROUTE_ERRORS = (400, 401, 413, 503, *UPSTREAM)
+_SIGNED_ROUTE_ERRORS = (400, 401, 413, 429, 503, *UPSTREAM)
 _TENANT_DESCRIPTION = "?tenant=<tenant id>: whose secret signs the request."
 
 

@@ -20,13 +20,18 @@ def consolidatable_types(domain: Domain, settings: GovernanceSettings) -> frozen
     return frozenset(settings.relational_consolidation_types)
 
 
-def is_consolidatable(memory: Memory, settings: GovernanceSettings) -> bool:
+def may_consolidate(memory: Memory, settings: GovernanceSettings) -> bool:
+    """Everything but the vector: an active original of a consolidatable type (listings carry no vectors, so the
+    job reads them for these memories only)."""
     return (
         memory.status is MemoryStatus.ACTIVE
         and not is_derived(memory)
-        and bool(memory.embedding)
         and memory.type in consolidatable_types(memory.domain, settings)
     )
+
+
+def is_consolidatable(memory: Memory, settings: GovernanceSettings) -> bool:
+    return may_consolidate(memory, settings) and bool(memory.embedding)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

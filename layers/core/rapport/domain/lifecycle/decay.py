@@ -56,13 +56,13 @@ def reinforce(memory: Memory, now: datetime, boost: float, settings: GovernanceS
     )
 
 
-def persist_decay(memory: Memory, now: datetime, settings: GovernanceSettings) -> Memory | None:
-    """The memory with its decay written down as of now, or None when the change is too small to be worth a write.
+def decayed_to(memory: Memory, now: datetime, settings: GovernanceSettings) -> Memory:
+    """The memory as every reader sees it at `now`: its strength decayed from the anchor, the anchor moved to now.
 
-    Writing moves the anchor to now together with the strength, so running the job again (at the same `now`)
-    changes nothing, and recall's value is the same whether or not the job ran.
+    The one place a stored strength becomes the strength shown or used (API answers, recall, the jobs). Decay
+    composes, so writing this view back changes nothing any later reader computes; a memory whose anchor is not in
+    the past is returned as is.
     """
-    current = effective_strength(memory, now, settings)
-    if memory.strength - current < settings.decay_min_change:
-        return None
-    return memory.model_copy(update={"strength": current, "decayed_at": now})
+    if decay_anchor(memory) >= now:
+        return memory
+    return memory.model_copy(update={"strength": effective_strength(memory, now, settings), "decayed_at": now})

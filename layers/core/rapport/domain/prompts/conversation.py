@@ -19,16 +19,22 @@ class ConversationInput(BaseModel):
     channel: str | None = None
     occurred_at: str | None = None
     truncated: bool = Field(False, description="True when older messages were left out to fit the prompt.")
+    withheld: list[int] = Field(
+        default_factory=list,
+        description="Indexes of messages left out because they read as instructions to the assistant; nothing is to "
+        "be remembered from them.",
+    )
 
     @classmethod
-    def of(cls, interaction: Interaction, max_chars: int) -> ConversationInput:
+    def of(cls, interaction: Interaction, max_chars: int, withheld: frozenset[int] = frozenset()) -> ConversationInput:
         """The newest messages that fit in `max_chars` (at least the last one, cut to fit): a long session's end is
-        where its outcome and the user's reaction are."""
+        where its outcome and the user's reaction are. `withheld`: positions of messages the extractor must not
+        read (rapport.domain.quarantine.withheld_messages)."""
         kept: list[PromptMessage] = []
         budget = max_chars
         for index in range(len(interaction.messages) - 1, -1, -1):
             message = interaction.messages[index]
-            if message.role is MessageRole.SYSTEM or not message.content.strip():
+            if message.role is MessageRole.SYSTEM or not message.content.strip() or index in withheld:
                 continue
             content = message.content
             if len(content) > budget:
@@ -42,7 +48,7 @@ class ConversationInput(BaseModel):
         kept.reverse()
         shown = {m.index for m in kept}
         dropped = any(
-            i not in shown and m.role is not MessageRole.SYSTEM and m.content.strip()
+            i not in shown and i not in withheld and m.role is not MessageRole.SYSTEM and m.content.strip()
             for i, m in enumerate(interaction.messages)
         )
         return cls(
@@ -50,4 +56,5 @@ class ConversationInput(BaseModel):
             channel=interaction.channel,
             occurred_at=interaction.occurred_at.isoformat(),
             truncated=dropped,
+            withheld=sorted(withheld),
         )
