@@ -4,6 +4,7 @@ answers while a long ingestion runs."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -67,7 +68,8 @@ def test_sixty_four_simultaneous_clients_on_mixed_routes(hashing_server: Running
                 )
 
 
-def test_health_answers_while_a_long_ingestion_runs(hashing_server: RunningServer) -> None:
+def _answered_during_a_long_ingestion(server: RunningServer, probe: Callable[[httpx.Client], int]) -> int:
+    """How many `probe` requests were answered (each asserted 200) while a 200-message ingestion was still running."""
     said = "we went over the deploy again, the staging database, the flaky migration and who reviews what next "
     messages = [
         {"role": "user" if i % 2 == 0 else "assistant", "content": f"Message {i}: {said * 4}"} for i in range(200)
@@ -75,42 +77,29 @@ def test_health_answers_while_a_long_ingestion_runs(hashing_server: RunningServe
     done = threading.Event()
 
     def ingest() -> int:
-        with httpx.Client(base_url=hashing_server.base_url, timeout=300) as http:
+        with httpx.Client(base_url=server.base_url, timeout=300) as http:
             response = http.post("/v1/users/dana/interactions", headers=A, json={"messages": messages})
         done.set()
         return response.status_code
 
     answered_during = 0
-    with ThreadPoolExecutor(max_workers=1) as pool, httpx.Client(base_url=hashing_server.base_url, timeout=30) as http:
+    with ThreadPoolExecutor(max_workers=1) as pool, httpx.Client(base_url=server.base_url, timeout=30) as http:
         ingestion = pool.submit(ingest)
         while not done.is_set():
-            assert http.get("/v1/health").status_code == 200
+            assert probe(http) == 200
             answered_during += not done.is_set()
         assert ingestion.result() == 201
-    # Health was answered, more than once, while the ingestion was still running
-    assert answered_during > 1
+    return answered_during
+
+
+def test_health_answers_while_a_long_ingestion_runs(hashing_server: RunningServer) -> None:
+    assert _answered_during_a_long_ingestion(hashing_server, lambda http: http.get("/v1/health").status_code) > 1
 
 
 def test_a_recall_answers_while_a_long_ingestion_runs(hashing_server: RunningServer) -> None:
     """No head-of-line blocking: an authenticated route is answered beside a long request, not after it."""
-    said = "we went over the deploy again, the staging database, the flaky migration and who reviews what next "
-    messages = [
-        {"role": "user" if i % 2 == 0 else "assistant", "content": f"Message {i}: {said * 4}"} for i in range(200)
-    ]
-    done = threading.Event()
 
-    def ingest() -> int:
-        with httpx.Client(base_url=hashing_server.base_url, timeout=300) as http:
-            response = http.post("/v1/users/erin/interactions", headers=A, json={"messages": messages})
-        done.set()
-        return response.status_code
+    def recall(http: httpx.Client) -> int:
+        return http.get("/v1/users/frank/memories", headers=B, params={"query": "deploy"}).status_code
 
-    answered_during = 0
-    with ThreadPoolExecutor(max_workers=1) as pool, httpx.Client(base_url=hashing_server.base_url, timeout=30) as http:
-        ingestion = pool.submit(ingest)
-        while not done.is_set():
-            response = http.get("/v1/users/frank/memories", headers=B, params={"query": "deploy"})
-            assert response.status_code == 200
-            answered_during += not done.is_set()
-        assert ingestion.result() == 201
-    assert answered_during > 1
+    assert _answered_during_a_long_ingestion(hashing_server, recall) > 1

@@ -17,7 +17,10 @@ _ATTEMPTS = 5
 _CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
 
 
-class SqsWorkQueue:
+class SqsQueue:
+    """One queue's URL and a client built on first use: constructing an adapter (at cold start, in tests) touches
+    no network."""
+
     def __init__(self, queue_url: str, *, sqs_client: Any = None, region_name: str | None = None) -> None:
         self._queue_url = queue_url
         self._client = sqs_client
@@ -25,10 +28,12 @@ class SqsWorkQueue:
 
     @property
     def _sqs(self) -> Any:
-        # Built on first use: constructing the queue (at cold start, in tests) touches no network.
         if self._client is None:
             self._client = boto3.client("sqs", region_name=self._region_name, config=_CLIENT_CONFIG)
         return self._client
+
+
+class SqsWorkQueue(SqsQueue):
 
     def send(self, bodies: list[str]) -> None:
         for start in range(0, len(bodies), _BATCH):

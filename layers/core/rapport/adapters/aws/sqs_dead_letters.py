@@ -3,36 +3,22 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
+from rapport.adapters.aws.sqs import SqsQueue
 from rapport.errors import StorageError
 from rapport.ports.dead_letters import DeadLetter, ReceivedLetter
 
 logger = logging.getLogger(__name__)
 
-_CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
 _RECEIVE_MAX = 10  # ReceiveMessage's maximum
 # Long enough to replay the letters received (a start per letter); a replay that dies leaves them to reappear.
 _VISIBILITY_SECONDS = 120
 
 
-class SqsDeadLetters:
-    def __init__(self, queue_url: str, *, sqs_client: Any = None, region_name: str | None = None) -> None:
-        self._queue_url = queue_url
-        self._client = sqs_client
-        self._region_name = region_name
-
-    @property
-    def _sqs(self) -> Any:
-        # Built on first use: constructing the adapter touches no network.
-        if self._client is None:
-            self._client = boto3.client("sqs", region_name=self._region_name, config=_CLIENT_CONFIG)
-        return self._client
+class SqsDeadLetters(SqsQueue):
 
     def send(self, letter: DeadLetter) -> None:
         try:
