@@ -14,7 +14,7 @@ from rapport.errors import InvalidInputError, NotFoundError
 from rapport.ports.items import ItemQuery, ItemRef, ItemScope, ItemStore, ItemWrite, StoredItem
 from rapport.ports.signals import SentimentScorer
 from rapport.services.relational_state import interaction_time
-from rapport.services.versioned_items import ItemsRead, apply_plan
+from rapport.services.versioned_items import ItemsRead, apply_alone
 from rapport.settings import Settings
 
 PERSON_KIND = "PERSON"
@@ -148,11 +148,4 @@ class PeopleService:
 
     def record_interaction(self, interaction: Interaction) -> None:
         """`plan`, read and written on its own (the recorded interaction writes it with the history instead)."""
-        apply_plan(
-            self._items,
-            ItemScope.of_user(interaction.scope),
-            self.reads(interaction),
-            lambda read: self.plan(interaction, read),
-            now=self._clock.now(),
-            attempts=self._policy.write_attempts,
-        )
+        apply_alone(self._items, self, interaction, now=self._clock.now(), attempts=self._policy.write_attempts)

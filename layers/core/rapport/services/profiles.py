@@ -10,7 +10,7 @@ from rapport.domain.profile import Profile, observe_interaction
 from rapport.domain.scope import Scope
 from rapport.ports.items import ItemRef, ItemScope, ItemStore, ItemWrite
 from rapport.services.relational_state import interaction_time
-from rapport.services.versioned_items import ItemsRead, apply_plan
+from rapport.services.versioned_items import ItemsRead, apply_alone
 from rapport.settings import Settings
 
 PROFILE_KIND = "PROFILE"
@@ -56,11 +56,4 @@ class ProfileService:
 
     def record_interaction(self, interaction: Interaction) -> None:
         """`plan`, read and written on its own (the recorded interaction writes it with the history instead)."""
-        apply_plan(
-            self._items,
-            ItemScope.of_user(interaction.scope),
-            self.reads(interaction),
-            lambda read: self.plan(interaction, read),
-            now=self._clock.now(),
-            attempts=self._attempts,
-        )
+        apply_alone(self._items, self, interaction, now=self._clock.now(), attempts=self._attempts)

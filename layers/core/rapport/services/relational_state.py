@@ -27,7 +27,7 @@ from rapport.domain.signals import Signals, from_metadata
 from rapport.errors import ConflictError, InvalidInputError
 from rapport.ids import new_id
 from rapport.ports.items import ItemQuery, ItemRef, ItemScope, ItemStore, ItemWrite
-from rapport.services.versioned_items import ItemsRead, apply_plan, modify_model
+from rapport.services.versioned_items import ItemsRead, apply_alone, modify_model
 from rapport.settings import Settings
 
 STATE_KIND = "STATE"
@@ -179,14 +179,7 @@ class RelationalStateService:
 
     def record_interaction(self, interaction: Interaction) -> None:
         """`plan`, read and written on its own (the recorded interaction writes it with the history instead)."""
-        apply_plan(
-            self._items,
-            ItemScope.of_user(interaction.scope),
-            self.reads(interaction),
-            lambda read: self.plan(interaction, read),
-            now=self._clock.now(),
-            attempts=self._policy.write_attempts,
-        )
+        apply_alone(self._items, self, interaction, now=self._clock.now(), attempts=self._policy.write_attempts)
 
     def report_event(
         self,

@@ -12,10 +12,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from rapport.domain.models import Interaction
 from rapport.errors import ConflictError, RapportError
 from rapport.ports.items import ItemDelete, ItemPut, ItemRef, ItemScope, ItemStore, ItemWrite, StoredItem
 
@@ -185,6 +186,28 @@ def apply_plan(
         except ConflictError:
             back_off(attempt, sleep)
     raise ConflictError(f"items of {scope.user_id or scope.tenant_id!r} kept changing while being updated; retry")
+
+
+class PlansFromReads(Protocol):
+    """What follows an interaction by reading some items and planning writes of them (state, profile, people)."""
+
+    def reads(self, interaction: Interaction) -> Sequence[ItemRef]: ...
+
+    def plan(self, interaction: Interaction, read: ItemsRead) -> Sequence[ItemWrite]: ...
+
+
+def apply_alone(
+    items: ItemStore, follower: PlansFromReads, interaction: Interaction, *, now: datetime, attempts: int
+) -> None:
+    """A follower's plan read and written on its own (a recorded interaction writes it with the history instead)."""
+    apply_plan(
+        items,
+        ItemScope.of_user(interaction.scope),
+        follower.reads(interaction),
+        lambda read: follower.plan(interaction, read),
+        now=now,
+        attempts=attempts,
+    )
 
 
 def back_off(attempt: int, sleep: Callable[[float], None] = time.sleep) -> None:
