@@ -13,7 +13,7 @@ from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event i
 )
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.api.identity import api_key_from_headers
+from rapport.api.identity import bearer_key_from_headers
 from rapport.composition.functions import authenticator
 from rapport.services.auth import hash_key
 
@@ -31,7 +31,7 @@ metrics = Metrics(namespace="Rapport", service=SERVICE)
 @metrics.log_metrics
 @event_source(data_class=APIGatewayAuthorizerRequestEvent)
 def handler(event: APIGatewayAuthorizerRequestEvent, context: LambdaContext) -> dict[str, Any]:
-    api_key = api_key_from_headers(event.get("headers") or {})
+    api_key = bearer_key_from_headers(event.get("headers") or {})
     tenant_id = authenticator().tenant_for_key(api_key) if api_key else None
     if api_key is None or tenant_id is None:
         metrics.add_metric(name="ApiKeyRejected", unit=MetricUnit.Count, value=1)

@@ -11,6 +11,8 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from rapport.api.identity import AUTHORIZATION_HEADER
+
 API_VERSION = "v1"
 # Authenticated by the request's signature (Slack's signing secret, the tenant's webhook secret), not an API key.
 INGEST_ROUTES = ("slack", "webhook")
@@ -79,12 +81,12 @@ class RapportApi(Construct):
         )
         # API Gateway requires every identity source of a caching REQUEST authorizer to be present, or answers 401
         # without calling it; listing x-api-key too would force clients to send both headers. So the cached identity
-        # is the Authorization header; the function still reads x-api-key when caching is turned off.
+        # is the Authorization header, and it is the only header the function reads the key from.
         self.authorizer = apigw.RequestAuthorizer(
             self,
             "ApiKeyAuthorizer",
             handler=authorizer_handler,
-            identity_sources=[apigw.IdentitySource.header("Authorization")],
+            identity_sources=[apigw.IdentitySource.header(AUTHORIZATION_HEADER)],
             results_cache_ttl=AUTHORIZER_CACHE_TTL,
         )
         self.rest_api = apigw.RestApi(

@@ -28,10 +28,21 @@ def caller_from_authorizer(event: BaseProxyEvent) -> Caller:
     return Caller(tenant_id=str(tenant_id), principal=str(authorizer.get("principalId") or "unknown"))
 
 
-def api_key_from_headers(headers: dict[str, str]) -> str | None:
-    """`Authorization: Bearer <key>` or `x-api-key: <key>`."""
+# The one header the AWS authorizer reads, and so the one its result is cached on (infra/constructs/api.py): a
+# cache keyed on one header while the key came from another would hand one caller's tenant to the next.
+AUTHORIZATION_HEADER = "Authorization"
+
+
+def bearer_key_from_headers(headers: dict[str, str]) -> str | None:
+    """`Authorization: Bearer <key>` only: what the AWS authorizer accepts."""
     lowered = {k.lower(): v for k, v in headers.items()}
-    authorization = lowered.get("authorization", "")
+    authorization = lowered.get(AUTHORIZATION_HEADER.lower(), "")
     if authorization.lower().startswith("bearer "):
         return authorization[7:].strip() or None
-    return lowered.get("x-api-key") or None
+    return None
+
+
+def api_key_from_headers(headers: dict[str, str]) -> str | None:
+    """`Authorization: Bearer <key>`, or (the local server, which caches nothing) `x-api-key: <key>`."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    return bearer_key_from_headers(headers) or lowered.get("x-api-key") or None
