@@ -250,3 +250,65 @@ def test_a_bus_that_fails_costs_the_links_not_the_memory(services: Services) -> 
     built = in_event_mode(services, RecordingBus(failing=True))
     stored = remember(built, "Started the migration plan")
     assert built.memories.get(Scope(T, U), stored).content == "Started the migration plan"
+
+
+# --- the vectors SIMILAR_TO searches with: a listed memory carries none --------------------------------------------
+
+
+class StoreReadsById:
+    """The store, noting every read of memories by id (which reads their vectors too)."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+        self.asked: list[list[str]] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+    def get_memories(self, scope: Scope, memory_ids: list[str]) -> object:
+        self.asked.append(list(memory_ids))
+        return self._inner.get_memories(scope, memory_ids)  # type: ignore[attr-defined]
+
+
+def announced_then_enriched(services: Services, lagging: bool) -> tuple[str, str, StoreReadsById]:
+    """Two near-duplicates announced in event mode; the second's event handled by an enricher over a noting store,
+    with the second's index entry gone first when `lagging` (an index that has not caught up with the store)."""
+    bus = RecordingBus()
+    built = in_event_mode(services, bus)
+    dog = remember(built, "Has a dog named Max")
+    again = remember(built, "Has a dog named Max at home")
+    if lagging:
+        services.index.delete(Scope(T, U), again)
+    noting = StoreReadsById(services.store)
+    graph = services.settings.graph.model_copy(update={"enrichment": EnrichmentMode.EVENT})
+    enricher = build_services(
+        services.settings.model_copy(update={"graph": graph}),
+        clock=services.clock,
+        store=noting,  # type: ignore[arg-type]
+        index=services.index,
+        embedder=services.embedder,
+        items=services.items,
+        bus=RecordingBus(),  # type: ignore[arg-type]
+    ).graph.enricher
+    request = EnrichmentRequest.model_validate(bus.events[-1].detail)
+    outcome = enricher.enrich(request.scope, request.memory_ids)
+    assert outcome.similar_to == 1
+    return dog, again, noting
+
+
+def test_enrichment_searches_with_the_vectors_the_index_holds(services: Services) -> None:
+    dog, again, noting = announced_then_enriched(services, lagging=False)
+
+    # The near-duplicate is linked, and no memory was read by id: the batch is on the page of recent memories,
+    # and its vector came from the index
+    assert set(targets(services, again, EnrichmentType.SIMILAR_TO)) == {dog}
+    assert noting.asked == []
+
+
+def test_a_memory_the_index_lacks_is_searched_with_its_vector_from_the_store(services: Services) -> None:
+    dog, again, noting = announced_then_enriched(services, lagging=True)
+
+    # The index has not caught up with the second memory: its vector is read from the store, and only its
+    assert noting.asked == [[again]]
+    similar = targets(services, again, EnrichmentType.SIMILAR_TO)
+    assert set(similar) == {dog} and 0.8 <= similar[dog]["similarity_score"] <= 1.0

@@ -512,6 +512,91 @@ def test_an_unreachable_cluster_is_a_storage_error(cluster: FakeCluster, index: 
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# vectors: one multi-get by document id
+
+
+def found_doc(
+    memory_id: str, embedding: list[float], *, tenant: str = "tenant-a", user: str = "user-1"
+) -> dict[str, Any]:
+    return {
+        "_index": INDEX,
+        "_id": document_id(tenant, user, memory_id),
+        "_version": 1,
+        "_seq_no": 0,
+        "_primary_term": 1,
+        "found": True,
+        "_source": {"memory_id": memory_id, "tenant_id": tenant, "user_id": user, "embedding": embedding},
+    }
+
+
+def missing_doc(memory_id: str) -> dict[str, Any]:
+    return {"_index": INDEX, "_id": document_id("tenant-a", "user-1", memory_id), "found": False}
+
+
+def test_vectors_asks_for_the_users_documents_and_only_their_vector_fields(
+    cluster: FakeCluster, index: OpenSearchVectorIndex
+) -> None:
+    cluster.on("POST", f"/{INDEX}/_mget", 200, {"docs": []})
+
+    index.vectors(Scope("tenant-a", "user-1"), ["m1", "m2", "m1"])
+
+    request = cluster.only("POST")
+    # One request, each id once, under the tenant-scoped document ids upsert writes: never another user's document
+    assert request.path == f"/{INDEX}/_mget"
+    assert request.body == {"ids": [document_id("tenant-a", "user-1", "m1"), document_id("tenant-a", "user-1", "m2")]}
+    # No content, no status: the vector and the fence it is checked against. No refresh: a get is real time.
+    assert request.params == {"_source_includes": "memory_id,tenant_id,user_id,embedding"}
+
+
+def test_vectors_returns_what_was_found_and_leaves_out_the_rest(
+    cluster: FakeCluster, index: OpenSearchVectorIndex
+) -> None:
+    failed = {
+        "_index": INDEX,
+        "_id": document_id("tenant-a", "user-1", "m-failed"),
+        "error": {"type": "index_not_found_exception", "reason": f"no such index [{INDEX}]"},
+    }
+    answer = {"docs": [found_doc("m1", [0.6, 0.0, 0.8, 0.0]), missing_doc("m-lagging"), failed]}
+    cluster.on("POST", f"/{INDEX}/_mget", 200, answer)
+
+    vectors = index.vectors(Scope("tenant-a", "user-1"), ["m1", "m-lagging", "m-failed"])
+
+    assert vectors == {"m1": [0.6, 0.0, 0.8, 0.0]}
+
+
+def test_vectors_drops_a_document_whose_stored_fence_is_not_the_callers(
+    cluster: FakeCluster, index: OpenSearchVectorIndex
+) -> None:
+    # Whatever the cluster answers, a vector of another tenant or user, or under another id, is not handed out
+    impostor = found_doc("m1", [1.0, 0.0, 0.0, 0.0], tenant="tenant-b")
+    impostor["_id"] = document_id("tenant-a", "user-1", "m1")
+    stray = found_doc("m2", [0.0, 1.0, 0.0, 0.0])
+    stray["_source"]["memory_id"] = "m-other"
+    cluster.on("POST", f"/{INDEX}/_mget", 200, {"docs": [impostor, stray]})
+
+    assert index.vectors(Scope("tenant-a", "user-1"), ["m1", "m2"]) == {}
+
+
+def test_vectors_of_nothing_asks_nothing(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
+    assert index.vectors(Scope("tenant-a", "user-1"), []) == {}
+    assert cluster.requests == []
+
+
+def test_vectors_without_an_index_are_none(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
+    cluster.on("POST", f"/{INDEX}/_mget", 404, INDEX_NOT_FOUND)
+
+    assert index.vectors(Scope("tenant-a", "user-1"), ["m1"]) == {}
+
+
+def test_vectors_failure_is_a_storage_error(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
+    cluster.on("POST", f"/{INDEX}/_mget", 403, FORBIDDEN)
+
+    with pytest.raises(StorageError, match="multi-get failed: 403 security_exception") as raised:
+        index.vectors(Scope("tenant-a", "user-1"), ["m1"])
+    assert raised.value.__cause__ is not None
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # delete_user and count
 
 

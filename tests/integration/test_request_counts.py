@@ -39,14 +39,17 @@ def test_each_call_makes_the_requests_the_cost_model_prices(tmp_path: Path) -> N
 
     # DynamoDB requests per call, every operation together (deterministic under moto; the ceilings in
     # docs/data-model.md): edges in adjacency items written in one request, reads batched and read once per step.
-    # Each Memories Stored event's enrichment reads the vectors of what it links (SIMILAR_TO): a vector is an item of
-    # its own, which no listing carries, so that is one batched read per event (docs/data-model.md).
-    events = counts.remember["events:put"], counts.interaction["events:put"]
-    assert dynamodb_requests(counts.remember) <= 4 + events[0]
+    # Each Memories Stored event's enrichment searches with the vectors of its memories, which no listing carries:
+    # it reads them from the index, one request per event, and not from the table.
+    assert counts.remember["index:vectors"] == counts.remember["events:put"] == 1
+    assert counts.interaction["index:vectors"] == counts.interaction["events:put"] == 2
+    assert "index:vectors" not in counts.recall
+    assert "dynamodb:BatchGetItem" not in counts.remember  # the memory just stored is on the page enrichment lists
+    assert dynamodb_requests(counts.remember) <= 4
     assert dynamodb_requests(counts.recall) <= 2
     # The interaction is recorded without an Idempotency-Key: a keyed request adds its idempotency record's reads
     # and writes (docs/data-model.md).
-    assert dynamodb_requests(counts.interaction) <= 15 + events[1]
+    assert dynamodb_requests(counts.interaction) <= 15
     # every edge an enrichment run or the pipeline's store step makes goes out in one write
     assert "dynamodb:UpdateItem" not in counts.remember and counts.remember["dynamodb:TransactWriteItems"] == 1
 

@@ -295,6 +295,65 @@ def test_count_counts_the_users_entries(index: VectorIndex, tenant: str) -> None
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# Vectors by id (what enrichment searches with, since a listed memory carries none)
+
+
+def test_vectors_are_read_by_id_at_unit_length(index: VectorIndex, tenant: str) -> None:
+    # Given three entries, one of them written with a vector that is not of unit length
+    index.upsert(memory(tenant, "near", at_cosine(0.9, 1)))
+    index.upsert(memory(tenant, "long", [3.0, 0.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0]))
+    index.upsert(memory(tenant, "archived", axis(5), domain=Domain.RELATIONAL, status=MemoryStatus.ARCHIVED))
+
+    # When two of them and one never indexed are asked for, one of them twice
+    vectors = index.vectors(Scope(tenant, "user-1"), ["long", "near", "never-indexed", "near"])
+
+    # Then each asked entry comes back once, as the index searches with it; the missing one is left out
+    assert set(vectors) == {"near", "long"}
+    assert vectors["near"] == pytest.approx(at_cosine(0.9, 1), abs=TOLERANCE)
+    assert vectors["long"] == pytest.approx([0.6, 0.0, 0.8, 0.0, 0.0, 0.0, 0.0, 0.0], abs=TOLERANCE)
+    # ...whatever the entry's domain or status: a read by id is fenced by user only
+    assert index.vectors(Scope(tenant, "user-1"), ["archived"]) == {"archived": pytest.approx(axis(5), abs=TOLERANCE)}
+    assert index.vectors(Scope(tenant, "user-1"), []) == {}
+
+
+def test_vectors_read_with_them_find_what_the_entry_finds(index: VectorIndex, tenant: str) -> None:
+    index.upsert(memory(tenant, "dog", at_cosine(0.9, 1)))
+    index.upsert(memory(tenant, "cat", at_cosine(0.8, 1)))
+    index.upsert(memory(tenant, "work", axis(3)))
+
+    vector = index.vectors(Scope(tenant, "user-1"), ["dog"])["dog"]
+
+    hits = index.knn_search(query(tenant), vector)
+    assert [h.memory_id for h in hits][:2] == ["dog", "cat"]
+    assert hits[0].score == pytest.approx(1.0, abs=TOLERANCE)
+
+
+def test_vectors_never_cross_the_fence(index: VectorIndex, tenant: str) -> None:
+    # Given the same memory id under another user and another tenant, with other vectors
+    index.upsert(memory(tenant, "m1", axis(1)))
+    index.upsert(memory(tenant, "m1", axis(2), user_id="user-2"))
+    index.upsert(memory(f"{tenant}-other", "m1", axis(3)))
+    index.upsert(memory(f"{tenant}-other", "theirs", axis(4)))
+
+    # Then each scope reads its own entry, and nothing of another's
+    assert index.vectors(Scope(tenant, "user-1"), ["m1", "theirs"]) == {"m1": pytest.approx(axis(1), abs=TOLERANCE)}
+    assert index.vectors(Scope(tenant, "user-2"), ["m1"]) == {"m1": pytest.approx(axis(2), abs=TOLERANCE)}
+    assert index.vectors(Scope(tenant, "nobody"), ["m1"]) == {}
+
+
+def test_vectors_follow_a_reupsert_and_a_delete(index: VectorIndex, tenant: str) -> None:
+    index.upsert(memory(tenant, "m1", axis(1)))
+    index.upsert(memory(tenant, "m2", axis(2)))
+
+    index.upsert(memory(tenant, "m1", axis(3)))
+    index.delete(Scope(tenant, "user-1"), "m2")
+
+    assert index.vectors(Scope(tenant, "user-1"), ["m1", "m2"]) == {"m1": pytest.approx(axis(3), abs=TOLERANCE)}
+    index.delete_user(Scope(tenant, "user-1"))
+    assert index.vectors(Scope(tenant, "user-1"), ["m1"]) == {}
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # Persistence (the embedded index keeps its entries in a file; a cluster keeps them by being a cluster)
 
 
@@ -313,6 +372,7 @@ def test_a_new_instance_on_the_same_path_sees_the_same_entries(subject: Subject,
     assert [h.score for h in hits] == pytest.approx([0.9, -0.2], abs=TOLERANCE)
     assert [h.memory_id for h in reopened.keyword_search(query(tenant), "dog")] == ["near"]
     assert reopened.count(Scope(tenant, "user-1")) == 2
+    assert set(reopened.vectors(Scope(tenant, "user-1"), ["near", "mid", "far"])) == {"near", "far"}
 
 
 def test_an_open_instance_sees_what_another_process_wrote_since(subject: Subject, tenant: str) -> None:
@@ -330,6 +390,7 @@ def test_an_open_instance_sees_what_another_process_wrote_since(subject: Subject
     assert [h.memory_id for h in serving.knn_search(query(tenant), QUERY_VECTOR)] == ["new"]
     assert [h.memory_id for h in serving.keyword_search(query(tenant), "dog")] == ["new"]
     assert serving.count(Scope(tenant, "user-1")) == 1
+    assert set(serving.vectors(Scope(tenant, "user-1"), ["new", "kept"])) == {"new"}
     # ...and its own writes after the reload stay visible to both
     serving.upsert(memory(tenant, "mine", at_cosine(0.5, 2), "Likes dogs"))
     assert {h.memory_id for h in other.keyword_search(query(tenant), "dog")} == {"new", "mine"}

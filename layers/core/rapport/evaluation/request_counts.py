@@ -4,6 +4,7 @@ embedding and language-model calls, bus events. Used by the cost model, `rapport
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +75,10 @@ class CountingIndex:
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         self._tally.counts["index:keyword_search"] += 1
         return self._inner.keyword_search(query, text)
+
+    def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+        self._tally.counts["index:vectors"] += 1
+        return self._inner.vectors(scope, memory_ids)
 
     def count(self, scope: Scope) -> int:
         return self._inner.count(scope)

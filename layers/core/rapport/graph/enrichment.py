@@ -78,7 +78,8 @@ def _is_episode(memory: Memory) -> bool:
 
 class Enricher:
     """Every write is an upsert on a deterministic key, so enriching the same memories twice changes nothing.
-    Reads are bounded: one page of recent memories, one k-NN query per memory, one keyword query per key term."""
+    Reads are bounded: one page of recent memories, one read of vectors from the index, one k-NN query per memory,
+    one keyword query per key term."""
 
     def __init__(
         self,
@@ -118,10 +119,11 @@ class Enricher:
 
     def enrich(self, scope: Scope, memory_ids: Sequence[str]) -> EnrichmentOutcome:
         """The asynchronous entry point (the enrichment function in AWS): re-reads the memories, in the given order.
-        Just stored, they are usually on the page of recent memories PRECEDED_BY reads anyway; the others, and those
-        whose vector the page does not carry (SIMILAR_TO searches with it), are read by id."""
+        Just stored, they are usually on the page of recent memories PRECEDED_BY reads anyway; the others are read by
+        id. The page carries no vectors: SIMILAR_TO takes those from the index (`_Run.vectors`)."""
         recent = self._recent(scope)
-        found = {m.id: m for m in recent if m.id in set(memory_ids) and m.embedding is not None}
+        wanted = set(memory_ids)
+        found = {m.id: m for m in recent if m.id in wanted}
         missing = [i for i in dict.fromkeys(memory_ids) if i not in found]
         if missing:
             found.update((m.id, m) for m in self._store.get_memories(scope, missing))
@@ -138,8 +140,9 @@ class Enricher:
         return list(self._store.list_memories(scope, domains=_ALL_DOMAINS, limit=limit).items)
 
     def _enrich(self, scope: Scope, batch: Sequence[Memory], recent: list[Memory] | None) -> EnrichmentOutcome:
-        """Reads what it needs (one page of recent memories, the few others by id in one read, the patterns in one
-        read), then writes every edge and pattern of the batch in one write."""
+        """Reads what it needs (one page of recent memories, the batch's vectors from the index in one request, the
+        few others by id in one read, the patterns in one read), then writes every edge and pattern of the batch in
+        one write."""
         settings = self._settings
         chosen = [
             m for m in batch if m.status is MemoryStatus.ACTIVE and (settings.enrich_episodes or not _is_episode(m))
@@ -150,7 +153,7 @@ class Enricher:
         now = self._clock.now()
         if recent is None:
             recent = self._recent(scope) if settings.preceded_by_limit > 0 else []
-        run = _Run(self._store, scope, recent)
+        run = _Run(self._store, self._index, scope, recent)
         run.know(chosen)
         outcome.preceded_by = self._link_preceding(run, chosen, now)
         outcome.similar_to = self._link_similar(run, chosen, now)
@@ -203,14 +206,15 @@ class Enricher:
             statuses=_ACTIVE,
             k=settings.similar_to_limit + 1,
         )
+        vectors = run.vectors(batch)
         hits_of = {
             memory.id: [
                 h
-                for h in self._index.knn_search(query, memory.embedding)
+                for h in self._index.knn_search(query, vectors[memory.id])
                 if h.memory_id != memory.id and h.score >= settings.similar_to_min_similarity
             ]
             for memory in batch
-            if memory.embedding
+            if vectors.get(memory.id)
         }
         if not settings.enrich_episodes:
             known = run.memories({h.memory_id for hits in hits_of.values() for h in hits})
@@ -297,8 +301,9 @@ class Enricher:
 class _Run:
     """What one enrichment run has read (memories by id, so none is read twice) and the writes it gathers."""
 
-    def __init__(self, store: MemoryStore, scope: Scope, recent: list[Memory]) -> None:
+    def __init__(self, store: MemoryStore, index: VectorIndex, scope: Scope, recent: list[Memory]) -> None:
         self._store = store
+        self._index = index
         self.scope = scope
         self.recent = recent
         self._known: dict[str, Memory] = {m.id: m for m in recent}
@@ -315,6 +320,21 @@ class _Run:
         if missing:
             self.know(self._store.get_memories(self.scope, missing))
         return {i: self._known[i] for i in wanted if i in self._known}
+
+    def vectors(self, batch: Sequence[Memory]) -> dict[str, list[float]]:
+        """The vectors to search with, by memory id: a memory's own when it carries one (a batch stored in process);
+        otherwise the index's, all in one request, since every memory is indexed before the graph hears of it. A
+        memory the index does not hold yet (an index that lags the store) is read from the store, by id; one without
+        a vector anywhere is left out."""
+        vectors = {m.id: m.embedding for m in batch if m.embedding is not None}
+        lacking = [m.id for m in batch if m.embedding is None]
+        if lacking:
+            vectors.update(self._index.vectors(self.scope, lacking))
+        lagging = [i for i in lacking if i not in vectors]
+        if lagging:
+            read = self._store.get_memories(self.scope, lagging)
+            vectors.update((m.id, m.embedding) for m in read if m.embedding is not None)
+        return vectors
 
     def link(
         self,

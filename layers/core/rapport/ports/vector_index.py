@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -44,5 +45,9 @@ class VectorIndex(Protocol):
 
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         """BM25 matches over the memory content, best first."""
+
+    def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The vectors the index holds for these memories of one end user, by id, in one request: unit length, as
+        the index searches with them. An id it does not hold (not indexed yet, or another user's) is left out."""
 
     def count(self, scope: Scope) -> int: ...

@@ -7,6 +7,7 @@ import math
 import sqlite3
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -250,6 +251,15 @@ class EmbeddedVectorIndex:
         with self._lock:
             segment = self._refreshed_segment(scope)
             return len(segment) if segment else 0
+
+    def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+        with self._lock:
+            segment = self._refreshed_segment(scope)
+            if not segment:
+                return {}
+            positions = segment.positions
+            # Copied out of the matrix: a later write may grow or reorder it under a caller still holding the rows.
+            return {i: segment.matrix[positions[i]].tolist() for i in dict.fromkeys(memory_ids) if i in positions}
 
     def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
         query_vector = self._vector(vector)

@@ -26,6 +26,8 @@ MAX_K = 10_000
 MAX_DIMENSIONS = 16_000
 
 _REFRESH_POLICIES: frozenset[bool | str] = frozenset({True, False, "true", "false", "wait_for"})
+# What a read of vectors takes from each document: the vector, and the fence to check it against.
+_VECTOR_FIELDS = ("memory_id", "tenant_id", "user_id", "embedding")
 
 
 def index_definition(dimensions: int) -> dict[str, Any]:
@@ -259,6 +261,33 @@ class OpenSearchVectorIndex:
             },
         }
         return self._search("keyword search", body, float)
+
+    def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+        """One multi-get by document id. A get is real time, unlike a search: it sees an entry written a moment ago
+        and not refreshed yet, which is when enrichment asks."""
+        by_document = {document_id(scope.tenant_id, scope.user_id, m): m for m in dict.fromkeys(memory_ids)}
+        if not by_document:
+            return {}
+        try:
+            response = self._client.mget(
+                index=self._index, body={"ids": list(by_document)}, _source_includes=list(_VECTOR_FIELDS)
+            )
+        except OpenSearchNotFoundError:
+            return {}  # no index yet: it holds no vector
+        except OpenSearchException as exc:
+            raise _storage_error("multi-get", exc) from exc
+        vectors: dict[str, list[float]] = {}
+        for doc in response.get("docs", []):
+            source = doc.get("_source")
+            # A document id is the hash of tenant, user and memory; the stored fence is checked as well, as every
+            # search filters on it. An entry missing or failing (a per-document error) is one the index lacks.
+            if not doc.get("found") or not source or "embedding" not in source:
+                continue
+            memory_id = by_document.get(doc.get("_id", ""))
+            fenced = source.get("tenant_id") == scope.tenant_id and source.get("user_id") == scope.user_id
+            if memory_id is not None and fenced and source.get("memory_id") == memory_id:
+                vectors[memory_id] = [float(v) for v in source["embedding"]]
+        return vectors
 
     def count(self, scope: Scope) -> int:
         body = {"query": {"bool": {"filter": _user_filters(scope.tenant_id, scope.user_id)}}}
