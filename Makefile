@@ -11,7 +11,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install dev serve test lint format unit integration infrastructure e2e synth bench eval eval-ablation eval-expansion match-strength clean
+.PHONY: install dev serve test lint format unit integration infrastructure e2e browser synth bench eval eval-ablation eval-expansion match-strength clean
 
 install: $(STAMP)
 
@@ -46,7 +46,7 @@ synth: install
 	npm ci --no-audit --no-fund
 	npx cdk synth --quiet
 
-unit integration infrastructure e2e: install
+unit integration infrastructure e2e browser: install
 	$(VENV)/bin/pytest -q tests/$@
 
 clean:

@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import aws_cdk as cdk
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
-from infra.constructs.api import RapportApi
+from infra.constructs.api import CustomDomain, RapportApi
+from infra.constructs.backup import TableBackup
 from infra.constructs.core_layer import CoreLayer
 from infra.constructs.firewall import EVALUATION_WINDOW_SECONDS, ApiFirewall
 from infra.constructs.function import RapportFunction
@@ -23,6 +25,7 @@ from infra.constructs.pipeline import IngestionPipeline
 from infra.constructs.schedules import Schedules
 from infra.constructs.table import MemoryTable
 from infra.constructs.vector_index import VectorIndex
+from infra.constructs.webhook_delivery import WebhookDelivery
 from infra.deployment import DeploymentSettings
 from rapport.settings import openai_budget_within
 
@@ -48,9 +51,11 @@ class RapportStack(cdk.Stack):
         self.log_removal_policy = log_removal_policy = (
             cdk.RemovalPolicy.RETAIN if settings.retain_data else cdk.RemovalPolicy.DESTROY
         )
+        self._tag_and_bound(settings)
 
         # --- data: the table (source of truth), the layer every function carries, the derived vector index -------
         self.memory_table = MemoryTable(self, "MemoryTable", retain_data=settings.retain_data)
+        self.backup = TableBackup(self, "Backup", table=self.memory_table.table, retain_data=settings.retain_data)
         self.core_layer = CoreLayer(self, "CoreLayer", skip_bundling=settings.skip_bundling)
         self.openai_key = self._openai_key(settings)
         self.vector_index = VectorIndex(
@@ -84,6 +89,9 @@ class RapportStack(cdk.Stack):
             table_access="write",
             searches=True,
         )
+        if settings.cors_origins:
+            # API Gateway answers the preflight; the function adds the headers to every real response.
+            self.api_function.add_environment({"RAPPORT_CORS_ORIGINS": ",".join(settings.cors_origins)})
         self.authorizer_function = self._function(
             "AuthorizerFunction",
             entry="authorizer",
@@ -168,6 +176,17 @@ class RapportStack(cdk.Stack):
             log_removal_policy=log_removal_policy,
             ingest_handler=self.webhooks_function.function,
             firewall=settings.waf_enabled,
+            stage_name=settings.environment.value,
+            custom_domain=(
+                CustomDomain(
+                    domain_name=settings.api_domain_name,
+                    certificate_arn=settings.api_certificate_arn,
+                    hosted_zone_id=settings.hosted_zone_id,
+                    hosted_zone_name=settings.hosted_zone_name,
+                )
+                if settings.api_domain_name
+                else None
+            ),
         )
         if settings.waf_enabled:
             self.firewall = ApiFirewall(
@@ -195,6 +214,19 @@ class RapportStack(cdk.Stack):
         # --- the governance jobs and their schedules (docs/governance.md), and monitoring, composed last -----------
         self.governance = GovernanceJobs(self, "Governance", make_function=self._function)
         self.schedules = Schedules(self, "Schedules", jobs=self.governance.scheduled_jobs)
+        # Outbound webhooks (docs/webhooks.md): every function whose writes announce an event sends to the queue.
+        self.webhook_delivery = WebhookDelivery(
+            self,
+            "WebhookDelivery",
+            make_function=self._function,
+            announcers=[
+                self.api_function,
+                self.ingest_function,
+                self.enrichment_function,
+                self.governance.worker,
+                *getattr(self.pipeline, "functions", {}).values(),
+            ],
+        )
         self.monitoring = Monitoring(
             self,
             "Monitoring",
@@ -208,8 +240,26 @@ class RapportStack(cdk.Stack):
             table=self.memory_table.table,
             domain=self.vector_index.domain,
             alarm_email=settings.alarm_email,
+            # The table's stream readers: past 24 h behind, records expire before they are applied.
+            stream_consumers=[self.indexer_function, self.pipeline.starter],
+            runbook_url=settings.runbook_url,
         )
         self._outputs()
+
+    def _tag_and_bound(self, settings: DeploymentSettings) -> None:
+        """Cost-allocation tags on every resource, and the account's permissions boundary on every role, if any."""
+        for key, value in (
+            ("rapport:environment", settings.environment.value),
+            ("rapport:stack", self.stack_name),
+            *settings.tags,
+        ):
+            cdk.Tags.of(self).add(key, value)
+        if settings.permissions_boundary_arn:
+            iam.PermissionsBoundary.of(self).apply(
+                iam.ManagedPolicy.from_managed_policy_arn(
+                    self, "PermissionsBoundary", settings.permissions_boundary_arn
+                )
+            )
 
     @property
     def ingest_secret_prefix(self) -> str:
@@ -263,12 +313,17 @@ class RapportStack(cdk.Stack):
             description="OpenAI API key of Rapport: put the key here after the first deploy (docs/deploy.md)",
             removal_policy=cdk.RemovalPolicy.RETAIN if settings.retain_data else cdk.RemovalPolicy.DESTROY,
         )
+        # Created without a value, as docs/deploy.md says: CDK would generate a random string, which functions would
+        # send to OpenAI as a key. Until the operator puts one, cold starts fail: the secret has no current value.
+        cfn_secret = secret.node.default_child
+        assert isinstance(cfn_secret, secretsmanager.CfnSecret)
+        cfn_secret.add_property_deletion_override("GenerateSecretString")
         cdk.Validations.of(secret).acknowledge(
             cdk.Acknowledgment(
                 id="AwsSolutions-SMG4",
                 reason=(
                     "A third-party API key: OpenAI issues it, so no rotation Lambda can mint a new one. Rotate it in "
-                    "OpenAI's console and put the new value here; functions pick it up within the hour."
+                    "OpenAI's console and put the new value here; warm functions re-read it within five minutes."
                 ),
             )
         )

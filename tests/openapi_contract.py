@@ -12,6 +12,7 @@ from typing import Any
 from openapi_schema_validator import OAS31Validator
 
 JSON = "application/json"
+NDJSON = "application/x-ndjson"
 _PARAMETER = re.compile(r"\{[^/}]+\}")
 
 
@@ -75,10 +76,28 @@ class Contract:
         content = response.get("content") or {}
         if not content:
             return [] if not answer.body else [f"{answer.describe()}: the document declares no body for this status"]
+        lines = content.get(NDJSON, {}).get("schema")
+        if lines is not None and answer.content_type.startswith(NDJSON):
+            return self._lines_violations(answer, lines)
         schema = content.get(JSON, {}).get("schema")
         if schema is None:
             return [f"{answer.describe()}: {operation['operationId']} declares no JSON schema for {answer.status}"]
         return self._body_violations(answer, schema)
+
+    def _lines_violations(self, answer: Answer, schema: dict[str, Any]) -> list[str]:
+        """JSON lines: each line one value of the schema."""
+        found: list[str] = []
+        for number, line in enumerate(answer.body.splitlines(), start=1):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                found.append(f"{answer.describe()}: line {number} is not JSON")
+                continue
+            found += [
+                f"{answer.describe()}: line {number}: {e.message[:200]}"
+                for e in self._validator(schema).iter_errors(value)
+            ]
+        return found[:3]
 
     def _body_violations(self, answer: Answer, schema: dict[str, Any]) -> list[str]:
         if not answer.content_type.startswith(JSON):

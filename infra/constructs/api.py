@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import aws_cdk as cdk
 from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_certificatemanager as acm
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_route53 as route53
+from aws_cdk import aws_route53_targets as route53_targets
 from constructs import Construct
 
 from rapport.api.identity import AUTHORIZATION_HEADER
@@ -57,6 +61,16 @@ def _access_log_format() -> apigw.AccessLogFormat:
     )
 
 
+@dataclass(frozen=True)
+class CustomDomain:
+    """The API under a name of the team's: a certificate ARN, or a hosted zone to validate one and alias the name."""
+
+    domain_name: str
+    certificate_arn: str = ""
+    hosted_zone_id: str = ""
+    hosted_zone_name: str = ""
+
+
 class RapportApi(Construct):
     """REST API: `/v1/health` open, everything else under `/v1` behind the API-key authorizer."""
 
@@ -74,6 +88,8 @@ class RapportApi(Construct):
         log_removal_policy: cdk.RemovalPolicy,
         ingest_handler: lambda_.IFunction | None = None,
         firewall: bool = True,
+        stage_name: str = "prod",
+        custom_domain: CustomDomain | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         self.access_logs = logs.LogGroup(
@@ -99,6 +115,7 @@ class RapportApi(Construct):
             cloud_watch_role=manage_cloudwatch_role,
             cloud_watch_role_removal_policy=cdk.RemovalPolicy.RETAIN if manage_cloudwatch_role else None,
             deploy_options=apigw.StageOptions(
+                stage_name=stage_name,
                 tracing_enabled=True,
                 access_log_destination=apigw.LogGroupLogDestination(self.access_logs),
                 access_log_format=_access_log_format(),
@@ -127,7 +144,62 @@ class RapportApi(Construct):
         self.ingest_methods: list[apigw.Method] = []
         if ingest_handler is not None:
             self._add_ingest_routes(ingest_handler)
+        self._cors_on_gateway_errors(cors_origins)
+        self.domain_name = self._custom_domain(custom_domain) if custom_domain else None
         self._acknowledge_findings(manage_cloudwatch_role=manage_cloudwatch_role, firewall=firewall)
+
+    def _cors_on_gateway_errors(self, origins: Sequence[str]) -> None:
+        """API Gateway's own answers (401 from the authorizer, 429 throttling, 5xx timeouts) never reach the function,
+        which adds CORS to everything else. A gateway response has one fixed header value, so this covers one origin
+        or `*`; with several, a browser sees those errors as CORS failures (docs/deploy.md#cors)."""
+        if len(origins) != 1:
+            return
+        headers = {"Access-Control-Allow-Origin": f"'{origins[0]}'", "Vary": "'Origin'"}
+        for response_type in (apigw.ResponseType.DEFAULT_4_XX, apigw.ResponseType.DEFAULT_5_XX):
+            self.rest_api.add_gateway_response(
+                f"Cors{response_type.response_type}", type=response_type, response_headers=headers
+            )
+
+    def _custom_domain(self, custom: CustomDomain) -> apigw.DomainName:
+        """`https://<apiDomainName>/v1/...` on the stage: an ACM certificate given, or one the stack validates in a
+        hosted zone it is told of (and an alias record there)."""
+        zone = (
+            route53.HostedZone.from_hosted_zone_attributes(
+                self, "Zone", hosted_zone_id=custom.hosted_zone_id, zone_name=custom.hosted_zone_name
+            )
+            if custom.hosted_zone_id
+            else None
+        )
+        if custom.certificate_arn:
+            certificate: acm.ICertificate = acm.Certificate.from_certificate_arn(
+                self, "Certificate", custom.certificate_arn
+            )
+        else:
+            assert zone is not None
+            certificate = acm.Certificate(
+                self,
+                "Certificate",
+                domain_name=custom.domain_name,
+                validation=acm.CertificateValidation.from_dns(zone),
+            )
+        domain = apigw.DomainName(
+            self,
+            "DomainName",
+            domain_name=custom.domain_name,
+            certificate=certificate,
+            endpoint_type=apigw.EndpointType.REGIONAL,
+            security_policy=apigw.SecurityPolicy.TLS_1_2,
+        )
+        domain.add_base_path_mapping(self.rest_api, stage=self.rest_api.deployment_stage)
+        if zone is not None:
+            route53.ARecord(
+                self,
+                "AliasRecord",
+                zone=zone,
+                record_name=custom.domain_name,
+                target=route53.RecordTarget.from_alias(route53_targets.ApiGatewayDomain(domain)),
+            )
+        return domain
 
     def _add_ingest_routes(self, handler: lambda_.IFunction) -> None:
         """`POST /v1/ingest/{slack,webhook}` to the webhooks function, with no authorizer: the function verifies the

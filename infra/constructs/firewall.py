@@ -8,10 +8,27 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
+from infra.naming import stack_suffix
+
 EVALUATION_WINDOW_SECONDS = 300
 # The headers that carry an API key: never written to WAF's logs.
 KEY_HEADERS = ("authorization", "x-api-key")
 _NO_TRANSFORM = [wafv2.CfnWebACL.TextTransformationProperty(priority=0, type="NONE")]
+# AWS managed rule groups after the rate rules, in order of how cheaply they refuse: known-bad IPs, known-bad inputs
+# (Log4j, exploit paths), then the common rule set. Its body rules only count: request bodies are end users' chat
+# messages and imports, where code, markup and long texts are ordinary content, not attacks.
+MANAGED_RULE_GROUPS = (
+    "AWSManagedRulesAmazonIpReputationList",
+    "AWSManagedRulesKnownBadInputsRuleSet",
+    "AWSManagedRulesCommonRuleSet",
+)
+COMMON_RULES_COUNTED = (
+    "SizeRestrictions_BODY",
+    "CrossSiteScripting_BODY",
+    "GenericLFI_BODY",
+    "GenericRFI_BODY",
+    "RestrictedExtensions_QUERYARGUMENTS",
+)
 
 
 def _visibility(name: str) -> wafv2.CfnWebACL.VisibilityConfigProperty:
@@ -19,6 +36,29 @@ def _visibility(name: str) -> wafv2.CfnWebACL.VisibilityConfigProperty:
     # and the logging configuration's redaction does not apply to them: the redacted logs below replace them.
     return wafv2.CfnWebACL.VisibilityConfigProperty(
         cloud_watch_metrics_enabled=True, metric_name=name, sampled_requests_enabled=False
+    )
+
+
+def _managed_rule(name: str, priority: int) -> wafv2.CfnWebACL.RuleProperty:
+    counted = COMMON_RULES_COUNTED if name == "AWSManagedRulesCommonRuleSet" else ()
+    return wafv2.CfnWebACL.RuleProperty(
+        name=name,
+        priority=priority,
+        override_action=wafv2.CfnWebACL.OverrideActionProperty(none={}),
+        visibility_config=_visibility(name),
+        statement=wafv2.CfnWebACL.StatementProperty(
+            managed_rule_group_statement=wafv2.CfnWebACL.ManagedRuleGroupStatementProperty(
+                vendor_name="AWS",
+                name=name,
+                rule_action_overrides=[
+                    wafv2.CfnWebACL.RuleActionOverrideProperty(
+                        name=rule, action_to_use=wafv2.CfnWebACL.RuleActionProperty(count={})
+                    )
+                    for rule in counted
+                ]
+                or None,
+            )
+        ),
     )
 
 
@@ -58,6 +98,8 @@ class ApiFirewall(Construct):
     rule counting it would let a stranger spend a tenant's budget and have its real events refused. Their
     per-tenant limit is counted by the webhooks function once a signature is verified (`rapport.ingestion.rate_limit`).
 
+    Then the AWS managed rule groups (MANAGED_RULE_GROUPS), blocking what they match, body rules counted only.
+
     Every request WAF sees is logged to `aws-waf-logs-…` with the key headers redacted.
     """
 
@@ -92,16 +134,18 @@ class ApiFirewall(Construct):
                     ],
                 ),
                 _rate_rule("PerIp", 1, ip_rate_limit, None),
+                *(_managed_rule(name, 2 + i) for i, name in enumerate(MANAGED_RULE_GROUPS)),
             ],
         )
         self.association = wafv2.CfnWebACLAssociation(
             self, "Association", resource_arn=stage.stage_arn, web_acl_arn=self.web_acl.attr_arn
         )
-        # WAF writes only to a log group whose name starts with `aws-waf-logs-`.
+        # WAF writes only to a log group whose name starts with `aws-waf-logs-`; the stack id's suffix keeps a
+        # retained group of a destroyed stack from blocking the next deploy.
         self.logs = logs.LogGroup(
             self,
             "Logs",
-            log_group_name=f"aws-waf-logs-{cdk.Names.unique_id(self).lower()}"[:512],
+            log_group_name=f"aws-waf-logs-{cdk.Names.unique_id(self).lower()[:400]}-{stack_suffix(cdk.Stack.of(self))}",
             retention=logs.RetentionDays.ONE_MONTH,
             removal_policy=log_removal_policy,
         )

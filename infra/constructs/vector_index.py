@@ -6,7 +6,6 @@ Never by hand: the index exists because a deployment created it, with the dimens
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 
 import aws_cdk as cdk
@@ -23,6 +22,7 @@ from constructs import Construct
 
 from infra.constructs.function import RapportFunction
 from infra.deployment import DeploymentSettings, VectorIndexKind
+from infra.naming import physical_name
 
 INDEX_NAME = "rapport-memories"
 ENGINE_VERSION = opensearch.EngineVersion.OPENSEARCH_2_19
@@ -56,16 +56,14 @@ class _StringProducer:
         return self._produce()
 
 
-def search_domain_name(stack_name: str) -> str:
+def search_domain_name(stack: cdk.Stack) -> str:
     """Domain names: 3-28 characters, lowercase letters, digits and hyphens, starting with a letter."""
-    base = re.sub(r"[^a-z0-9-]+", "-", stack_name.lower()).strip("-")[:18].rstrip("-") or "rapport"
-    return f"{base}-memories" if base[0].isalpha() else f"r{base}-memories"
+    return physical_name(stack, max_length=28)
 
 
-def collection_base_name(stack_name: str) -> str:
-    """Serverless names: 3-32 lowercase letters, digits, hyphens; the policies add up to five characters."""
-    base = re.sub(r"[^a-z0-9-]+", "-", stack_name.lower()).strip("-")[:22].rstrip("-") or "rapport"
-    return f"{base}-mem" if base[0].isalpha() else f"r{base}-mem"
+def collection_base_name(stack: cdk.Stack) -> str:
+    """Serverless names: 3-32 characters; the policies' names add up to five (`-data`)."""
+    return physical_name(stack, max_length=32, reserve=len("-data"))
 
 
 class VectorIndex(Construct):
@@ -123,10 +121,15 @@ class VectorIndex(Construct):
     def _domain(
         self, settings: DeploymentSettings, removal_policy: cdk.RemovalPolicy, log_removal_policy: cdk.RemovalPolicy
     ) -> tuple[str, str]:
-        nodes = settings.opensearch_data_nodes
+        nodes, masters, zones = (
+            settings.opensearch_data_nodes,
+            settings.opensearch_master_nodes,
+            settings.opensearch_zones,
+        )
         stack = cdk.Stack.of(self)
-        # An explicit name lets the access policy below name the domain's ARN without referring to the domain.
-        domain_name = search_domain_name(stack.stack_name)
+        # An explicit name lets the access policy below name the domain's ARN without referring to the domain; it
+        # carries the stack id's suffix, so a retained domain of a destroyed stack never blocks a new deploy.
+        domain_name = search_domain_name(stack)
         domain_arn = stack.format_arn(service="es", resource="domain", resource_name=domain_name)
         slow_logs = logs.LogGroup(
             self, "SlowLogs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=log_removal_policy
@@ -142,12 +145,12 @@ class VectorIndex(Construct):
             capacity=opensearch.CapacityConfig(
                 data_nodes=nodes,
                 data_node_instance_type=settings.opensearch_instance_type,
-                # Multi-AZ with standby needs three zones and dedicated masters: a size up from what this index
-                # needs. Two nodes in two zones survive a zone loss; more nodes scale out.
-                multi_az_with_standby_enabled=False,
+                master_nodes=masters or None,
+                master_node_instance_type=settings.opensearch_master_instance_type if masters else None,
+                multi_az_with_standby_enabled=settings.opensearch_standby,
             ),
             zone_awareness=opensearch.ZoneAwarenessConfig(
-                enabled=nodes > 1, availability_zone_count=2 if nodes > 1 else None
+                enabled=zones > 1, availability_zone_count=zones if zones > 1 else None
             ),
             ebs=opensearch.EbsOptions(
                 volume_size=settings.opensearch_volume_gib, volume_type=cdk.aws_ec2.EbsDeviceVolumeType.GP3
@@ -201,12 +204,12 @@ class VectorIndex(Construct):
                 }
             ],
         }
-        self._acknowledge_domain_findings(nodes)
+        self._acknowledge_domain_findings(settings)
         return f"https://{self.domain.domain_endpoint}", "es"
 
     def _serverless(self, settings: DeploymentSettings) -> tuple[str, str]:
         stack = cdk.Stack.of(self)
-        name = collection_base_name(stack.stack_name)
+        name = collection_base_name(stack)
         encryption = aoss.CfnSecurityPolicy(
             self,
             "EncryptionPolicy",
@@ -356,8 +359,9 @@ class VectorIndex(Construct):
         assert isinstance(resource, cdk.CfnElement)
         return cdk.Stack.of(self).get_logical_id(resource)
 
-    def _acknowledge_domain_findings(self, nodes: int) -> None:
+    def _acknowledge_domain_findings(self, settings: DeploymentSettings) -> None:
         assert self.domain is not None
+        environment = settings.environment.value
         acknowledgments = [
             cdk.Acknowledgment(
                 id="AwsSolutions-OS1",
@@ -370,19 +374,29 @@ class VectorIndex(Construct):
                 id="AwsSolutions-OS3",
                 reason="Access is by IAM identity (SigV4) mapped through fine-grained access control, not by IP.",
             ),
-            cdk.Acknowledgment(
-                id="AwsSolutions-OS4",
-                reason=(
-                    "No dedicated master nodes at this size: AWS recommends them from about ten data nodes or for "
-                    "multi-AZ with standby; the domain is derived data, rebuildable with `rapport reindex`."
-                ),
-            ),
         ]
-        if nodes < 2:
+        if settings.opensearch_master_nodes == 0:
+            acknowledgments.append(
+                cdk.Acknowledgment(
+                    id="AwsSolutions-OS4",
+                    reason=(
+                        f"The {environment} profile runs {settings.opensearch_data_nodes} data node(s) without "
+                        "dedicated masters: the elected master shares a data node, so a node lost can stall writes "
+                        "until a new one is elected. Accepted outside production: the index is derived data, rebuilt "
+                        "from the table with `rapport reindex`; the prod profile runs three dedicated masters."
+                    ),
+                )
+            )
+        if settings.opensearch_zones < 2:
             acknowledgments.append(
                 cdk.Acknowledgment(
                     id="AwsSolutions-OS7",
-                    reason="A one-node domain (opensearchDataNodes=1, for dev stacks) has no second zone to use.",
+                    reason=(
+                        f"{settings.opensearch_data_nodes} data node(s) cannot be spread evenly over two or three "
+                        f"zones (the {environment} profile): a zone outage makes the index unavailable until it "
+                        "recovers, "
+                        "and the table, the source of truth, is unaffected."
+                    ),
                 )
             )
         cdk.Validations.of(self.domain).acknowledge(*acknowledgments)

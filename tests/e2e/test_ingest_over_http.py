@@ -18,6 +18,7 @@ from tests.integration.ingest_requests import (
     WEBHOOK_SECRET,
     slack_headers,
     slack_message,
+    standard_webhook_headers,
     webhook_body,
     webhook_headers,
 )
@@ -115,4 +116,24 @@ def test_webhooks_over_http_ingest_exactly_one_interaction(server: RunningServer
         # Signed routes need no API key, and an API key does not replace a signature
         assert http.post(url, content=body, headers=KEY).status_code == 401
 
+        assert len(history(http, "dana")) == 1
+
+
+def test_a_standard_webhook_over_http_is_ingested_once_under_its_webhook_id(server: RunningServer) -> None:
+    body = webhook_body("not-the-event-id")
+    url = "/v1/ingest/webhook?tenant=tenant-a"
+    with httpx.Client(base_url=server.base_url, timeout=30) as http:
+        now = int(time.time())
+        # Signed by the standardwebhooks library with the tenant's secret
+        good = http.post(url, content=body, headers=standard_webhook_headers(body, message_id="msg_e2e", timestamp=now))
+        assert good.status_code == 202 and good.json()["event_id"] == "webhook:msg_e2e", good.text
+        again = http.post(
+            url, content=body, headers=standard_webhook_headers(body, message_id="msg_e2e", timestamp=now)
+        )
+        assert again.status_code == 200 and again.json()["outcome"] == "duplicate"
+        forged = standard_webhook_headers(body, message_id="msg_x", timestamp=now, secret="whsec_Zm9yZ2Vk")
+        refused = http.post(url, content=body, headers=forged)
+        unknown = http.post("/v1/ingest/webhook?tenant=nobody", content=body, headers=forged)
+        assert refused.status_code == unknown.status_code == 401
+        assert refused.json()["message"] == unknown.json()["message"]
         assert len(history(http, "dana")) == 1

@@ -9,6 +9,7 @@ is also the command to reproduce a failure with, printed in the output on failur
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ MAX_EXAMPLES = 30
 SEED = 20261201
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 ST = Path(sys.executable).with_name("st")
+HOOKS = Path(__file__).with_name("schemathesis_hooks.py")
 
 
 @pytest.fixture
@@ -60,6 +62,7 @@ def test_no_generated_request_gets_a_server_error_or_an_undeclared_answer(
             "--no-color",
         ],
         cwd=tmp_path,  # its own working files stay out of the tree
+        env={**os.environ, "SCHEMATHESIS_HOOKS": str(HOOKS)},  # a serializer for the JSON-lines bodies
         capture_output=True,
         text=True,
         timeout=540,

@@ -52,8 +52,15 @@ class Synthesized:
 
 
 def synthesize(
-    outdir: Path, stack_name: str = "RapportTest", env: cdk.Environment | None = None, **context: Any
+    outdir: Path,
+    stack_name: str = "RapportTest",
+    env: cdk.Environment | None = None,
+    profile: str | None = None,
+    **context: Any,
 ) -> Synthesized:
+    """`profile` is the `env` context value (`-c env=dev`), which the `env` parameter (the account) would shadow."""
+    if profile is not None:
+        context["env"] = profile
     app = cdk.App(context=app_context(**context), outdir=str(outdir))
     stack = RapportStack(app, stack_name, env=env)
     # cdk-nag 3 reports through CDK's policy validation: an unacknowledged finding (error or warning) fails synth.

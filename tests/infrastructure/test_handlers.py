@@ -177,3 +177,32 @@ def test_api_handler_passes_the_authorizer_tenant_to_the_core(seeded_table: None
     mine = api.handler(rest_event("GET", "/v1/users/u1/memories", tenant="tenant-a"), FakeLambdaContext())
     assert json.loads(other_tenant["body"])["memories"] == []
     assert [m["content"] for m in json.loads(mine["body"])["memories"]] == ["Has a dog named Max"]
+
+
+def test_api_handler_answers_an_allowed_origin_with_cors_headers(
+    seeded_table: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the origins the stack passes the API function (corsOrigins context -> RAPPORT_CORS_ORIGINS)
+    monkeypatch.setenv("RAPPORT_CORS_ORIGINS", "https://app.example,https://admin.example")
+    services_from_environment.cache_clear()
+    api = load_handler("api")
+    # When a browser page of an allowed origin reads its memories, and then fails a request
+    allowed = api.handler(
+        rest_event("GET", "/v1/users/u1/memories", headers={"Origin": "https://admin.example"}), FakeLambdaContext()
+    )
+    refused = api.handler(
+        rest_event("POST", "/v1/users/u1/memories", {"nope": 1}, headers={"Origin": "https://app.example"}),
+        FakeLambdaContext(),
+    )
+    # Then both real responses (not only a preflight) let the browser read them, with the headers a client acts on
+    assert allowed["statusCode"] == 200
+    assert allowed["multiValueHeaders"]["Access-Control-Allow-Origin"] == ["https://admin.example"]
+    assert "Retry-After" in allowed["multiValueHeaders"]["Access-Control-Expose-Headers"][0]
+    assert 400 <= refused["statusCode"] < 500, refused["body"]
+    assert refused["multiValueHeaders"]["Access-Control-Allow-Origin"] == ["https://app.example"]
+    # And a page of any other origin gets no CORS header, so its browser refuses to hand it the answer
+    stranger = api.handler(
+        rest_event("GET", "/v1/users/u1/memories", headers={"Origin": "https://evil.example"}), FakeLambdaContext()
+    )
+    assert stranger["statusCode"] == 200
+    assert "Access-Control-Allow-Origin" not in stranger["multiValueHeaders"]

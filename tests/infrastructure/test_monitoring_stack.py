@@ -91,7 +91,11 @@ def test_the_web_acl_rate_limits_per_api_key_and_per_ip_but_never_counts_unverif
 ) -> None:
     _, acl = only(template, "AWS::WAFv2::WebACL")
     assert acl["Properties"]["Scope"] == "REGIONAL"
-    rules = {rule["Name"]: rule["Statement"]["RateBasedStatement"] for rule in acl["Properties"]["Rules"]}
+    rules = {
+        rule["Name"]: rule["Statement"]["RateBasedStatement"]
+        for rule in acl["Properties"]["Rules"]
+        if "RateBasedStatement" in rule["Statement"]
+    }
     assert rules["PerApiKey"]["CustomKeys"] == [
         {"Header": {"Name": "authorization", "TextTransformations": [{"Priority": 0, "Type": "NONE"}]}}
     ]
@@ -120,8 +124,33 @@ def test_the_web_acl_samples_no_requests_and_logs_them_with_the_keys_redacted(te
     (destination,) = logging["Properties"]["LogDestinationConfigs"]
     log_group_id = destination["Fn::GetAtt"][0]
     log_group = resources(template, "AWS::Logs::LogGroup")[log_group_id]
-    assert log_group["Properties"]["LogGroupName"].startswith("aws-waf-logs-")
+    # WAF's required prefix, then a suffix of the stack's id: a retained group never blocks the next deploy
+    (prefix, suffix) = log_group["Properties"]["LogGroupName"]["Fn::Join"][1]
+    assert prefix.startswith("aws-waf-logs-") and "AWS::StackId" in json.dumps(suffix)
     assert log_group["Properties"]["RetentionInDays"] == 30
+
+
+def test_the_web_acl_runs_aws_managed_rules_after_the_rate_limits_counting_body_rules_only(
+    template: Template,
+) -> None:
+    _, acl = only(template, "AWS::WAFv2::WebACL")
+    managed = {
+        rule["Name"]: rule for rule in acl["Properties"]["Rules"] if "ManagedRuleGroupStatement" in rule["Statement"]
+    }
+    assert set(managed) == {
+        "AWSManagedRulesAmazonIpReputationList",
+        "AWSManagedRulesKnownBadInputsRuleSet",
+        "AWSManagedRulesCommonRuleSet",
+    }
+    rate_priorities = [r["Priority"] for r in acl["Properties"]["Rules"] if "RateBasedStatement" in r["Statement"]]
+    assert min(rule["Priority"] for rule in managed.values()) > max(rate_priorities)
+    for rule in managed.values():
+        assert rule["OverrideAction"] == {"None": {}}  # the group's own actions apply: matches are blocked
+        assert rule["Statement"]["ManagedRuleGroupStatement"]["VendorName"] == "AWS"
+    # Chat messages and imports are bodies full of code, markup and long texts: those rules only count
+    common = managed["AWSManagedRulesCommonRuleSet"]["Statement"]["ManagedRuleGroupStatement"]
+    counted = {o["Name"] for o in common["RuleActionOverrides"] if o["ActionToUse"] == {"Count": {}}}
+    assert {"SizeRestrictions_BODY", "CrossSiteScripting_BODY"} <= counted
 
 
 def test_the_web_acl_guards_the_api_stage(template: Template) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from aws_cdk.assertions import Template
 
-from infra.constructs.vector_index import INDEX_NAME, collection_base_name, search_domain_name
+from infra.constructs.vector_index import INDEX_NAME
+from infra.naming import name_base
 from tests.infrastructure.conftest import (
     Synthesized,
     actions_of,
@@ -18,11 +19,22 @@ from tests.infrastructure.conftest import (
     policy_statements_of,
     rapport_functions,
     resources,
+    synthesize,
 )
 
 pytestmark = pytest.mark.infrastructure
 
 SEARCHING_SERVICES = ("rapport-api", "rapport-ingest", "rapport-indexer", "rapport-pipeline-store")
+
+
+# `<base>-<first group of the stack id's UUID>`: new for every stack created, so never a destroyed stack's name.
+STACK_SUFFIX = {
+    "Fn::Select": [0, {"Fn::Split": ["-", {"Fn::Select": [2, {"Fn::Split": ["/", {"Ref": "AWS::StackId"}]}]}]}]
+}
+
+
+def stack_derived_name(base: str) -> dict[str, Any]:
+    return {"Fn::Join": ["", [f"{base}-", STACK_SUFFIX]]}
 
 
 def role_arn_of(function: dict[str, Any]) -> dict[str, Any]:
@@ -60,13 +72,15 @@ def test_the_access_policy_admits_signed_requests_of_this_account_only(template:
     assert '"*"' not in principal and "AWS::AccountId" in principal and ":root" in principal
 
 
-def test_the_domain_spans_two_zones_logs_slow_queries_and_is_sized_by_context(template: Template) -> None:
+def test_the_prod_domain_spans_three_zones_with_dedicated_masters_and_logs_slow_queries(template: Template) -> None:
     _, domain = only(template, "AWS::OpenSearchService::Domain")
     properties = domain["Properties"]
-    assert properties["DomainName"] == search_domain_name("RapportTest")
+    assert properties["DomainName"] == stack_derived_name("rapporttest")
     cluster = properties["ClusterConfig"]
-    assert cluster["InstanceCount"] == 2 and cluster["InstanceType"] == "r7g.large.search"
-    assert cluster["ZoneAwarenessEnabled"] is True
+    assert cluster["InstanceCount"] == 3 and cluster["InstanceType"] == "r7g.large.search"
+    assert cluster["ZoneAwarenessEnabled"] is True and cluster["ZoneAwarenessConfig"] == {"AvailabilityZoneCount": 3}
+    assert cluster["DedicatedMasterEnabled"] is True and cluster["DedicatedMasterCount"] == 3
+    assert cluster["MultiAZWithStandbyEnabled"] is False
     assert properties["EBSOptions"]["VolumeType"] == "gp3"
     published = properties["LogPublishingOptions"]
     assert {"SEARCH_SLOW_LOGS", "INDEX_SLOW_LOGS", "ES_APPLICATION_LOGS"} <= set(published)
@@ -122,8 +136,8 @@ def test_serverless_is_a_vector_collection_with_encryption_network_and_data_acce
     template = variant.template
     assert not resources(template, "AWS::OpenSearchService::Domain")
     _, collection = only(template, "AWS::OpenSearchServerless::Collection")
-    name = collection_base_name("RapportTest")
-    assert collection["Properties"]["Type"] == "VECTORSEARCH" and collection["Properties"]["Name"] == name
+    assert collection["Properties"]["Type"] == "VECTORSEARCH"
+    assert collection["Properties"]["Name"] == stack_derived_name("rapporttest")
     policies = {
         p["Properties"]["Type"]: p for p in resources(template, "AWS::OpenSearchServerless::SecurityPolicy").values()
     }
@@ -135,7 +149,8 @@ def test_serverless_is_a_vector_collection_with_encryption_network_and_data_acce
     }
     _, access = only(template, "AWS::OpenSearchServerless::AccessPolicy")
     policy = json.dumps(access["Properties"]["Policy"])
-    assert f"index/{name}/{INDEX_NAME}*" in policy and "aoss:*" not in policy
+    assert '"index/rapporttest-"' in policy and f"/{INDEX_NAME}*" in policy and "AWS::StackId" in policy
+    assert "aoss:*" not in policy
     for service in (*SEARCHING_SERVICES, "rapport-index-setup"):
         role_id = function_by_service(template, service)[1]["Properties"]["Role"]["Fn::GetAtt"][0]
         assert role_id in policy, service
@@ -155,7 +170,73 @@ def test_serverless_grants_are_api_access_on_the_collection_only(variant: Synthe
 
 
 def test_names_derived_from_the_stack_fit_the_services_limits() -> None:
+    suffix = "-1a2b3c4d"  # what the stack id's first UUID group adds
     for stack_name in ("Rapport", "Rapport-alice-experimental-branch-42", "1stack", "UPPER_and.dots"):
-        domain, collection = search_domain_name(stack_name), collection_base_name(stack_name)
+        domain, collection = name_base(stack_name, 28 - len(suffix)) + suffix, name_base(stack_name, 18) + suffix
         assert 3 <= len(domain) <= 28 and domain[0].isalpha() and domain == domain.lower(), domain
         assert 3 <= len(f"{collection}-data") <= 32 and collection[0].isalpha(), collection
+
+
+@pytest.mark.parametrize(
+    ("profile", "data_nodes", "zones", "masters"),
+    [("dev", 1, None, 0), ("staging", 2, 2, 0), ("prod", 3, 3, 3)],
+)
+def test_each_environment_profile_sizes_the_domain(
+    tmp_path: Any, profile: str, data_nodes: int, zones: int | None, masters: int
+) -> None:
+    synthesized = synthesize(tmp_path, profile=profile)
+    assert synthesized.nag_findings == []
+    _, domain = only(synthesized.template, "AWS::OpenSearchService::Domain")
+    cluster = domain["Properties"]["ClusterConfig"]
+    assert cluster["InstanceCount"] == data_nodes
+    assert cluster.get("ZoneAwarenessConfig", {}).get("AvailabilityZoneCount") == zones
+    assert cluster.get("ZoneAwarenessEnabled", False) is (zones is not None)
+    assert cluster.get("DedicatedMasterCount", 0) == masters
+    # The stage is named after the environment, and every resource is tagged with it for cost allocation
+    _, stage = only(synthesized.template, "AWS::ApiGateway::Stage")
+    assert stage["Properties"]["StageName"] == profile
+    assert {"Key": "rapport:environment", "Value": profile} in domain["Properties"]["Tags"]
+    # Only a profile without masters (or a second zone) acknowledges their absence, and says which profile it is
+    reasons = acknowledgement_reasons(synthesized, "AwsSolutions-OS4")
+    assert (reasons == []) is (masters > 0)
+    assert all(profile in reason for reason in reasons)
+
+
+def test_multi_az_with_standby_on_request(tmp_path: Any) -> None:
+    synthesized = synthesize(tmp_path, profile="prod", opensearchStandby="true")
+    _, domain = only(synthesized.template, "AWS::OpenSearchService::Domain")
+    cluster = domain["Properties"]["ClusterConfig"]
+    assert cluster["MultiAZWithStandbyEnabled"] is True and cluster["ZoneAwarenessConfig"]["AvailabilityZoneCount"] == 3
+    assert synthesized.nag_findings == []
+
+
+def test_standby_without_masters_is_refused_with_the_fix(tmp_path: Any) -> None:
+    with pytest.raises(ValueError, match="opensearchMasterNodes=3"):
+        synthesize(tmp_path, profile="staging", opensearchStandby="true")
+
+
+def test_fixed_physical_names_carry_the_stack_id(tmp_path: Any) -> None:
+    # Given the resources that need a name of their own (the domain, WAF's log group), in two stacks
+    for stack_name in ("RapportA", "RapportB"):
+        template = synthesize(tmp_path / stack_name, stack_name=stack_name, profile="dev").template
+        _, domain = only(template, "AWS::OpenSearchService::Domain")
+        # Then each is the stack's name plus its id's suffix: two stacks, or a redeploy after `cdk destroy` beside a
+        # retained domain, never ask for a name that is taken
+        assert domain["Properties"]["DomainName"] == stack_derived_name(stack_name.lower())
+        waf_logs = [
+            group["Properties"]["LogGroupName"]
+            for group in resources(template, "AWS::Logs::LogGroup").values()
+            if "aws-waf-logs-" in json.dumps(group["Properties"].get("LogGroupName", ""))
+        ]
+        assert len(waf_logs) == 1 and "AWS::StackId" in json.dumps(waf_logs[0])
+
+
+def acknowledgement_reasons(synthesized: Synthesized, rule: str) -> list[str]:
+    return [
+        reason
+        for construct in synthesized.stack.node.find_all()
+        for entry in construct.node.metadata
+        if entry.type == "aws:cdk:acknowledged-rules"
+        for acknowledged, reason in entry.data.items()
+        if acknowledged.removeprefix("Annotation::") == rule
+    ]

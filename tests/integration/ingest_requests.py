@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
+
+from standardwebhooks import Webhook
 
 from rapport.ingestion.signatures import signature
 
@@ -79,4 +82,17 @@ def webhook_headers(body: bytes, *, timestamp: int, secret: str = WEBHOOK_SECRET
         "Content-Type": "application/json",
         "X-Rapport-Timestamp": str(timestamp),
         "X-Rapport-Signature": signature("v1", secret, str(timestamp), body),
+    }
+
+
+def standard_webhook_headers(
+    body: bytes, *, message_id: str = "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W", timestamp: int, secret: str = WEBHOOK_SECRET
+) -> dict[str, str]:
+    """Signed by the `standardwebhooks` library itself, as a sender using it would."""
+    at = datetime.fromtimestamp(timestamp, tz=UTC)
+    return {
+        "Content-Type": "application/json",
+        "webhook-id": message_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": Webhook(secret).sign(message_id, at, body.decode()),
     }

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rapport import __version__
+from rapport.cli_data import add_data_commands
 from rapport.cli_deploy import add_deploy_commands
 from rapport.cli_dlq import add_dlq_commands
 from rapport.cli_jobs import add_jobs_commands
@@ -142,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_deploy_commands(commands, _settings)
     add_jobs_commands(commands, _settings)
     add_dlq_commands(commands, _settings)
+    add_data_commands(commands, _settings)
     add_eval_commands(commands, _settings)
     add_bench_commands(commands)
     return parser

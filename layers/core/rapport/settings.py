@@ -463,6 +463,23 @@ class Settings(BaseSettings):
     ingest_rate_limit: int = Field(3000, ge=1)
     ingest_rate_window_seconds: int = Field(300, ge=1, le=3600)
 
+    # --- Outbound webhooks (docs/webhooks.md) ----------------------------------------------------------------------
+    # The SQS queue the deliveries go through in AWS; unset, a background thread of the process delivers them.
+    webhook_queue_url: str | None = None
+    # http://localhost and 127.0.0.1 endpoints, for development and tests only; everything else must be https.
+    webhook_allow_local_http: bool = False
+    # Attempts per event and endpoint, and the backoff between them: base, 2x, 4x... capped (SQS delays at most
+    # 900 s). Six attempts at 30 s base span about 15 minutes.
+    webhook_max_attempts: int = Field(6, ge=1, le=20)
+    webhook_retry_base_seconds: float = Field(30.0, gt=0, le=900)
+    webhook_retry_max_seconds: float = Field(900.0, gt=0, le=900)
+    webhook_timeout_seconds: float = Field(5.0, gt=0, le=30)
+    webhook_max_endpoints: int = Field(20, ge=1, le=100)
+    # How long a process keeps a tenant's endpoint list before reading it again (writes announce events without a
+    # read each); an endpoint registered elsewhere starts receiving within this.
+    webhook_endpoint_cache_seconds: float = Field(60.0, ge=0, le=3600)
+    webhook_delivery_log_days: int = Field(30, ge=1, le=365)
+
     # Keyed requests (Idempotency-Key, docs/pipeline.md): how long a key is remembered, how long a first attempt
     # blocks its key outside Lambda (in Lambda: the function's remaining time), and the Retry-After of a 409.
     idempotency_expiry_hours: float = Field(24.0, gt=0, le=24 * 30)

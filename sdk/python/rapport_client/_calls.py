@@ -31,6 +31,9 @@ class Call(Generic[T]):
     idempotency_key: str | None = None
     # A delete: a 404 answered to a retry means the first attempt did it and its answer was lost.
     absent_means_done: bool = False
+    # A body that is not one JSON document (an import's JSON lines), sent as is with its media type.
+    content: bytes | None = None
+    content_type: str | None = None
 
     @property
     def is_write(self) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from rapport_client import models
+from rapport_client import _portability, models
 from rapport_client._calls import Call, Page, compact, model, nothing, page, path
 
 DEFAULT_DOMAIN = "user"
@@ -316,6 +316,35 @@ def people_get(user_id: str, slug: str) -> Call[models.Person]:
 def users_erase(user_id: str, *, idempotency_key: str | None = None) -> Call[models.Erasure]:
     """Erase everything about the end user: memories, history, state, people; the audit trail keeps counts only."""
     return Call("DELETE", path("privacy", "erase", user_id), model(models.Erasure), idempotency_key=idempotency_key)
+
+
+def users_list(*, page_size: int | None = None, cursor: str | None = None) -> Call[Page[models.UserSummary]]:
+    """The tenant's end users in id order, each with memory and interaction counts and when last seen."""
+    return Call("GET", path("users"), page(models.UserSummary, "users"), params={"limit": page_size, "cursor": cursor})
+
+
+def users_export(user_id: str, *, cursor: str | None = None) -> Call[Page[dict[str, Any]]]:
+    """One page of the end user's export; iterated, every line of it, the header first (`rapport-export`)."""
+    return Call(
+        "GET", path("users", user_id, "export"), _portability.export_page(cursor is None), params={"cursor": cursor}
+    )
+
+
+def users_import_chunk(
+    user_id: str, lines: Sequence[Mapping[str, Any] | str], *, idempotency_key: str | None = None
+) -> Call[models.ImportResult]:
+    """Import lines in one request (a header is put first when they have none): at most 999 records and under
+    1 MiB. `users.import_` sends any number in chunks. Line numbers in the answer count the header as 1."""
+    chunk = next(_portability.chunks(lines, user_id=user_id), None)
+    body = chunk.body() if chunk else (_portability.encode(_portability.header(user_id)) + "\n").encode()
+    return Call(
+        "POST",
+        path("users", user_id, "import"),
+        model(models.ImportResult),
+        content=body,
+        content_type=_portability.NDJSON,
+        idempotency_key=idempotency_key,
+    )
 
 
 def audit_list(*, page_size: int | None = None, cursor: str | None = None) -> Call[Page[models.AuditEvent]]:

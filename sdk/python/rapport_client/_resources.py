@@ -5,11 +5,14 @@ listing an iterator, or an async iterator), which the type checker sees too."""
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from typing import Any, Generic, ParamSpec, Protocol, Self, TypeVar, overload
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Mapping
+from typing import IO, Any, Generic, ParamSpec, Protocol, Self, TypeVar, overload
 
 from rapport_client import _endpoints as e
 from rapport_client._calls import Call, Page
+from rapport_client._portability import chunks, encode, merged
+from rapport_client._runner import AsyncRunner
+from rapport_client.models import ImportResult
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -128,6 +131,69 @@ class People(Resource[Mode]):
 
 class Users(Resource[Mode]):
     erase = endpoint(e.users_erase)
+    list = paged(e.users_list)
+    # Every line of the export, the header first, fetched a page at a time; `export_to(user_id, file)` writes them.
+    export = paged(e.users_export)
+    import_chunk = endpoint(e.users_import_chunk)
+
+    def import_(
+        self,
+        user_id: str,
+        lines: Iterable[Mapping[str, Any] | str],
+        *,
+        on_chunk: Callable[[int, ImportResult], None] | None = None,
+    ) -> Any:
+        """Import any number of lines (dicts or JSON text, an export's or `rapport_client.mem0.to_lines`'), in chunks
+        that fit a request; the answers merged, line numbers the file's. `on_chunk(records_sent, total_so_far)` is
+        called after each chunk. On `AsyncRapport`, a coroutine."""
+        runner = self._runner
+        if isinstance(runner, AsyncRunner):
+            return _import_async(runner, user_id, lines, on_chunk)
+        return _import_sync(runner, user_id, lines, on_chunk)
+
+    def export_to(self, user_id: str, out: IO[str]) -> int:
+        """Write the export to a text file, one line each; how many lines (blocking client only)."""
+        if isinstance(self._runner, AsyncRunner):
+            raise TypeError("export_to is for Rapport; with AsyncRapport iterate `users.export(user_id)`")
+        count = 0
+        for line in self._runner.iterate(e.users_export, (user_id,), {}):
+            out.write(encode(line) + "\n")
+            count += 1
+        return count
+
+
+def _import_sync(
+    runner: Runner,
+    user_id: str,
+    lines: Iterable[Mapping[str, Any] | str],
+    on_chunk: Callable[[int, ImportResult], None] | None,
+) -> ImportResult:
+    total = ImportResult()
+    sent = 0
+    for chunk in chunks(lines, user_id=user_id):
+        answer: ImportResult = runner.call(e.users_import_chunk(user_id, (chunk.head, *chunk.records)))
+        total = merged(total, chunk, answer)
+        sent += len(chunk.records)
+        if on_chunk is not None:
+            on_chunk(sent, total)
+    return total
+
+
+async def _import_async(
+    runner: AsyncRunner,
+    user_id: str,
+    lines: Iterable[Mapping[str, Any] | str],
+    on_chunk: Callable[[int, ImportResult], None] | None,
+) -> ImportResult:
+    total = ImportResult()
+    sent = 0
+    for chunk in chunks(lines, user_id=user_id):
+        answer = await runner.call(e.users_import_chunk(user_id, (chunk.head, *chunk.records)))
+        total = merged(total, chunk, answer)
+        sent += len(chunk.records)
+        if on_chunk is not None:
+            on_chunk(sent, total)
+    return total
 
 
 class Audit(Resource[Mode]):

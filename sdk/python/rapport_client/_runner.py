@@ -39,6 +39,11 @@ class Connection:
         }
         if call.is_write:
             headers[IDEMPOTENCY_HEADER] = call.idempotency_key or str(uuid.uuid4())
+        if call.content is not None:
+            headers["Content-Type"] = call.content_type or "application/octet-stream"
+            return http.build_request(
+                call.method, self.base_url + call.path, params=call.query(), content=call.content, headers=headers
+            )
         return http.build_request(
             call.method, self.base_url + call.path, params=call.query(), json=call.body, headers=headers
         )

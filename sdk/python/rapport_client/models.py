@@ -303,3 +303,23 @@ class AuditEvent(RapportModel):
     target_user_hash: str  # sha256 of tenant id, 0x1F, user id: the audit trail never holds the id
     at: datetime
     counts: dict[str, int] = Field(default_factory=dict)
+
+
+class UserSummary(RapportModel):
+    user_id: str
+    memory_count: int
+    interaction_count: int
+    last_seen: datetime | None = None
+    known_since: datetime | None = None
+
+
+class ImportLineError(RapportModel):
+    line: int  # the line's number in the file (or in the lines given), 1 being the header
+    error: str
+    message: str
+
+
+class ImportResult(RapportModel):
+    imported: dict[str, int] = Field(default_factory=dict)
+    skipped: dict[str, int] = Field(default_factory=dict)
+    errors: list[ImportLineError] = Field(default_factory=list)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig
 from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
 
 from rapport import __version__
@@ -29,6 +29,8 @@ from rapport.api.routers.privacy import build_privacy_router
 from rapport.api.routers.relational import build_relational_router
 from rapport.api.routers.sessions import build_sessions_router
 from rapport.api.routers.turns import build_turns_router
+from rapport.api.routers.users import build_users_router
+from rapport.api.routers.webhooks import build_webhooks_router
 from rapport.api.schemas import HealthOut
 from rapport.composition.services import Services
 from rapport.ingestion.service import IngestionService
@@ -40,6 +42,10 @@ HEALTH_PATH = "/v1/health"
 PUBLIC_PATHS = frozenset({HEALTH_PATH, OPENAPI_PATH, DOCS_PATH, *INGEST_PATHS})
 _TITLE = "Rapport"
 _DESCRIPTION = "Relational memory for AI assistants."
+# What a browser may send and read cross-origin: the key, keyed writes, and the headers a client acts on.
+CORS_ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "X-Api-Key")
+CORS_EXPOSED_HEADERS = ("Retry-After", "Idempotent-Replayed")
+CORS_MAX_AGE_SECONDS = 600
 
 
 def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> ResolverT:
@@ -70,6 +76,9 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
     app.include_router(build_interactions_router(services.interactions, services.keyed_writes))
     app.include_router(build_filter_decisions_router(services.filter_decisions))
     app.include_router(build_privacy_router(services.privacy))
+    app.include_router(
+        build_users_router(directory=services.users, export=services.user_export, importer=services.user_import)
+    )
     app.include_router(build_keys_router(services.auth, services.clock))
     app.include_router(
         build_relational_router(
@@ -84,6 +93,7 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
     app.include_router(build_associations_router(services.graph.associations))
     app.include_router(build_knowledge_router(services.graph.knowledge))
     app.include_router(build_sessions_router(services.sessions))
+    app.include_router(build_webhooks_router(services.webhooks.endpoints))
     app.include_router(
         build_governance_router(memories=services.memories, governance=services.governance, settings=services.settings)
     )
@@ -99,14 +109,30 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
 
 
 def create_lambda_app(services: Services) -> APIGatewayRestResolver:
-    return configure(ConcurrentRestResolver(enable_validation=True), services, caller_from_authorizer)
+    """Every answer to an allowed browser origin carries its CORS headers: API Gateway answers only the preflight."""
+    cors = cors_config(services.settings.cors_origin_list())
+    return configure(ConcurrentRestResolver(enable_validation=True, cors=cors), services, caller_from_authorizer)
+
+
+def cors_config(origins: list[str]) -> CORSConfig | None:
+    """The configured origins (RAPPORT_CORS_ORIGINS; `*` for any), or None: no origin is answered cross-origin."""
+    if not origins:
+        return None
+    first, *others = origins
+    return CORSConfig(
+        allow_origin=first,
+        extra_origins=others,
+        allow_headers=list(CORS_ALLOWED_HEADERS),
+        expose_headers=list(CORS_EXPOSED_HEADERS),
+        max_age=CORS_MAX_AGE_SECONDS,
+    )
 
 
 def create_local_app(services: Services) -> APIGatewayRestResolver:
     """The Lambda function's resolver: the local gateway checks the key and hands it API Gateway's event, with the
     authorizer's context. Locally the signed routes live beside the others; in AWS they are a function of their own
-    (below)."""
-    app = create_lambda_app(services)
+    (below). The local gateway adds the CORS headers itself (it answers preflights before any key check)."""
+    app = configure(ConcurrentRestResolver(enable_validation=True), services, caller_from_authorizer)
     app.include_router(build_ingest_router(services.ingestion))
     return app
 

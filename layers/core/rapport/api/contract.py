@@ -11,6 +11,7 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from pydantic import BaseModel, Field
 
 JSON = "application/json"
+NDJSON = "application/x-ndjson"
 
 
 class ErrorOut(BaseModel):
@@ -77,16 +78,19 @@ WITH_BODY = (*WRITE, 413, 415)
 UPSTREAM = (502,)
 
 
-def answers(success: Mapping[int, str], *, errors: Iterable[int] = (), model: Any = None) -> dict[int, OpenAPIResponse]:
+def answers(
+    success: Mapping[int, str], *, errors: Iterable[int] = (), model: Any = None, media_type: str = JSON
+) -> dict[int, OpenAPIResponse]:
     """A route's `responses=`: each success status with what it means, then its error statuses, each answering
     `ErrorOut`. A success body is the route's return annotation (validated as it leaves), or `model` (a model or a
-    union of them) for a route whose body a `Response` carries unvalidated; a 204 has none."""
+    union of them) for a route whose body a `Response` carries unvalidated; a 204 has none. With `media_type`
+    `application/x-ndjson` the success body is lines, each one `model`."""
     responses: dict[int, OpenAPIResponse] = {}
     for status, description in success.items():
         if status == 204:
             responses[status] = {"description": description, "content": {}}
         elif model is not None:
-            responses[status] = {"description": description, "content": {JSON: {"model": model}}}
+            responses[status] = {"description": description, "content": {media_type: {"model": model}}}
         else:
             responses[status] = {"description": description}
     for status in sorted({*errors, 500}):

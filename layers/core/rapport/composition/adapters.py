@@ -3,8 +3,11 @@ opens a connection (clients are created on first use)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import SecretStr
 
+from rapport.adapters.aws.cached_secret import CachedSecret
 from rapport.clock import Clock
 from rapport.ports.dead_letters import DeadLetters
 from rapport.ports.event_bus import EventBus
@@ -79,14 +82,30 @@ def index_dimensions(settings: Settings) -> int:
     return settings.embedding_dimensions
 
 
+class SecretsManagerKey(SecretStr):
+    """The OpenAI key as read at cold start, with the secret it came from: clients re-read it as it rotates."""
+
+    def __init__(self, value: str, source: CachedSecret) -> None:
+        super().__init__(value)
+        self.source = source
+
+
 def resolve_secrets(settings: Settings) -> Settings:
-    """Fetch the OpenAI key from Secrets Manager when only its ARN is configured (the AWS deployment)."""
+    """Fetch the OpenAI key from Secrets Manager when only its ARN is configured (the AWS deployment). The value read
+    now decides which models are built; the clients then read the current one through `openai_key_source`."""
     if settings.openai_api_key is not None or not settings.openai_api_key_secret_arn:
         return settings
-    from aws_lambda_powertools.utilities.parameters import get_secret
+    from rapport.adapters.aws.cached_secret import CachedSecret
 
-    key = get_secret(settings.openai_api_key_secret_arn, max_age=3600)
-    return settings.model_copy(update={"openai_api_key": SecretStr(str(key))})
+    source = CachedSecret(settings.openai_api_key_secret_arn)
+    return settings.model_copy(update={"openai_api_key": SecretsManagerKey(source(), source)})
+
+
+def openai_key_source(settings: Settings, api_key: str) -> str | Callable[[], str]:
+    """What the OpenAI client authenticates with: the secret's current value (cached, re-read every few minutes) when
+    the key came from Secrets Manager, else the configured key as is."""
+    key = settings.openai_api_key
+    return key.source if isinstance(key, SecretsManagerKey) else api_key
 
 
 def build_language_model(settings: Settings) -> LanguageModel:

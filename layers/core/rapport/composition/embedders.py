@@ -8,6 +8,7 @@ from rapport.adapters.local.hashing_embedder import HashingEmbedder
 from rapport.adapters.local.minilm import MiniLmEmbedder
 from rapport.adapters.openai.client import build_openai_client
 from rapport.adapters.openai.embedder import OpenAiEmbedder
+from rapport.composition.adapters import openai_key_source
 from rapport.ports.embedder import Embedder
 from rapport.settings import EmbedderKind, Settings
 
@@ -38,7 +39,8 @@ def _api_key(settings: Settings) -> str | None:
 
 
 def _openai_embedder(settings: Settings, api_key: str) -> OpenAiEmbedder:
-    client = build_openai_client(api_key, settings.openai_base_url, settings.openai_timeout_seconds)
+    key = openai_key_source(settings, api_key)
+    client = build_openai_client(key, settings.openai_base_url, settings.openai_timeout_seconds)
     return OpenAiEmbedder(
         client,
         model=settings.embedding_model,

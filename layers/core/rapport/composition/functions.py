@@ -20,6 +20,7 @@ from rapport.ports.items import ItemStore
 from rapport.ports.work_queue import WorkQueue
 from rapport.services.auth import ApiKeyAuthenticator
 from rapport.services.index_sync import IndexSync
+from rapport.services.webhook_deliveries import WebhookEvents
 from rapport.settings import Settings
 
 
@@ -47,6 +48,15 @@ def webhook_ingestion() -> IngestionService:
     store = build_store(settings)
     items = cast(ItemStore, store)
     return build_ingestion(settings, store=store, items=items, clock=SystemClock(), bus=build_event_bus(settings))
+
+
+@functools.cache
+def webhook_events() -> WebhookEvents:
+    """The webhook delivery function: the store (endpoints, the log) and the queue its retries go back to."""
+    from rapport.composition.webhooks import build_webhooks
+
+    settings = settings_from_environment()
+    return build_webhooks(settings, items=cast(ItemStore, build_store(settings)), clock=SystemClock()).events
 
 
 def interaction_consumer() -> InteractionConsumer:

@@ -7,6 +7,7 @@ from typing import assert_never
 from rapport.adapters.openai.client import build_openai_client
 from rapport.adapters.openai.language_model import OpenAiLanguageModel
 from rapport.adapters.openai.retry import RetryPolicy
+from rapport.composition.adapters import openai_key_source
 from rapport.domain.rules.model import RulesLanguageModel
 from rapport.ports.language_model import LanguageModel
 from rapport.settings import LlmKind, Settings
@@ -39,7 +40,8 @@ def _api_key(settings: Settings) -> str | None:
 
 
 def _openai(settings: Settings, api_key: str) -> OpenAiLanguageModel:
-    client = build_openai_client(api_key, settings.openai_base_url, settings.openai_timeout_seconds)
+    key = openai_key_source(settings, api_key)
+    client = build_openai_client(key, settings.openai_base_url, settings.openai_timeout_seconds)
     return OpenAiLanguageModel(
         client,
         settings.llm_model,

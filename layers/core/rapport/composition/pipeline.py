@@ -23,6 +23,7 @@ from rapport.ports.language_model import LanguageModel
 from rapport.ports.pipeline import PipelineTrigger
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
+from rapport.ports.webhooks import OutboundEvents
 from rapport.services.edges import EdgeRepository
 from rapport.services.filter_decisions import FilterDecisionRepository, FilterDecisionService
 from rapport.services.memories import MemoryService
@@ -49,6 +50,7 @@ def build_pipeline(
     embedder: Embedder,
     memories: MemoryService,
     language_model: LanguageModel,
+    events: OutboundEvents | None = None,
 ) -> PipelineParts:
     """The pipeline's steps over this process's adapters, the repositories it shares with the services that read
     what it writes, and the trigger the settings ask for: in process, on Step Functions, or none."""
@@ -77,6 +79,7 @@ def build_pipeline(
             decisions=decisions,
             runs=runs,
             clock=clock,
+            events=events,
         ),
         runs=runs,
     )

@@ -19,6 +19,7 @@ from rapport.composition.adapters import (
 from rapport.composition.graph import GraphServices, build_graph_hooks, build_graph_services
 from rapport.composition.ingestion import build_consumer, build_ingestion, subscribe_in_process
 from rapport.composition.pipeline import build_pipeline
+from rapport.composition.webhooks import WebhookServices, build_webhooks
 from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.service import IngestionService
 from rapport.jobs.governance import GovernanceJobs
@@ -41,12 +42,15 @@ from rapport.services.memories import MemoryService
 from rapport.services.people import PeopleService
 from rapport.services.privacy import PrivacyService
 from rapport.services.process import ProcessService
-from rapport.services.profiles import ProfileService
+from rapport.services.profiles import ProfileRepository, ProfileService
 from rapport.services.recall import Recall
 from rapport.services.relational_state import RelationalStateService
 from rapport.services.sessions import SessionService
 from rapport.services.signals import SignalService
 from rapport.services.turns import TurnService
+from rapport.services.user_directory import UserDirectory
+from rapport.services.user_export import UserExport
+from rapport.services.user_import import UserImport
 from rapport.settings import Settings
 
 
@@ -85,6 +89,10 @@ class Services:
     idempotency: IdempotentRequests
     dead_letters: DeadLetters
     keyed_writes: KeyedWrites
+    webhooks: WebhookServices
+    users: UserDirectory
+    user_export: UserExport
+    user_import: UserImport
 
 
 def build_services(
@@ -115,7 +123,8 @@ def build_services(
     language_model = language_model or build_language_model(settings)
 
     graph_hooks = build_graph_hooks(settings, clock, store, items, index, bus)
-    memories = MemoryService(store, index, embedder, settings, clock, graph=graph_hooks)
+    webhooks = build_webhooks(settings, items=items, clock=clock)
+    memories = MemoryService(store, index, embedder, settings, clock, graph=graph_hooks, events=webhooks.events)
     recall = Recall(store, index, embedder, settings, clock, graph=graph_hooks)
 
     signals = SignalService(build_signal_detector(language_model))
@@ -142,6 +151,7 @@ def build_services(
         embedder=embedder,
         memories=memories,
         language_model=language_model,
+        events=webhooks.events,
     )
     interactions = InteractionService(
         store=store,
@@ -188,7 +198,7 @@ def build_services(
         memories=memories,
         recall=recall,
         interactions=interactions,
-        privacy=PrivacyService(store, index, settings, clock),
+        privacy=PrivacyService(store, index, settings, clock, events=webhooks.events),
         auth=ApiKeyAuthenticator(store, clock, record_use=True),
         signals=signals,
         relational_state=state,
@@ -208,6 +218,10 @@ def build_services(
         idempotency=idempotency,
         dead_letters=pipeline.dead_letters,
         keyed_writes=keyed_writes,
+        webhooks=webhooks,
+        users=UserDirectory(store, ProfileRepository(items), settings),
+        user_export=UserExport(store, items, clock),
+        user_import=UserImport(store, items, memories, settings, clock),
     )
 
 

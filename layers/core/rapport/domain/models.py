@@ -90,6 +90,7 @@ class SourceKind(StrEnum):
     INTERACTION = "interaction"
     PIPELINE = "pipeline"
     GOVERNANCE = "governance"  # made by compression or consolidation; its sources are listed in its metadata
+    IMPORTED = "imported"  # brought in from another memory system (a Mem0 export): nobody here saw it said
 
 
 class Trust(StrEnum):
@@ -101,6 +102,7 @@ class Trust(StrEnum):
     EXTRACTED = "extracted"  # a model (or the rules) read it out of a conversation
     TENANT_API = "tenant_api"  # written by the tenant through the memory API
     DERIVED = "derived"  # made by a governance job from other memories
+    IMPORTED = "imported"  # taken from another system's export: whose words they were is not known here
 
 
 _TRUST_OF_SOURCE: dict[SourceKind, Trust] = {
@@ -108,6 +110,7 @@ _TRUST_OF_SOURCE: dict[SourceKind, Trust] = {
     SourceKind.INTERACTION: Trust.USER_SAID,
     SourceKind.PIPELINE: Trust.EXTRACTED,
     SourceKind.GOVERNANCE: Trust.DERIVED,
+    SourceKind.IMPORTED: Trust.IMPORTED,
 }
 
 

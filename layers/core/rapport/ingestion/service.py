@@ -91,8 +91,17 @@ class IngestionService:
         return self._publish(interaction, SLACK_SOURCE)
 
     def receive_webhook(self, tenant_id: str | None, headers: Mapping[str, str], body: bytes) -> IngestResult:
+        """Standard Webhooks when the request carries `webhook-signature`; otherwise the deprecated v1 scheme."""
         tenant = self._tenant(tenant_id)
         lowered = {k.lower(): v for k, v in headers.items()}
+        if signatures.WEBHOOK_SIGNATURE_HEADER not in lowered or signatures.STANDARD_SIGNATURE_HEADER in lowered:
+            secret = self._secret(tenant, WEBHOOK_SECRET)
+            message_id = signatures.verify_standard_webhook(
+                secret=secret, headers=lowered, body=body, now=self._clock.now(), window=self._window
+            )
+            self._admit(tenant)
+            interaction = interaction_from_webhook(tenant, body, message_id=message_id)
+            return self._publish(interaction, WEBHOOK_SOURCE)
         self._verify(
             "v1",
             tenant,
@@ -101,6 +110,14 @@ class IngestionService:
             body,
             signatures.WEBHOOK_TIMESTAMP_HEADER,
             signatures.WEBHOOK_SIGNATURE_HEADER,
+        )
+        # Logged once verified (so strangers cannot fill the log), with a key to count on: the operator sees which
+        # tenants still have v1 senders to move before the scheme is removed.
+        logger.warning(
+            "webhook signed with the deprecated X-Rapport-Signature (v1) scheme",
+            tenant_id=tenant,
+            deprecated_signature="x-rapport-signature",
+            fix="sign with Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature): docs/deploy.md",
         )
         return self._publish(interaction_from_webhook(tenant, body), WEBHOOK_SOURCE)
 
@@ -121,17 +138,9 @@ class IngestionService:
         timestamp_header: str,
         signature_header: str,
     ) -> None:
-        secret = self._secrets.get(tenant, secret_name)
-        if secret is None:
-            # Told to the operator, never to the caller: a different answer would tell a stranger which tenants exist.
-            logger.warning(
-                "signed request for a tenant without a secret",
-                tenant_id=tenant,
-                fix=f"rapport ingest-secret set --source {secret_name}",
-            )
         signatures.verify_signature(
             version=version,
-            secret=secret.get_secret_value() if secret is not None else None,
+            secret=self._secret(tenant, secret_name),
             timestamp=headers.get(timestamp_header),
             received=headers.get(signature_header),
             body=body,
@@ -140,6 +149,21 @@ class IngestionService:
             timestamp_header=timestamp_header,
             signature_header=signature_header,
         )
+        self._admit(tenant)
+
+    def _secret(self, tenant: str, secret_name: str) -> str | None:
+        secret = self._secrets.get(tenant, secret_name)
+        if secret is None:
+            # Told to the operator, never to the caller: a different answer would tell a stranger which tenants exist.
+            logger.warning(
+                "signed request for a tenant without a secret",
+                tenant_id=tenant,
+                fix=f"rapport ingest-secret set --source {secret_name}",
+            )
+            return None
+        return secret.get_secret_value()
+
+    def _admit(self, tenant: str) -> None:
         if self._rate_limit is not None:
             self._rate_limit.admit(tenant)
 

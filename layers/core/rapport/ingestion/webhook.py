@@ -16,11 +16,12 @@ DEFAULT_CHANNEL = "webhook"
 
 
 class WebhookPayload(BaseModel):
-    """`POST /v1/ingest/webhook` body. The idempotency key is inside the signed body, so it cannot be swapped."""
+    """`POST /v1/ingest/webhook` body. Under Standard Webhooks the signed `webhook-id` names the event; under the
+    deprecated v1 scheme the idempotency key does, inside the signed body. Either way it cannot be swapped."""
 
     model_config = ConfigDict(extra="forbid")
 
-    idempotency_key: str = Field(min_length=1, max_length=200)
+    idempotency_key: str | None = Field(None, min_length=1, max_length=200)
     user_id: str = Field(pattern=USER_ID_PATTERN)
     messages: list[ReceivedMessage] = Field(min_length=1)
     channel: str = Field(DEFAULT_CHANNEL, min_length=1, max_length=64)
@@ -29,13 +30,23 @@ class WebhookPayload(BaseModel):
     metadata: dict[str, Any] | None = None
 
 
-def interaction_from_webhook(tenant_id: str, body: bytes) -> InteractionReceived:
+class SignedKeyWebhookPayload(WebhookPayload):
+    """The body of a request signed with the deprecated v1 scheme, whose signature covers no event id but the body."""
+
+    idempotency_key: str = Field(min_length=1, max_length=200)
+
+
+def interaction_from_webhook(tenant_id: str, body: bytes, *, message_id: str | None = None) -> InteractionReceived:
+    """`message_id` is the verified `webhook-id` (Standard Webhooks): it is the event id, and a body's
+    `idempotency_key` is then not used. Without it (the v1 scheme) the body must carry the key."""
+    model = WebhookPayload if message_id else SignedKeyWebhookPayload
     try:
-        payload = WebhookPayload.model_validate(strict_json.loads(body))
+        payload = model.model_validate(strict_json.loads(body))
     except ValueError as exc:  # ValidationError and JSONDecodeError are ValueErrors too
         raise InvalidInputError(_describe(exc)) from exc
+    key = message_id or payload.idempotency_key
     return InteractionReceived(
-        event_id=f"webhook:{payload.idempotency_key}",
+        event_id=f"webhook:{key}",
         tenant_id=tenant_id,
         user_id=payload.user_id,
         messages=payload.messages,

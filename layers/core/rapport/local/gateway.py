@@ -27,6 +27,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from rapport import __version__
 from rapport.api.app import HEALTH_PATH, PUBLIC_PATHS
 from rapport.api.identity import api_key_from_headers
+from rapport.local.static_site import StaticSite
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 
 AsgiScope = MutableMapping[str, Any]
@@ -57,8 +58,10 @@ class LocalGateway:
         workers: int = DEFAULT_WORKERS,
         cors_origins: Sequence[str] = (),
         body_timeout: float = DEFAULT_BODY_TIMEOUT_SECONDS,
+        site: StaticSite | None = None,
     ) -> None:
         self._body_timeout = body_timeout
+        self._site = site
         self._cors = _Cors(cors_origins)
         self._auth = authenticator
         self._max_body = max_body_bytes
@@ -78,6 +81,10 @@ class LocalGateway:
             return
         if scope["path"] == HEALTH_PATH and scope["method"] == "GET":
             await _send_json(send, 200, {"status": "ok", "version": __version__})
+            return
+        if self._site is not None and self._site.serves(scope["path"]):
+            page = self._site.answer(scope["method"], scope["path"])
+            await _send_response(send, {"statusCode": page.status, "headers": page.headers, "body": page.body})
             return
         authorizer: dict[str, str] | None = None
         if scope["path"] not in PUBLIC_PATHS:

@@ -8,6 +8,7 @@ from pathlib import Path
 from rapport.api.app import create_local_app
 from rapport.composition.services import Services, build_services
 from rapport.local.gateway import LocalGateway
+from rapport.local.static_site import StaticSite
 from rapport.settings import Settings
 
 DEV_KEY_FILE = "dev-api-key"
@@ -38,6 +39,7 @@ def build_local_gateway(services: Services) -> LocalGateway:
         services.auth,
         cors_origins=services.settings.cors_origin_list(),
         body_timeout=services.settings.body_timeout_seconds,
+        site=StaticSite(),
     )
 
 
@@ -54,4 +56,5 @@ def serve(settings: Settings, host: str, port: int) -> None:
     if dev_key:
         print(f"Development API key (tenant 'dev'): {dev_key}", flush=True)
     print(f"API docs: http://{host}:{port}/v1/docs", flush=True)
+    print(f"Memory explorer: http://{host}:{port}/explorer", flush=True)
     uvicorn.run(build_local_gateway(services), host=host, port=port, log_level="info", http=JsonErrorH11Protocol)

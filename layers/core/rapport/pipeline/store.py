@@ -12,6 +12,7 @@ from rapport.domain.models import Domain, Interaction, Memory, MemoryStatus
 from rapport.domain.quarantine import DETECTOR, QUARANTINE_KEY, withheld_messages
 from rapport.domain.relations import Edge, RelationType
 from rapport.domain.scope import Scope
+from rapport.domain.webhooks import OutboundEventType
 from rapport.errors import InvalidInputError
 from rapport.ids import derived_id
 from rapport.pipeline.placement import Placement, Placer
@@ -19,6 +20,7 @@ from rapport.pipeline.runs import PipelineRunRepository
 from rapport.ports.embedder import Embedder
 from rapport.ports.pipeline import Judged, PipelineRun, PipelineState, PipelineStatus, StoreOutcome
 from rapport.ports.store import MemoryStore
+from rapport.ports.webhooks import OutboundEvents
 from rapport.services.edges import EdgeRepository, edge_at
 from rapport.services.embedding import embed_memories
 from rapport.services.filter_decisions import FilterDecisionRepository
@@ -50,7 +52,9 @@ class Store:
         decisions: FilterDecisionRepository,
         runs: PipelineRunRepository,
         clock: Clock,
+        events: OutboundEvents | None = None,
     ) -> None:
+        self._events = events
         self._store = store
         self._embedder = embedder
         self._placer = placer
@@ -124,6 +128,15 @@ class Store:
         # As for any stored memory: the graph links the new ones (similar, preceding, patterns); idempotent.
         created = {p.memory.id: p.memory for p in placements if p.created}
         self._memories.announce_stored(interaction.scope, list(created.values()))
+        if self._events is not None:
+            data = {
+                "user_id": interaction.scope.user_id,
+                "interaction_id": interaction.id,
+                "stored": len(outcome.stored),
+                "reinforced": len(outcome.reinforced),
+                "invalidated": len(outcome.invalidated),
+            }
+            self._events.emit(interaction.scope.tenant_id, OutboundEventType.INTERACTION_PROCESSED, data)
         written = {p.memory.id: p.memory for p in placements} | associated
         named = [*outcome.stored, *outcome.reinforced]
         return Stored(outcome, [written[i] for i in named if i in written])

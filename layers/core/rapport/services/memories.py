@@ -32,6 +32,7 @@ from rapport.domain.models import (
     trust_of,
 )
 from rapport.domain.scope import Scope
+from rapport.domain.webhooks import OutboundEventType
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, RapportError
 from rapport.ids import new_id
 from rapport.ports.embedder import Embedder
@@ -39,6 +40,7 @@ from rapport.ports.graph import MemoryGraph
 from rapport.ports.items import ItemWrite
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
+from rapport.ports.webhooks import OutboundEvents
 from rapport.services.embedding import embed_memories
 from rapport.services.index_sync import indexed_view
 from rapport.settings import Settings
@@ -79,7 +81,9 @@ class MemoryService:
         settings: Settings,
         clock: Clock,
         graph: MemoryGraph | None = None,
+        events: OutboundEvents | None = None,
     ) -> None:
+        self._events = events  # the tenant's webhooks hear of stored memories (ids only)
         self._store = store
         self._index = index
         self._embedder = embedder
@@ -167,7 +171,18 @@ class MemoryService:
         written; a failure of any kind while writing takes this call's writes back before it is raised."""
         if not memories:
             return []
-        embedded = self.embedded(memories)
+        embedded = self._write_embedded(scope, self.embedded(memories))
+        self.announce_stored(scope, embedded)
+        return embedded
+
+    def restore_many(self, scope: Scope, memories: list[Memory]) -> list[Memory]:
+        """`remember_many` for memories brought back from an export under their ids: the same writes, and the graph
+        is not told, as their links come with them (enrichment would add others beside)."""
+        if not memories:
+            return []
+        return self._write_embedded(scope, self.embedded(memories))
+
+    def _write_embedded(self, scope: Scope, embedded: list[Memory]) -> list[Memory]:
         self._store.register_user(scope)
         written: list[Memory] = []
         try:
@@ -179,7 +194,6 @@ class MemoryService:
             for memory in written:
                 self._forget_quietly(memory)
             raise
-        self.announce_stored(scope, embedded)
         return embedded
 
     def embedded(self, memories: list[Memory]) -> list[Memory]:
@@ -226,8 +240,14 @@ class MemoryService:
 
     def announce_stored(self, scope: Scope, memories: list[Memory]) -> None:
         """The graph links newly stored memories (enrichment). Links are derived and a later enrichment run can still
-        add them, so no failure here, of any kind, turns a stored write into a failed request."""
-        if self._graph is None or not memories:
+        add them, so no failure here, of any kind, turns a stored write into a failed request. The tenant's
+        webhooks hear of them too (`memory.stored`: ids and a count, never the text), under the same policy."""
+        if not memories:
+            return
+        if self._events is not None:
+            data = {"user_id": scope.user_id, "memory_ids": [m.id for m in memories], "count": len(memories)}
+            self._events.emit(scope.tenant_id, OutboundEventType.MEMORY_STORED, data)
+        if self._graph is None:
             return
         try:
             self._graph.memories_stored(scope, memories)

@@ -5,15 +5,25 @@ from __future__ import annotations
 from rapport.clock import Clock
 from rapport.domain.models import AuditAction, AuditEvent, ErasureCounts, Page
 from rapport.domain.scope import Scope
+from rapport.domain.webhooks import OutboundEventType
 from rapport.errors import InvalidInputError
 from rapport.ids import new_id
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
+from rapport.ports.webhooks import OutboundEvents
 from rapport.settings import Settings
 
 
 class PrivacyService:
-    def __init__(self, store: MemoryStore, index: VectorIndex, settings: Settings, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        index: VectorIndex,
+        settings: Settings,
+        clock: Clock,
+        events: OutboundEvents | None = None,
+    ) -> None:
+        self._events = events
         self._store = store
         self._index = index
         self._settings = settings
@@ -33,6 +43,11 @@ class PrivacyService:
             counts=counts.as_dict(),
         )
         self._store.put_audit_event(event)
+        if self._events is not None:
+            # By hash, as the audit trail names them: the receiver can match a user it knows, and nothing sent or
+            # logged after the erasure spells the id out again.
+            data = {"user_hash": scope.user_hash, "audit_event_id": event.id, "counts": counts.as_dict()}
+            self._events.emit(scope.tenant_id, OutboundEventType.USER_ERASED, data)
         return counts, event
 
     def audit_log(self, tenant_id: str, *, limit: int, cursor: str | None) -> Page[AuditEvent]:

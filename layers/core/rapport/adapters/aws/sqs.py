@@ -34,7 +34,6 @@ class SqsQueue:
 
 
 class SqsWorkQueue(SqsQueue):
-
     def send(self, bodies: list[str]) -> None:
         for start in range(0, len(bodies), _BATCH):
             pending = {str(n): body for n, body in enumerate(bodies[start : start + _BATCH])}

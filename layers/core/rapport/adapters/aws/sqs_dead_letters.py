@@ -19,7 +19,6 @@ _VISIBILITY_SECONDS = 120
 
 
 class SqsDeadLetters(SqsQueue):
-
     def send(self, letter: DeadLetter) -> None:
         try:
             self._sqs.send_message(QueueUrl=self._queue_url, MessageBody=letter.to_message())

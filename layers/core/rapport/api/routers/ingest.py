@@ -61,9 +61,11 @@ def build_ingest_router(ingestion: IngestionService) -> Router:
     @router.post(
         WEBHOOK_PATH,
         tags=["ingest"],
-        summary="Generic webhook (HMAC-SHA256, per-tenant secret)",
-        description="A conversation from any platform, signed with `X-Rapport-Signature` over "
-        f"`v1:<X-Rapport-Timestamp>:<body>`; {_TENANT_DESCRIPTION}",
+        summary="Generic webhook (Standard Webhooks, per-tenant secret)",
+        description="A conversation from any platform, signed the Standard Webhooks way: `webhook-id` (the event id "
+        "that deduplicates it), `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "
+        "{id}.{timestamp}.{body}>`. Deprecated: `X-Rapport-Signature` over `v1:<X-Rapport-Timestamp>:<body>`, "
+        f"with the event id in the body's `idempotency_key`; {_TENANT_DESCRIPTION}",
         operation_id="ingest_webhook",
         security=PUBLIC,
         responses=answers(
