@@ -59,7 +59,7 @@ STEPS = (
     Step("+ the speaker the question names (0.12)", True, True, _SOLO),
     Step("+ keyword scores read past the pool (depth 200)", True, True, _SOLO, settings={"episode_reply_weight": 0.0}),
     Step("+ replies embedded after the message they follow (0.7)", True, True, _SOLO, settings={}),
-    Step("+ the messages beside a match (0.05) = issue 6 defaults", True, True, {}, settings={}),
+    Step("+ the messages beside a match (0.05) = the defaults", True, True, {}, settings={}),
     Step("defaults, graph relation weight 0 (instead of 0.25)", True, True, {}, {"relation": 0.0}, {}),
     Step("defaults, relation, recency and strength weights 0", True, True, {}, dict.fromkeys(_PRIORS, 0.0), {}),
 )  # fmt: skip

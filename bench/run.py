@@ -85,7 +85,7 @@ def _locomo_section() -> list[str]:
     overall = result["overall"]
     met = overall["recall@5"] >= GOAL_R5 and overall["recall@10"] >= GOAL_R10
     out += [
-        f"Goal of issue 6 (categories 1–4, local stack, no LLM at query time): R@5 ≥ {GOAL_R5} and R@10 ≥ {GOAL_R10}"
+        f"The recall goal (categories 1–4, local stack, no LLM at query time): R@5 ≥ {GOAL_R5} and R@10 ≥ {GOAL_R10}"
         f" — {'met' if met else 'not met'} with the default settings (R@5 {overall['recall@5']:.3f}, R@10 "
         f"{overall['recall@10']:.3f}).",
         "",
@@ -105,7 +105,7 @@ def _locomo_section() -> list[str]:
             "speakers, keyword scores read past the pool, replies read after what they answer, neighbours); none is "
             "fitted to a question, and the weights are round numbers chosen on this split. The last two rows are not "
             "changes of this issue: they show what other score components cost on this data. With enrichment's "
-            "automatic links ignored by the relation score (issue 7), the relation weight no longer matters here; "
+            "automatic links ignored by the relation score, the relation weight no longer matters here; "
             f"recency and strength favour the latest sessions, which a question about the whole history does not, "
             f"for {_priors_cost(rows)}. Both are settings (`RAPPORT_WEIGHT_RECENCY`, `RAPPORT_WEIGHT_STRENGTH`), left "
             "at the foundation's defaults (the brief names the components, not their weights): for an assistant, "
@@ -123,7 +123,7 @@ def _locomo_section() -> list[str]:
 def _priors_cost(ablation: dict[str, Any]) -> str:
     """What the recency and strength priors cost on LoCoMo: the defaults row against the row without them."""
     rows = ablation["rows"]
-    defaults = next(r for r in rows if r["label"].endswith("issue 6 defaults"))["overall"]
+    defaults = next(r for r in rows if r["label"].endswith("defaults"))["overall"]
     without = rows[-1]["overall"]
     return (
         f"{without['recall@5'] - defaults['recall@5']:.3f} R@5 and "
