@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml sdk/python/pyproject.toml
 	$(PIP) install -q --upgrade pip
 	# torch first, pinned: this version's CPU build lies on the machine's disk; a plain `torch` pulls a CUDA build.
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e '.[local,dev]' -e 'sdk/python[mcp,langchain]'
+	$(PIP) install -q -e '.[local,dev,cli]' -e 'sdk/python[mcp,langchain]'
 	touch $(STAMP)
 
 dev: install

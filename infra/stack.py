@@ -374,12 +374,13 @@ class RapportStack(cdk.Stack):
         # The stage's base, as `rapport serve` prints its own: every route's path starts with /v1, and the OpenAPI
         # document the API serves names this same URL as its server.
         rest_api = self.api.rest_api
-        cdk.CfnOutput(
-            self,
-            "ApiUrl",
-            value=f"https://{rest_api.rest_api_id}.execute-api.{self.region}.{self.url_suffix}"
-            f"/{rest_api.deployment_stage.stage_name}",
+        api_url = (
+            f"https://{rest_api.rest_api_id}.execute-api.{self.region}.{self.url_suffix}"
+            f"/{rest_api.deployment_stage.stage_name}"
         )
+        cdk.CfnOutput(self, "ApiUrl", value=api_url)
+        # The page by its file name: that path is the `{proxy+}` resource's, whatever a trailing slash matches.
+        cdk.CfnOutput(self, "ExplorerUrl", value=f"{api_url}/explorer/index.html")
         cdk.CfnOutput(self, "TableName", value=self.memory_table.table.table_name)
         cdk.CfnOutput(self, "EventBusName", value=self.ingestion.bus.event_bus_name)
         cdk.CfnOutput(self, "IngestSecretPrefix", value=self.ingest_secret_prefix)

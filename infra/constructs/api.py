@@ -72,7 +72,8 @@ class CustomDomain:
 
 
 class RapportApi(Construct):
-    """REST API: `/v1/health` open, everything else under `/v1` behind the API-key authorizer."""
+    """REST API: `/v1/health` and the explorer's files open, everything else under `/v1` behind the API-key
+    authorizer."""
 
     def __init__(
         self,
@@ -141,6 +142,7 @@ class RapportApi(Construct):
         self.health_method = self.v1.add_resource("health").add_method(
             "GET", integration, authorization_type=apigw.AuthorizationType.NONE
         )
+        self.explorer_methods = self._add_explorer_routes(integration)
         self.ingest_methods: list[apigw.Method] = []
         if ingest_handler is not None:
             self._add_ingest_routes(ingest_handler)
@@ -200,6 +202,27 @@ class RapportApi(Construct):
                 target=route53.RecordTarget.from_alias(route53_targets.ApiGatewayDomain(domain)),
             )
         return domain
+
+    def _add_explorer_routes(self, integration: apigw.LambdaIntegration) -> list[apigw.Method]:
+        """`GET /explorer` and `GET /explorer/{file}`: the memory explorer's static files, from the API function, with
+        no authorizer (a browser loading a page sends no key). The page then calls `/v1` on this origin with a key."""
+        explorer = self.rest_api.root.add_resource("explorer")
+        methods = [
+            explorer.add_method("GET", integration, authorization_type=apigw.AuthorizationType.NONE),
+            explorer.add_resource("{proxy+}").add_method(
+                "GET", integration, authorization_type=apigw.AuthorizationType.NONE
+            ),
+        ]
+        reason = (
+            "GET /explorer/* answers the memory explorer's static files (HTML, CSS, JavaScript) by name and reads no "
+            "data; every data route under /v1 stays behind the API-key authorizer the page's calls go through."
+        )
+        for method in methods:
+            cdk.Validations.of(method).acknowledge(
+                cdk.Acknowledgment(id="AwsSolutions-APIG4", reason=reason),
+                cdk.Acknowledgment(id="AwsSolutions-COG4", reason=reason),
+            )
+        return methods
 
     def _add_ingest_routes(self, handler: lambda_.IFunction) -> None:
         """`POST /v1/ingest/{slack,webhook}` to the webhooks function, with no authorizer: the function verifies the

@@ -263,3 +263,30 @@ def test_a_link_opens_a_person_at_phone_width_and_keeps_the_key_out_of_the_addre
         assert not more.is_displayed()
     finally:
         browser.set_window_size(1280, 1000)
+
+
+def test_the_page_finds_its_api_before_its_own_folder(browser: WebDriver, explorer_server: RunningServer) -> None:
+    # Locally the page is at the origin's root; in AWS at the stage's, which the page's calls must keep
+    browser.get(f"{explorer_server.base_url}/explorer/")
+    _one(browser, "#api-key")
+    bases = browser.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        import("./api.js").then(({ ownBase, Api }) => done({
+          here: ownBase(),
+          stage: ownBase("/prod/explorer/index.html"),
+          folder: ownBase("/prod/explorer/"),
+          mapped: ownBase("/memory/explorer/"),
+          root: ownBase("/explorer/index.html"),
+          typed: new Api("https://api.example/prod/", "k").base,
+          empty: new Api("", "k").base,
+        }));"""
+    )
+    assert bases == {
+        "here": "",
+        "stage": "/prod",
+        "folder": "/prod",
+        "mapped": "/memory",
+        "root": "",
+        "typed": "https://api.example/prod",
+        "empty": "",
+    }

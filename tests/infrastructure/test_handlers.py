@@ -206,3 +206,47 @@ def test_api_handler_answers_an_allowed_origin_with_cors_headers(
     )
     assert stranger["statusCode"] == 200
     assert "Access-Control-Allow-Origin" not in stranger["multiValueHeaders"]
+
+
+def test_api_handler_serves_the_memory_explorer_without_a_key(seeded_table: None) -> None:
+    api = load_handler("api")
+    # The authorizer lets these through with no key: the event carries no tenant
+    page = api.handler(rest_event("GET", "/explorer/", tenant=None), FakeLambdaContext())
+    assert page["statusCode"] == 200
+    assert page["multiValueHeaders"]["Content-Type"] == ["text/html; charset=utf-8"]
+    assert "script-src 'self'" in page["multiValueHeaders"]["content-security-policy"][0]
+    assert '<script type="module" src="app.js">' in page["body"]
+    script = api.handler(rest_event("GET", "/explorer/api.js", tenant=None), FakeLambdaContext())
+    assert script["statusCode"] == 200
+    assert script["multiValueHeaders"]["Content-Type"] == ["text/javascript; charset=utf-8"]
+    assert "export class Api" in script["body"]
+    # An unchanged file revalidates to a bodiless 304
+    etag = script["multiValueHeaders"]["etag"][0]
+    again = api.handler(
+        rest_event("GET", "/explorer/api.js", tenant=None, headers={"If-None-Match": etag}), FakeLambdaContext()
+    )
+    assert again["statusCode"] == 304 and again["body"] == ""
+
+
+def test_api_handler_redirects_the_bare_explorer_path_within_the_stage(seeded_table: None) -> None:
+    api = load_handler("api")
+    bare = api.handler(rest_event("GET", "/explorer", tenant=None), FakeLambdaContext())
+    # Relative: `/prod/explorer` -> `/prod/explorer/index.html`, a stage an absolute `/explorer/...` would lose
+    assert bare["statusCode"] == 308 and bare["multiValueHeaders"]["Location"] == ["explorer/index.html"]
+    # The folder itself, if API Gateway hands it to the `/explorer` resource, is the page, not another redirect
+    folder = api.handler(rest_event("GET", "/explorer/", tenant=None), FakeLambdaContext())
+    assert folder["statusCode"] == 200 and folder["multiValueHeaders"]["Content-Type"][0].startswith("text/html")
+
+
+@pytest.mark.parametrize("path", ["/explorer/missing.js", "/explorer/..%2Fsite.py", "/explorer/__init__.py"])
+def test_api_handler_answers_only_the_explorer_files_by_name(seeded_table: None, path: str) -> None:
+    api = load_handler("api")
+    response = api.handler(rest_event("GET", path, tenant=None), FakeLambdaContext())
+    assert response["statusCode"] == 404
+    assert json.loads(response["body"])["error"] == "not_found"
+
+
+def test_the_explorer_is_not_in_the_openapi_document(seeded_table: None) -> None:
+    api = load_handler("api")
+    document = json.loads(api.handler(rest_event("GET", "/v1/openapi.json", tenant=None), FakeLambdaContext())["body"])
+    assert not [path for path in document["paths"] if path.startswith("/explorer")]

@@ -35,8 +35,10 @@ RAPPORT_SERVICES = {
     "rapport-indexer",
     "rapport-index-setup",
 }
-# Routes that are public to the API-key authorizer: the liveness probe, and the ingest routes (signed requests).
-PUBLIC_ROUTES = {("GET", "/v1/health"), ("POST", "/v1/ingest/slack"), ("POST", "/v1/ingest/webhook")}
+# Routes that are public to the API-key authorizer: the liveness probe, the ingest routes (signed requests), and the
+# memory explorer's static files.
+EXPLORER_ROUTES = {("GET", "/explorer"), ("GET", "/explorer/{proxy+}")}
+PUBLIC_ROUTES = {("GET", "/v1/health"), ("POST", "/v1/ingest/slack"), ("POST", "/v1/ingest/webhook"), *EXPLORER_ROUTES}
 
 
 def dynamodb_statements(statements: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -214,6 +216,21 @@ def test_every_method_but_health_and_the_signed_ingest_routes_requires_the_autho
             assert properties["AuthorizerId"] == {"Ref": authorizer_id}, (http_method, path)
 
 
+def test_the_explorer_is_read_only_and_answered_by_the_api_function(template: Template) -> None:
+    api_id, _ = function_by_service(template, "rapport-api")
+    paths = _resource_paths(template)
+    explorer = [
+        method["Properties"]
+        for method in resources(template, "AWS::ApiGateway::Method").values()
+        if paths[method["Properties"]["ResourceId"]["Ref"]].startswith("/explorer")
+    ]
+    # GET only: no other method reaches the function under /explorer, with a key or without
+    assert {(m["HttpMethod"], paths[m["ResourceId"]["Ref"]]) for m in explorer} == EXPLORER_ROUTES
+    for method in explorer:
+        assert method["AuthorizationType"] == "NONE" and "AuthorizerId" not in method
+        assert api_id in json.dumps(method["Integration"]["Uri"])
+
+
 def test_the_ingest_routes_go_to_the_webhooks_function_and_nothing_else_does(template: Template) -> None:
     webhooks_id, _ = function_by_service(template, "rapport-webhooks")
     api_id, _ = function_by_service(template, "rapport-api")
@@ -386,6 +403,8 @@ def test_layer_bundling_copies_the_package_beside_the_dependencies(tmp_path: Pat
     bundled = tmp_path / "python" / "rapport"
     assert (bundled / "__init__.py").is_file()
     assert (bundled / "settings.py").is_file()
+    # The API function serves the memory explorer from the layer
+    assert {"index.html", "app.js", "api.js"} <= {f.name for f in (bundled / "explorer" / "static").iterdir()}
     assert not list(bundled.rglob("__pycache__"))
 
 
@@ -404,3 +423,6 @@ def test_the_api_url_output_is_the_stage_base_the_v1_paths_follow(template: Temp
     assert parts[0] == "https://" and "/v1" not in json.dumps(parts)
     (stage_id, _) = only(template, "AWS::ApiGateway::Stage")
     assert parts[-2:] == ["/", {"Ref": stage_id}]
+    # The memory explorer's page on the same stage, by its file name
+    (explorer,) = template.find_outputs("ExplorerUrl").values()
+    assert explorer["Value"]["Fn::Join"][1] == [*parts, "/explorer/index.html"]

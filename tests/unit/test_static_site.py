@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from rapport.explorer.site import EXPLORER_DIR, StaticSite
 from rapport.local.gateway import LocalGateway
-from rapport.local.static_site import EXPLORER_DIR, StaticSite
 
 pytestmark = pytest.mark.unit
 

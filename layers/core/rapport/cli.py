@@ -1,62 +1,90 @@
-"""The `rapport` command: serve the API locally, manage keys."""
+"""The `rapport` command: the root of one typer command tree (each group a sub-app in its own module); serve the API
+locally, manage keys."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from rapport import __version__
-from rapport.cli_data import add_data_commands
-from rapport.cli_deploy import add_deploy_commands
-from rapport.cli_dlq import add_dlq_commands
-from rapport.cli_jobs import add_jobs_commands
-from rapport.evaluation.cli import add_bench_commands, add_eval_commands
-from rapport.settings import Settings
+import typer
 
+from rapport import __version__, cli_data, cli_deploy, cli_dlq, cli_jobs
+from rapport.cli_common import DataDir, Json, settings_of
+from rapport.evaluation import cli as evaluation_cli
 
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, object] = {}
-    if getattr(args, "data_dir", None):
-        overrides["data_dir"] = Path(args.data_dir)
-    from rapport.composition.functions import settings_from_environment
-
-    return settings_from_environment(**overrides)
+app = typer.Typer(name="rapport", help="Relational memory for AI assistants.", no_args_is_help=True)
+keys_app = typer.Typer(help="API keys", no_args_is_help=True)
+Tenant = Annotated[str, typer.Option("--tenant", help="the tenant")]
 
 
-def _cmd_serve(args: argparse.Namespace) -> int:
-    from rapport.local.server import serve
+def _show_version(value: bool) -> None:
+    if value:
+        print(f"rapport {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_show_version, is_eager=True, help="print the version and exit")
+    ] = False,
+) -> None:
+    pass
+
+
+@app.command("serve", help="run the API locally with embedded defaults")
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    data_dir: Annotated[
+        str | None, typer.Option(help="where data lives (default .rapport, or RAPPORT_DATA_DIR)")
+    ] = None,
+) -> None:
+    from rapport.local.server import serve as serve_locally
 
     # The local embedder's weights ship in a package; never reach for a model hub.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    serve(_settings(args), args.host, args.port)
-    return 0
+    serve_locally(settings_of(data_dir), host, port)
 
 
-def _authenticator(args: argparse.Namespace) -> Any:
+def _authenticator(data_dir: str | None) -> Any:
     from rapport.composition.adapters import build_store
     from rapport.services.auth import ApiKeyAuthenticator
 
-    return ApiKeyAuthenticator(build_store(_settings(args)))
+    return ApiKeyAuthenticator(build_store(settings_of(data_dir)))
 
 
-def _cmd_keys_create(args: argparse.Namespace) -> int:
-    expires = datetime.fromisoformat(args.expires) if args.expires else None
-    if expires is not None and expires.tzinfo is None:
-        expires = expires.replace(tzinfo=UTC)
-    print(_authenticator(args).issue_key(args.tenant, name=args.name, expires_at=expires))
-    return 0
+def _expiry(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        expires = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not an ISO date or time", param_hint="--expires") from exc
+    return expires if expires.tzinfo else expires.replace(tzinfo=UTC)
 
 
-def _cmd_keys_list(args: argparse.Namespace) -> int:
+@keys_app.command("create", help="issue a key for a tenant and print it once")
+def keys_create(
+    tenant: Tenant,
+    name: str = "default",
+    expires: Annotated[
+        str | None, typer.Option(help="ISO date or time the key stops working (UTC unless it says)")
+    ] = None,
+    data_dir: DataDir = None,
+) -> None:
+    print(_authenticator(data_dir).issue_key(tenant, name=name, expires_at=_expiry(expires)))
+
+
+@keys_app.command("list", help="a tenant's keys: id, name, status, expiry, last use (never the key)")
+def keys_list(tenant: Tenant, json_output: Json = False, data_dir: DataDir = None) -> None:
     now = datetime.now(UTC)
     rows = []
-    for record in _authenticator(args).list_keys(args.tenant):
+    for record in _authenticator(data_dir).list_keys(tenant):
         status = "revoked" if record.revoked_at else "active" if record.usable(now) else "expired"
         rows.append(
             {
@@ -68,7 +96,7 @@ def _cmd_keys_list(args: argparse.Namespace) -> int:
                 "last_used_at": record.last_used_at.isoformat() if record.last_used_at else None,
             }
         )
-    if args.json:
+    if json_output:
         print(json.dumps(rows, indent=2))
     else:
         for row in rows:
@@ -76,21 +104,29 @@ def _cmd_keys_list(args: argparse.Namespace) -> int:
                 f"{row['key_id']}  {row['status']:<8} {row['name']:<16} created {row['created_at']}"
                 f"  expires {row['expires_at'] or 'never'}  last used {row['last_used_at'] or 'never'}"
             )
-    return 0
 
 
-def _cmd_keys_revoke(args: argparse.Namespace) -> int:
-    record = _authenticator(args).revoke(args.tenant, args.key_id)
+@keys_app.command("revoke", help="stop a key now")
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="the key's id (as listed), or at least its first 8 characters")],
+    tenant: Tenant,
+    data_dir: DataDir = None,
+) -> None:
+    record = _authenticator(data_dir).revoke(tenant, key_id)
     print(f"revoked {record.key_id}")
-    return 0
 
 
-def _cmd_keys_rotate(args: argparse.Namespace) -> int:
-    key, old = _authenticator(args).rotate(args.tenant, args.key_id, grace=timedelta(hours=args.grace_hours))
+@keys_app.command("rotate", help="issue a replacement (printed once); the old key ends after a grace")
+def keys_rotate(
+    key_id: str,
+    tenant: Tenant,
+    grace_hours: Annotated[float, typer.Option(help="how long the old key still works (0: now)")] = 24.0,
+    data_dir: DataDir = None,
+) -> None:
+    key, old = _authenticator(data_dir).rotate(tenant, key_id, grace=timedelta(hours=grace_hours))
     print(key)
-    ending = "now" if args.grace_hours <= 0 else f"in {args.grace_hours:g} h"
+    ending = "now" if grace_hours <= 0 else f"in {grace_hours:g} h"
     print(f"the old key {old.key_id} stops working {ending}", file=sys.stderr)
-    return 0
 
 
 def _cmd_mcp(argv: list[str]) -> int:
@@ -103,58 +139,41 @@ def _cmd_mcp(argv: list[str]) -> int:
     return mcp_main(argv, prog="rapport mcp")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rapport", description="Relational memory for AI assistants.")
-    parser.add_argument("--version", action="version", version=f"rapport {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+# Listed for --help only: main() hands `rapport mcp ...` to the SDK's own parser before typer sees it.
+@app.command(
+    "mcp",
+    help="serve memory to MCP clients over stdio or HTTP (rapport mcp --help)",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
+)
+def mcp(ctx: typer.Context) -> int:
+    code = _cmd_mcp(list(ctx.args))
+    if code:
+        raise typer.Exit(code)
+    return 0
 
-    serve = commands.add_parser("serve", help="run the API locally with embedded defaults")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
-    serve.add_argument("--data-dir", help="where data lives (default .rapport, or RAPPORT_DATA_DIR)")
-    serve.set_defaults(func=_cmd_serve)
 
-    keys = commands.add_parser("keys", help="API keys").add_subparsers(dest="keys_command", required=True)
-    create = keys.add_parser("create", help="issue a key for a tenant and print it once")
-    create.add_argument("--tenant", required=True)
-    create.add_argument("--name", default="default")
-    create.add_argument("--expires", help="ISO date or time the key stops working (UTC unless it says)")
-    create.add_argument("--data-dir")
-    create.set_defaults(func=_cmd_keys_create)
-    listed = keys.add_parser("list", help="a tenant's keys: id, name, status, expiry, last use (never the key)")
-    listed.add_argument("--tenant", required=True)
-    listed.add_argument("--json", action="store_true")
-    listed.add_argument("--data-dir")
-    listed.set_defaults(func=_cmd_keys_list)
-    revoke = keys.add_parser("revoke", help="stop a key now")
-    revoke.add_argument("--tenant", required=True)
-    revoke.add_argument("key_id", help="the key's id (as listed), or at least its first 8 characters")
-    revoke.add_argument("--data-dir")
-    revoke.set_defaults(func=_cmd_keys_revoke)
-    rotate = keys.add_parser("rotate", help="issue a replacement (printed once); the old key ends after a grace")
-    rotate.add_argument("--tenant", required=True)
-    rotate.add_argument("key_id")
-    rotate.add_argument("--grace-hours", type=float, default=24.0, help="how long the old key still works (0: now)")
-    rotate.add_argument("--data-dir")
-    rotate.set_defaults(func=_cmd_keys_rotate)
-
-    # Listed for --help only: main() hands `rapport mcp ...` to the SDK's own parser before this one runs.
-    commands.add_parser("mcp", help="serve memory to MCP clients over stdio or HTTP (rapport mcp --help)")
-    add_deploy_commands(commands, _settings)
-    add_jobs_commands(commands, _settings)
-    add_dlq_commands(commands, _settings)
-    add_data_commands(commands, _settings)
-    add_eval_commands(commands, _settings)
-    add_bench_commands(commands)
-    return parser
+app.add_typer(keys_app, name="keys")
+cli_deploy.register(app)
+cli_jobs.register(app)
+cli_dlq.register(app)
+cli_data.register(app)
+evaluation_cli.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The console script, and what tests call: the exit status is returned, not raised."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["mcp"]:
         return _cmd_mcp(argv[1:])
-    args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    # typer reports usage errors and exits; the status is caught so a caller gets it as a value.
+    try:
+        app(args=argv, prog_name="rapport")
+    except SystemExit as exit_:
+        if exit_.code is None or isinstance(exit_.code, int):
+            return exit_.code or 0
+        print(exit_.code, file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from rapport.api.bodies import one_object_per_body
 from rapport.api.contract import PUBLIC, answers
 from rapport.api.dependencies import use_caller
 from rapport.api.errors import register_error_handlers
+from rapport.api.explorer import register_explorer_routes
 from rapport.api.idempotency import replayed_header
 from rapport.api.identity import CallerOf, caller_from_authorizer
 from rapport.api.openapi_document import DOCS_PATH, OPENAPI_PATH, register_openapi_routes
@@ -109,9 +110,13 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
 
 
 def create_lambda_app(services: Services) -> APIGatewayRestResolver:
-    """Every answer to an allowed browser origin carries its CORS headers: API Gateway answers only the preflight."""
+    """Every answer to an allowed browser origin carries its CORS headers: API Gateway answers only the preflight.
+    The memory explorer is served here too, on the API's own origin and stage (docs/deploy.md)."""
     cors = cors_config(services.settings.cors_origin_list())
-    return configure(ConcurrentRestResolver(enable_validation=True, cors=cors), services, caller_from_authorizer)
+    app = configure(ConcurrentRestResolver(enable_validation=True, cors=cors), services, caller_from_authorizer)
+    # Locally the gateway answers the explorer before the resolver; in AWS this function is the page's only host.
+    register_explorer_routes(app)
+    return app
 
 
 def cors_config(origins: list[str]) -> CORSConfig | None:

@@ -2,58 +2,82 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from argparse import Namespace
+from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from rapport.cli_common import Json, Progress, finish, settings_of
 from rapport.settings import Settings
 
-SettingsFactory = Callable[[argparse.Namespace], Settings]
+eval_app = typer.Typer(help="retrieval evaluations", no_args_is_help=True)
+bench_app = typer.Typer(help="measurements of the product", no_args_is_help=True)
 
 
-def add_eval_commands(commands: argparse._SubParsersAction, settings: SettingsFactory) -> None:
-    evals = commands.add_parser("eval", help="retrieval evaluations").add_subparsers(dest="eval_command", required=True)
-    locomo = evals.add_parser(
-        "locomo",
-        help="turn-level evidence recall on LoCoMo through the local product, with BM25 and dense baselines",
+class EmbedderChoice(StrEnum):
+    minilm = "minilm"
+    hashing = "hashing"
+
+
+@eval_app.command(
+    "locomo", help="turn-level evidence recall on LoCoMo through the local product, with BM25 and dense baselines"
+)
+def locomo(
+    data: Annotated[Path, typer.Option(help="the LoCoMo JSON file (e.g. locomo-dev.json)")],
+    out: Annotated[Path | None, typer.Option(help="write the result as JSON here")] = None,
+    markdown: Annotated[Path | None, typer.Option(help="also write the markdown table here")] = None,
+    limit_conversations: Annotated[
+        int | None, typer.Option(help="only the first N conversations (a quick look)")
+    ] = None,
+    embedder: Annotated[
+        EmbedderChoice,
+        typer.Option(help="minilm (the local product; default) or hashing (a fast smoke run without the model)"),
+    ] = EmbedderChoice.minilm,
+    no_baselines: Annotated[
+        bool, typer.Option("--no-baselines", help="skip the BM25 / dense / hybrid baselines")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False,
+    expand_relations: Annotated[
+        bool,
+        typer.Option(
+            "--expand-relations",
+            help="recall with graph expansion: the top 10 are --expansion-seeds hits plus what the graph reached",
+        ),
+    ] = False,
+    expansion_seeds: Annotated[int, typer.Option(help="hits found by the query (default 5 of 10)")] = 5,
+) -> int:
+    args = Namespace(
+        data=data,
+        out=out,
+        markdown=markdown,
+        limit_conversations=limit_conversations,
+        embedder=embedder.value,
+        no_baselines=no_baselines,
+        quiet=quiet,
+        expand_relations=expand_relations,
+        expansion_seeds=expansion_seeds,
     )
-    locomo.add_argument("--data", required=True, type=Path, help="the LoCoMo JSON file (e.g. locomo-dev.json)")
-    locomo.add_argument("--out", type=Path, help="write the result as JSON here")
-    locomo.add_argument("--markdown", type=Path, help="also write the markdown table here")
-    locomo.add_argument("--limit-conversations", type=int, help="only the first N conversations (a quick look)")
-    locomo.add_argument(
-        "--embedder",
-        choices=("minilm", "hashing"),
-        default="minilm",
-        help="minilm (the local product; default) or hashing (a fast smoke run without the model)",
-    )
-    locomo.add_argument("--no-baselines", action="store_true", help="skip the BM25 / dense / hybrid baselines")
-    locomo.add_argument("--quiet", action="store_true", help="no progress bar")
-    locomo.add_argument(
-        "--expand-relations",
-        action="store_true",
-        help="recall with graph expansion: the top 10 are --expansion-seeds hits plus what the graph reached",
-    )
-    locomo.add_argument("--expansion-seeds", type=int, default=5, help="hits found by the query (default 5 of 10)")
-    locomo.set_defaults(func=lambda args: _cmd_locomo(args, settings(args)))
+    return finish(_cmd_locomo(args, settings_of(None)))
 
 
-def add_bench_commands(commands: argparse._SubParsersAction) -> None:
-    bench = commands.add_parser("bench", help="measurements of the product").add_subparsers(
-        dest="bench_command", required=True
-    )
-    requests = bench.add_parser(
-        "requests",
-        help="the DynamoDB (and index, model, bus) requests one interaction, recall and remembered memory make",
-    )
-    requests.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    requests.set_defaults(func=_cmd_requests)
+@bench_app.command(
+    "requests", help="the DynamoDB (and index, model, bus) requests one interaction, recall and remembered memory make"
+)
+def requests(json_output: Json = False) -> None:
+    _cmd_requests(Namespace(json=json_output))
 
 
-def _cmd_requests(args: argparse.Namespace) -> int:
+def register(root: typer.Typer) -> None:
+    root.add_typer(eval_app, name="eval")
+    root.add_typer(bench_app, name="bench")
+
+
+def _cmd_requests(args: Namespace) -> int:
     """Under moto in process (a dev dependency): nothing leaves the machine."""
     import tempfile
 
@@ -72,7 +96,7 @@ def _cmd_requests(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_locomo(args: argparse.Namespace, settings: Settings) -> int:
+def _cmd_locomo(args: Namespace, settings: Settings) -> int:
     from rapport.adapters.local.hashing_embedder import HashingEmbedder
     from rapport.adapters.local.minilm import MiniLmEmbedder
     from rapport.evaluation.locomo import LocomoFormatError, load_locomo
@@ -94,14 +118,16 @@ def _cmd_locomo(args: argparse.Namespace, settings: Settings) -> int:
     if args.limit_conversations is not None:
         conversations = conversations[: max(args.limit_conversations, 0)]
     embedder: Embedder = MiniLmEmbedder() if args.embedder == "minilm" else HashingEmbedder(settings.hashing_dimensions)
-    run = run_locomo(
-        conversations,
-        embedder,
-        settings=settings,
-        baselines=not args.no_baselines,
-        progress=not args.quiet,
-        expansion_seeds=args.expansion_seeds if args.expand_relations else None,
-    )
+    with Progress("LoCoMo", None, enabled=not args.quiet) as bar:
+        run = run_locomo(
+            conversations,
+            embedder,
+            settings=settings,
+            baselines=not args.no_baselines,
+            progress=False,
+            expansion_seeds=args.expansion_seeds if args.expand_relations else None,
+            on_step=lambda done, total: bar.update(done, total),
+        )
     result = run.report(defects)
     result["embedder"] = embedder.name
     if args.expand_relations:

@@ -230,19 +230,30 @@ def run_locomo(
     progress: bool = True,
     on_conversation: Callable[[Conversation], None] | None = None,
     expansion_seeds: int | None = None,
+    on_step: Callable[[int, int], None] | None = None,
 ) -> LocomoRun:
+    """`on_step(done, total)` reports each ingested session and asked question; given, it replaces tqdm's bar."""
     run = LocomoRun(baselines={name: [] for name in BASELINE_NAMES} if baselines else {})
     run.seconds = {"ingest": 0.0, "recall": 0.0, "baselines": 0.0}
     steps = sum(len(c.sessions) + len(c.questions) for c in conversations)
     clock = FixedClock(conversations[0].sessions[0].occurred_at if conversations else datetime.now(UTC))
     with (
         local_services(embedder, clock, settings) as services,
-        tqdm(total=steps, desc="LoCoMo", unit="step", disable=not progress) as bar,
+        tqdm(total=steps, desc="LoCoMo", unit="step", disable=not progress or on_step is not None) as bar,
     ):
+        done = 0
+
+        def step() -> None:
+            nonlocal done
+            done += 1
+            bar.update(1)
+            if on_step is not None:
+                on_step(done, steps)
+
         for conversation in conversations:
             user_id = f"locomo-{conversation.sample_id}"
             started = time.perf_counter()
-            turn_map = ingest(services, clock, conversation, user_id, on_session=lambda: bar.update(1))
+            turn_map = ingest(services, clock, conversation, user_id, on_session=step)
             run.seconds["ingest"] += time.perf_counter() - started
             clock.set(conversation.sessions[-1].occurred_at + ASKED_AFTER)
             started = time.perf_counter()
@@ -252,7 +263,7 @@ def run_locomo(
                     user_id,
                     conversation,
                     turn_map,
-                    on_question=lambda: bar.update(1),
+                    on_question=step,
                     expansion_seeds=expansion_seeds,
                 )
             )

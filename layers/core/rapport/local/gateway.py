@@ -27,7 +27,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from rapport import __version__
 from rapport.api.app import HEALTH_PATH, PUBLIC_PATHS
 from rapport.api.identity import api_key_from_headers
-from rapport.local.static_site import StaticSite
+from rapport.explorer.site import StaticSite
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 
 AsgiScope = MutableMapping[str, Any]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rapport.api.app import create_local_app
 from rapport.composition.services import Services, build_services
+from rapport.explorer.site import StaticSite
 from rapport.local.gateway import LocalGateway
-from rapport.local.static_site import StaticSite
 from rapport.settings import Settings
 
 DEV_KEY_FILE = "dev-api-key"

@@ -1,18 +1,19 @@
-"""The memory explorer's files, answered by the local gateway without a key: the page holds no data of its own and
-calls the API with the key the person types, so nothing here needs one.
+"""The memory explorer's files, answered without a key (by the local gateway, and by the API function in AWS): the
+page holds no data of its own and calls the API with the key the person types, so nothing here needs one.
 
-Only the files shipped in the package's `explorer/` folder are answered, by name: a path that names anything else
+Only the files shipped in the package's `explorer/static/` folder are answered, by name: a path that names anything else
 (another folder, `..`, a hidden file) is a 404, so the static route can never read outside that folder.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 EXPLORER_PREFIX = "/explorer"
-EXPLORER_DIR = Path(__file__).resolve().parent / "explorer"
+EXPLORER_DIR = Path(__file__).resolve().parent / "static"
 
 _MEDIA_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -45,7 +46,7 @@ class StaticSite:
     def serves(self, path: str) -> bool:
         return path == self._prefix or path.startswith(self._prefix + "/")
 
-    def answer(self, method: str, path: str) -> StaticAnswer:
+    def answer(self, method: str, path: str, if_none_match: str | None = None) -> StaticAnswer:
         if method not in ("GET", "HEAD"):
             return _problem(405, "method_not_allowed", f"{method} is not allowed here: the explorer is read with GET")
         if path == self._prefix:
@@ -57,6 +58,8 @@ class StaticSite:
         if file is None:
             return _problem(404, "not_found", f"no explorer file at {path}")
         body = file.read_text(encoding="utf-8")
+        # A strong validator of the content: the browser revalidates each load and gets a bodiless 304 when unchanged.
+        etag = '"' + hashlib.sha256(body.encode("utf-8")).hexdigest()[:32] + '"'
         headers = {
             "content-type": _MEDIA_TYPES[file.suffix],
             "content-security-policy": _CONTENT_SECURITY_POLICY,
@@ -64,7 +67,10 @@ class StaticSite:
             "referrer-policy": "no-referrer",
             # Revalidated on every load: a server upgraded under an open tab must not mix old and new modules.
             "cache-control": "no-cache",
+            "etag": etag,
         }
+        if if_none_match is not None and etag in (tag.strip() for tag in if_none_match.split(",")):
+            return StaticAnswer(304, headers, "")
         return StaticAnswer(200, headers, "" if method == "HEAD" else body)
 
 

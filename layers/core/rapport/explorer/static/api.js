@@ -8,9 +8,16 @@ export class ApiError extends Error {
   }
 }
 
+// Where the page itself is served from, before its `/explorer/` folder: the API of the same server. Locally that is
+// the origin root; in AWS it is the stage (`/prod`), which a path relative to the root would miss.
+export function ownBase(pathname = location.pathname) {
+  const folder = pathname.lastIndexOf("/explorer/");
+  return folder > 0 ? pathname.slice(0, folder) : "";
+}
+
 export class Api {
   constructor(base, key) {
-    this.base = (base || "").replace(/\/+$/, "");
+    this.base = (base || ownBase()).replace(/\/+$/, "");
     this.key = key;
   }
 
@@ -32,7 +39,7 @@ export class Api {
         referrerPolicy: "no-referrer",
       });
     } catch (failure) {
-      throw new ApiError(0, "unreachable", `the API at ${this.base || location.origin} did not answer (${failure.message})`);
+      throw new ApiError(0, "unreachable", `the API at ${new URL(this.base || "/", location.href).href} did not answer (${failure.message})`);
     }
     const text = await response.text();
     let data = null;
