@@ -163,6 +163,13 @@ def test_a_person_is_searched_restored_talked_to_and_erased(browser: WebDriver, 
         browser.find_element(By.CSS_SELECTOR, "#search button[type=submit]").click()
         _one(browser, f'#hits [data-memory="{extracted}"] button').click()
         _wait(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, "#edges [data-edge]")) == len(edges))
+        # Its history: when it was stored, and where it came from (its provenance link), oldest first
+        history = [
+            li.get_attribute("data-history") for li in browser.find_elements(By.CSS_SELECTOR, "#memory-history li")
+        ]
+        assert "stored" in history
+        derived = any(e["relation"] == "DERIVED_FROM" and e["direction"] == "outgoing" for e in edges)
+        assert ("derived" in history) == derived
         neighbour = next(e for e in edges if e["relation"] != "DERIVED_FROM")
         other = neighbour["target_id"] if neighbour["direction"] == "outgoing" else neighbour["source_id"]
         content = http.get(f"/v1/users/alice/memories/{other}", headers=AUTH).json()["content"]

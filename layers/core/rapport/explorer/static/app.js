@@ -231,11 +231,39 @@ async function openMemory(memoryId) {
     el("p", { class: "numbers" }, `strength ${number(memory.strength)} · importance ${number(memory.importance)} · confidence ${number(memory.confidence)}`),
     el("p", { class: "hint" }, provenance(memory), ` · created ${when(memory.created_at)}`),
     memory.in_reply_to ? el("p", { class: "hint" }, `In reply to: ${memory.in_reply_to.content || ""}`) : null,
+    el("h4", {}, "History"),
+    el("ol", { id: "memory-history" }, memoryHistory(memory, listed.associations)),
     el("h4", {}, `Links (${edges.length})`),
     edges.length ? el("ul", { id: "edges" }, edges) : el("p", { class: "hint" }, "No links."),
   );
   $("memory").hidden = false;
   $("memory").scrollIntoView({ block: "start" });
+}
+
+// What happened to a memory, oldest first: when it was stored, each time it was seen again (reinforced), and what
+// invalidated, replaced, consolidated or archived it, from its own fields and its lifecycle links.
+const LIFECYCLE = {
+  REINFORCES: "reinforced by",
+  INVALIDATED_BY: "invalidated by",
+  EVOLVED_INTO: "evolved into",
+  PART_OF: "consolidated into",
+  DERIVED_FROM: "derived from",
+  CONTRADICTS: "contradicted by",
+};
+function memoryHistory(memory, associations) {
+  const entries = [["stored", memory.created_at]];
+  if (memory.occurred_at && memory.occurred_at !== memory.created_at) entries.unshift(["happened", memory.occurred_at]);
+  if (Date.parse(memory.last_reinforced_at) - Date.parse(memory.created_at) > 1000) {
+    entries.push(["last reinforced", memory.last_reinforced_at]);
+  }
+  for (const edge of associations) {
+    const what = LIFECYCLE[edge.relation];
+    if (!what || (edge.relation === "DERIVED_FROM" && edge.direction !== "outgoing")) continue;
+    const other = edge.direction === "outgoing" ? edge.target_id : edge.source_id;
+    entries.push([`${what} ${other}`, edge.timestamp || null]);
+  }
+  if (memory.status !== "active") entries.push([`now ${memory.status}`, memory.updated_at]);
+  return entries.map(([what, at]) => el("li", { "data-history": what.split(" ")[0] }, at ? `${when(at)} — ${what}` : what));
 }
 
 // Each neighbour is named by its content, read in the background; one that cannot be read keeps its id.
