@@ -105,6 +105,12 @@ def resources(template: Template, resource_type: str) -> dict[str, dict[str, Any
     return dict(template.find_resources(resource_type))  # type: ignore[arg-type]
 
 
+def queue(template: Template, prefix: str) -> tuple[str, dict[str, Any]]:
+    """The one SQS queue whose logical id starts with `prefix`."""
+    (found,) = [(i, q) for i, q in resources(template, "AWS::SQS::Queue").items() if i.startswith(prefix)]
+    return found
+
+
 def only(template: Template, resource_type: str) -> tuple[str, dict[str, Any]]:
     found = resources(template, resource_type)
     assert len(found) == 1, f"expected one {resource_type}, found {sorted(found)}"

@@ -4,7 +4,6 @@ workers draining it with partial-batch failures and bounded concurrency, least p
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from aws_cdk.assertions import Template
@@ -14,15 +13,11 @@ from tests.infrastructure.conftest import (
     actions_of,
     function_by_service,
     policy_statements_of,
+    queue,
     resources,
 )
 
 pytestmark = pytest.mark.infrastructure
-
-
-def queue(template: Template, prefix: str) -> tuple[str, dict[str, Any]]:
-    (found,) = [(i, q) for i, q in resources(template, "AWS::SQS::Queue").items() if i.startswith(prefix)]
-    return found
 
 
 def test_each_job_is_scheduled_on_the_producer_daily_weekly_or_nightly(template: Template) -> None:

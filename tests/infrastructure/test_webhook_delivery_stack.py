@@ -3,8 +3,6 @@ both, and the functions whose writes announce events allowed to send to that que
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from aws_cdk.assertions import Template
 
@@ -14,15 +12,11 @@ from tests.infrastructure.conftest import (
     as_list,
     function_by_service,
     policy_statements_of,
+    queue,
     resources,
 )
 
 pytestmark = pytest.mark.infrastructure
-
-
-def queue(template: Template, prefix: str) -> tuple[str, dict[str, Any]]:
-    (found,) = [(i, q) for i, q in resources(template, "AWS::SQS::Queue").items() if i.startswith(prefix)]
-    return found
 
 
 def test_deliveries_go_through_a_queue_with_a_dead_letter_queue_to_the_delivery_function(template: Template) -> None:
