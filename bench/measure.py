@@ -298,7 +298,7 @@ class ServerMemory:
 
 def server_memory(data_dir: Path, user_id: str, memories: int, queries: int) -> ServerMemory | None:
     """RSS of `rapport serve` over a data directory holding `memories` memories, after a few recalls over HTTP."""
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "RAPPORT_DATA_DIR": str(data_dir),
@@ -351,7 +351,7 @@ def _status_kb(status: str, field: str) -> float:
     return float(match.group(1)) if match else float("nan")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     import socket
 
     with socket.socket() as sock:

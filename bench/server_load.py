@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.measure import DIMENSIONS, _free_port, percentile
+from bench.measure import DIMENSIONS, free_port, percentile
 
 CLIENT_COUNTS = (1, 16, 64)
 ROUNDS = 5  # each client's mixed sequences
@@ -73,7 +73,7 @@ def _rows(base: str, clients: int) -> list[LoadRow]:
 
 
 def server_load(data_dir: Path) -> list[LoadRow] | None:
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "RAPPORT_DATA_DIR": str(data_dir),

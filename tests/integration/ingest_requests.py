@@ -6,12 +6,32 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import SecretStr
 from standardwebhooks import Webhook
 
+from rapport.composition.services import Services
 from rapport.ingestion.signatures import signature
+from rapport.ingestion.stored_secrets import ItemStoreTenantSecrets
 
 SLACK_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 WEBHOOK_SECRET = "whsec_9c1b5a0e6f3d4e2a8b7c"
+TENANT = "acme"
+
+
+def with_ingest_secrets(
+    services: Services, *, slack: str | None = SLACK_SECRET, webhook: str = WEBHOOK_SECRET
+) -> Services:
+    """The tenant's signing secrets stored, as `rapport ingest-secret set` stores them."""
+    secrets = ItemStoreTenantSecrets(services.items, services.clock)
+    if slack is not None:
+        secrets.put(TENANT, "slack", SecretStr(slack))
+    secrets.put(TENANT, "webhook", SecretStr(webhook))
+    return services
+
+
+def now(services: Services) -> int:
+    """The services' clock as a platform's Unix timestamp."""
+    return int(services.clock.now().timestamp())
 
 
 def slack_message(

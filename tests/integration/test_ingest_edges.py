@@ -7,7 +7,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from pydantic import SecretStr
 
 from rapport.api.app import create_ingest_lambda_app
 from rapport.clock import FixedClock
@@ -21,29 +20,21 @@ from rapport.ingestion.stored_secrets import ItemStoreTenantSecrets
 from rapport.services.idempotency import IdempotentRequests
 from tests.integration.api_events import FakeLambdaContext, rest_event
 from tests.integration.ingest_requests import (
-    SLACK_SECRET,
-    WEBHOOK_SECRET,
+    TENANT,
+    now,
     slack_headers,
     slack_message,
     webhook_body,
     webhook_headers,
+    with_ingest_secrets,
 )
 
 pytestmark = pytest.mark.integration
 
-TENANT = "acme"
-
 
 @pytest.fixture
 def ingest(services: Services) -> Services:
-    secrets = ItemStoreTenantSecrets(services.items, services.clock)
-    secrets.put(TENANT, "slack", SecretStr(SLACK_SECRET))
-    secrets.put(TENANT, "webhook", SecretStr(WEBHOOK_SECRET))
-    return services
-
-
-def now(services: Services) -> int:
-    return int(services.clock.now().timestamp())
+    return with_ingest_secrets(services)
 
 
 def refusal(call) -> str:  # type: ignore[no-untyped-def]

@@ -21,33 +21,25 @@ from rapport.errors import InvalidInputError, UpstreamError
 from rapport.ingestion.events import INTERACTION_RECEIVED, InteractionReceived, ReceivedMessage
 from rapport.ingestion.service import Outcome
 from rapport.ingestion.signatures import SignatureError
-from rapport.ingestion.stored_secrets import ItemStoreTenantSecrets
 from rapport.ports.event_bus import BusEvent
 from rapport.ports.items import ItemQuery, ItemScope
 from tests.integration.ingest_requests import (
     SLACK_SECRET,
-    WEBHOOK_SECRET,
+    TENANT,
+    now,
     slack_headers,
     slack_message,
     webhook_body,
     webhook_headers,
+    with_ingest_secrets,
 )
 
 pytestmark = pytest.mark.integration
 
-TENANT = "acme"
-
 
 @pytest.fixture
 def ingest(services: Services) -> Services:
-    secrets = ItemStoreTenantSecrets(services.items, services.clock)
-    secrets.put(TENANT, "slack", SecretStr(SLACK_SECRET))
-    secrets.put(TENANT, "webhook", SecretStr(WEBHOOK_SECRET))
-    return services
-
-
-def now(services: Services) -> int:
-    return int(services.clock.now().timestamp())
+    return with_ingest_secrets(services)
 
 
 def interactions(services: Services, user_id: str) -> list[Any]:

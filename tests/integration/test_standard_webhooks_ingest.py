@@ -13,26 +13,23 @@ from rapport.ingestion.service import Outcome
 from rapport.ingestion.signatures import SignatureError
 from rapport.ingestion.stored_secrets import ItemStoreTenantSecrets
 from tests.integration.ingest_requests import (
+    TENANT,
     WEBHOOK_SECRET,
+    now,
     standard_webhook_headers,
     webhook_body,
     webhook_headers,
+    with_ingest_secrets,
 )
 
 pytestmark = pytest.mark.integration
 
-TENANT = "acme"
 STANDARD_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 
 @pytest.fixture
 def ingest(services: Services) -> Services:
-    ItemStoreTenantSecrets(services.items, services.clock).put(TENANT, "webhook", SecretStr(STANDARD_SECRET))
-    return services
-
-
-def now(services: Services) -> int:
-    return int(services.clock.now().timestamp())
+    return with_ingest_secrets(services, slack=None, webhook=STANDARD_SECRET)
 
 
 def refusal(call) -> str:  # type: ignore[no-untyped-def]

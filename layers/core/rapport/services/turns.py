@@ -112,25 +112,16 @@ class TurnService:
             raise ConflictError(f"a reply to turn {turn_id} is being recorded; retry in a few seconds")
         claimed = turn.model_copy(update={"status": TurnStatus.RECORDING, "reply": reply, "claimed_at": now})
         claim = self._put(scope, claimed, expected_version=item.version)
-        # A claim that expired may have recorded the interaction and died before it could close the turn.
-        earlier = self._interaction_if_recorded(scope, turn) if turn.status is TurnStatus.RECORDING else None
-        if earlier is not None:
-            recorded, replayed = _recorded(earlier), True
-        else:
-            try:
-                recorded, replayed = self._record(scope, claimed, wait=wait), False
-            except BaseException:
-                self._put(scope, turn, expected_version=claim.version)  # nothing was stored: it awaits a reply
-                raise
+        # A claim that expired may have recorded the interaction and died before it could close the turn: recording
+        # under the turn's id then answers that interaction as a replay, writing nothing again.
+        try:
+            recorded = self._record(scope, claimed, wait=wait)
+        except BaseException:
+            self._put(scope, turn, expected_version=claim.version)  # nothing was stored: it awaits a reply
+            raise
         done = claimed.model_copy(update={"status": TurnStatus.RECORDED})
         self._put(scope, done, expected_version=claim.version)
-        return TurnReply(turn=done, recorded=recorded, replayed=replayed)
-
-    def _interaction_if_recorded(self, scope: Scope, turn: Turn) -> Interaction | None:
-        try:
-            return self._interactions.get(scope, turn.id)
-        except NotFoundError:
-            return None
+        return TurnReply(turn=done, recorded=recorded, replayed=recorded.replayed)
 
     def _record(self, scope: Scope, turn: Turn, *, wait: bool) -> RecordedInteraction:
         messages = [Message(role=MessageRole.USER, content=turn.message)]
