@@ -297,7 +297,8 @@ def markdown(counts: OperationCounts, governance: GovernanceWrites | None = None
     out += [
         "",
         "Measured requests per call (steady state; DynamoDB under moto, the embedded index standing in for "
-        "OpenSearch, the rule-based model standing in for OpenAI):",
+        "OpenSearch, the rule-based model standing in for OpenAI; a write's figure includes its audit event, one "
+        "PutItem):",
         "",
         "| call | DynamoDB requests (before) | requests |",
         "|---|---:|---|",

@@ -2,7 +2,8 @@
 rules added one by one.
 
 Runs without the extraction pipeline (episodes only), so each row takes a minute or two; the main evaluation
-(`make eval`) runs the whole product. `python -m bench.locomo_ablation --data PATH --out FILE`."""
+(`make eval`) runs the whole product. Every row is reported for the tuning set, the check set and all together.
+`python -m bench.locomo_ablation --data PATH --out FILE`."""
 
 from __future__ import annotations
 
@@ -10,17 +11,18 @@ import argparse
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rapport.adapters.local.minilm import MiniLmEmbedder
 from rapport.domain import rendering, text
+from rapport.evaluation.embedding_cache import cached_minilm, default_cache_path
 from rapport.evaluation.locomo import load_locomo
 from rapport.evaluation.locomo_run import run_locomo
 from rapport.evaluation.metrics import summarise_by_category
+from rapport.evaluation.splits import ALL, SET_LABELS, TUNING_IDS, parse_ids, summarise_sets
 from rapport.services import embedding
 from rapport.settings import PipelineMode, RecallContextWeights, RecallWeights, Settings
 
@@ -65,28 +67,6 @@ STEPS = (
 )  # fmt: skip
 
 
-class CachingEmbedder:
-    """MiniLM with a text → vector cache: the rows share most texts, so each is embedded once."""
-
-    def __init__(self) -> None:
-        self._inner = MiniLmEmbedder()
-        self._cache: dict[str, list[float]] = {}
-
-    @property
-    def dimensions(self) -> int:
-        return self._inner.dimensions
-
-    @property
-    def name(self) -> str:
-        return self._inner.name
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if missing:
-            self._cache.update(zip(missing, self._inner.embed(missing), strict=True))
-        return [self._cache[t] for t in texts]
-
-
 @contextmanager
 def _mechanisms(step: Step) -> Iterator[None]:
     """Swap the stemmer and the embedding rendering back to the foundation's for the rows that lack them."""
@@ -101,44 +81,82 @@ def _mechanisms(step: Step) -> Iterator[None]:
         text._stem, embedding.embedding_text = saved_stem, saved_render
 
 
-def run(data: Path, log: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    data: Path,
+    log: Callable[[str], None] = print,
+    *,
+    tuning_ids: Sequence[str] = TUNING_IDS,
+    embedding_cache: Path | None = None,
+) -> dict[str, Any]:
+    """`embedding_cache`: the file of vectors kept across runs (None: this run's memory alone); every row reads
+    the same turns and questions, so after the first row the model is hardly asked again."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     conversations, _ = load_locomo(data)
-    embedder = CachingEmbedder()
+    embedder = cached_minilm(embedding_cache)
     rows = []
-    for step in STEPS:
-        settings = Settings(
-            pipeline=PipelineMode.OFF,
-            recall_context=RecallContextWeights().model_copy(update=step.context),
-            weights=RecallWeights().model_copy(update=step.weights),
-        ).model_copy(update=step.settings)
-        with _mechanisms(step):
-            result = run_locomo(conversations, embedder, settings=settings, baselines=False, progress=False)
-        overall, by_category = summarise_by_category(result.product)
-        rows.append({"label": step.label, "overall": overall, "by_category": by_category})
-        log(f"{overall['recall@5']:.3f} / {overall['recall@10']:.3f}  {step.label}")
-    return {"pipeline": "off (episodes only)", "rows": rows}
+    try:
+        for step in STEPS:
+            settings = Settings(
+                pipeline=PipelineMode.OFF,
+                recall_context=RecallContextWeights().model_copy(update=step.context),
+                weights=RecallWeights().model_copy(update=step.weights),
+            ).model_copy(update=step.settings)
+            with _mechanisms(step):
+                result = run_locomo(conversations, embedder, settings=settings, baselines=False, progress=False)
+            overall, by_category = summarise_by_category(result.product)
+            sets = summarise_sets(result.product_by_conversation, tuning_ids)
+            rows.append({"label": step.label, "overall": overall, "by_category": by_category, "sets": sets})
+            by_set = "  ".join(
+                f"{n} {s['overall']['recall@5']:.3f} / {s['overall']['recall@10']:.3f}" for n, s in sets.items()
+            )
+            log(f"{overall['recall@5']:.3f} / {overall['recall@10']:.3f}  ({by_set})  {step.label}")
+    finally:
+        embedder.close()
+    return {"pipeline": "off (episodes only)", "tuning_ids": list(tuning_ids), "rows": rows}
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = [
-        "| change (cumulative) | R@5 | R@10 | multi-hop | temporal | open-domain | single-hop |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+    """One table per set (tuning, check), then all conversations together; a result without sets, the last."""
+    first = result["rows"][0] if result["rows"] else {}
+    blocks: list[tuple[str, str | None]] = [
+        (f"{SET_LABELS[name]} ({', '.join(found['conversations'])})", name)
+        for name, found in first.get("sets", {}).items()
     ]
-    for row in result["rows"]:
-        o, c = row["overall"], row["by_category"]
-        cells = " | ".join(f"{c[k]['recall@5']:.2f} / {c[k]['recall@10']:.2f}" for k in ("1", "2", "3", "4"))
-        label = re.sub(r"\|", "/", row["label"])
-        lines.append(f"| {label} | {o['recall@5']:.3f} | {o['recall@10']:.3f} | {cells} |")
-    return "\n".join(lines)
+    blocks.append((SET_LABELS[ALL], None))
+    lines: list[str] = []
+    for title, name in blocks:
+        if len(blocks) > 1:
+            lines += [f"**{title}**", ""]
+        lines += [
+            "| change (cumulative) | R@5 | R@10 | multi-hop | temporal | open-domain | single-hop |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for row in result["rows"]:
+            figures = row if name is None else row["sets"][name]
+            o, c = figures["overall"], figures["by_category"]
+            cells = " | ".join(
+                f"{c[k]['recall@5']:.2f} / {c[k]['recall@10']:.2f}" if k in c else "–" for k in ("1", "2", "3", "4")
+            )
+            label = re.sub(r"\|", "/", row["label"])
+            lines.append(f"| {label} | {o['recall@5']:.3f} | {o['recall@10']:.3f} | {cells} |")
+        lines.append("")
+    return "\n".join(lines).rstrip()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--tuning-ids",
+        default=",".join(TUNING_IDS),
+        help="sample ids of the tuning set, comma-separated; every other conversation is in the check set",
+    )
+    parser.add_argument("--embedding-cache", type=Path, default=default_cache_path(), help="the file of vectors")
+    parser.add_argument("--no-embedding-cache", action="store_true", help="keep no vectors on disk")
     args = parser.parse_args()
-    result = run(args.data)
+    cache = None if args.no_embedding_cache else args.embedding_cache
+    result = run(args.data, tuning_ids=parse_ids(args.tuning_ids), embedding_cache=cache)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(markdown(result))

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
@@ -188,15 +187,24 @@ class IngestRow:
     interactions: int
 
 
-def ingestion(work: Path, embedders: Sequence[tuple[str, Embedder]], count: int, runs: int) -> list[IngestRow]:
+def ingestion(
+    work: Path,
+    embedders: Sequence[tuple[str, Embedder]],
+    count: int,
+    runs: int,
+    overrides: dict[str, dict[str, object]] | None = None,
+) -> list[IngestRow]:
     """Interactions per second through `InteractionService.record` with the local pipeline (rule-based, in process):
-    history, two episodes, extraction, filter, store, edges, one user per run."""
+    history, two episodes, extraction, filter, store, edges, one user per run. `overrides`: settings per row name
+    (the MiniLM row with the semantic layer off, say)."""
     rows = []
     text = SyntheticText(seed=5)
     for name, embedder in embedders:
         rates = []
+        extra = (overrides or {}).get(name, {})
         for run in range(runs):
-            with local_services(work / f"ingest-{name}-{run}", embedder, pipeline=PipelineMode.LOCAL) as services:
+            folder = work / f"ingest-{name.replace(' ', '-').replace(',', '')}-{run}"
+            with local_services(folder, embedder, pipeline=PipelineMode.LOCAL, **extra) as services:
                 payloads = [
                     NewInteraction(
                         messages=[
@@ -270,22 +278,23 @@ def function_sizes() -> dict[str, int]:
 
 
 def layer_size(work: Path, log: Callable[[str], None]) -> tuple[str, int | None, int]:
-    """The Lambda layer: the bundled asset when `cdk.out` has one, else the core dependencies installed for
-    manylinux2014_aarch64 / Python 3.12 (what the layer build bundles) plus the `rapport` package itself."""
-    package = folder_bytes(ROOT / "layers" / "core" / "rapport")
-    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    target = work / "layer-deps"
-    command = [
-        sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-        "--target", str(target), "--platform", "manylinux2014_aarch64", "--implementation", "cp",
-        "--python-version", "3.12", "--only-binary=:all:", *dependencies,
-    ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        log(f"  pip could not assemble the layer's dependencies: {result.stderr.strip()[-300:]}")
-        return "core dependencies (pip install failed; see log)", None, package
-    label = "core dependencies for manylinux2014_aarch64, Python 3.12 (pip install --target)"
-    return label, folder_bytes(target), package
+    """The Lambda layer as `cdk synth` bundles it: the lock's wheels for manylinux aarch64 / CPython 3.12 installed
+    from the wheelhouse (filled once from PyPI), plus the `rapport` package itself."""
+    from infra.constructs.core_layer import LOCK_FILE, PACKAGE_DIR, LockedLayerBundling, default_wheelhouse, locked_pins
+
+    package = folder_bytes(PACKAGE_DIR)
+    bundling = LockedLayerBundling(lock_file=LOCK_FILE, package_dir=PACKAGE_DIR, wheelhouse=default_wheelhouse())
+    target = work / "layer"
+    try:
+        bundling.try_bundle(str(target), None)  # type: ignore[arg-type]  # the options are not read
+    except RuntimeError as exc:
+        log(f"  the layer did not build: {str(exc)[-300:]}")
+        return "the locked layer (build failed; see log)", None, package
+    label = (
+        f"the layer as `cdk synth` builds it from layers/core/requirements.lock ({len(locked_pins())} pinned "
+        "distributions for manylinux aarch64, Python 3.12, no gRPC or protobuf) with the package"
+    )
+    return label, folder_bytes(target / "python"), package
 
 
 @dataclass(frozen=True)

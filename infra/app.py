@@ -13,8 +13,8 @@ if sys.path and Path(sys.path[0]).resolve() == PROJECT_ROOT / "infra":
     sys.path[0] = str(PROJECT_ROOT)
 
 import aws_cdk as cdk  # noqa: E402
-from cdk_nag import AwsSolutionsChecks  # noqa: E402
 
+from infra.nag import add_nag_packs  # noqa: E402
 from infra.stack import RapportStack  # noqa: E402
 
 
@@ -30,7 +30,7 @@ def main() -> None:
     )
     cdk.Tags.of(app).add("project", "rapport")
     # An unacknowledged finding fails the synth; every acknowledgement in infra/ carries its reason.
-    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    add_nag_packs(app)
     app.synth()
 
 

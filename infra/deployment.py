@@ -27,6 +27,8 @@ class Profile:
     opensearch_data_nodes: int
     opensearch_master_nodes: int
     opensearch_master_instance_type: str = "m7g.large.search"
+    # X-Ray on the functions, the state machine and the API stage: where traces are read, and paid for per trace.
+    tracing: bool = True
 
 
 PROFILES: dict[Environment, Profile] = {
@@ -37,6 +39,7 @@ PROFILES: dict[Environment, Profile] = {
         opensearch_instance_type="t3.small.search",
         opensearch_data_nodes=1,
         opensearch_master_nodes=0,
+        tracing=False,
     ),
     # Production's instance type over two zones, without the masters: rehearses deploys at a third of the cost.
     Environment.STAGING: Profile(
@@ -55,11 +58,6 @@ PROFILES: dict[Environment, Profile] = {
         opensearch_master_nodes=3,
     ),
 }
-
-
-class VectorIndexKind(StrEnum):
-    DOMAIN = "opensearch"  # an OpenSearch Service domain (default)
-    SERVERLESS = "opensearch-serverless"  # an OpenSearch Serverless vector-search collection
 
 
 def _as_bool(name: str, value: Any) -> bool:
@@ -111,8 +109,7 @@ class DeploymentSettings:
     throttle_burst_limit: int = 200
     cors_origins: tuple[str, ...] = ()
     api_gateway_cloudwatch_role: bool = True
-    # vector index
-    vector_backend: VectorIndexKind = VectorIndexKind.DOMAIN
+    # vector index: an OpenSearch Service domain
     embedding_dimensions: int = 1536
     opensearch_instance_type: str = "r7g.large.search"
     opensearch_data_nodes: int = 3
@@ -123,13 +120,13 @@ class DeploymentSettings:
     opensearch_standby: bool = False
     opensearch_volume_gib: int = 20
     opensearch_operator_role_arns: tuple[str, ...] = ()
-    serverless_standby_replicas: bool = True
     # secrets, edge protection, capacity, alarms
     openai_api_key_secret_arn: str = ""
     waf_enabled: bool = True
     tenant_rate_limit: int = 3000  # per 5 minutes: per API key (WAF), per ingest tenant once its signature verifies
     ip_rate_limit: int = 6000  # requests per client IP per 5 minutes
     reserved_concurrency: bool = True
+    tracing: bool = True
     alarm_email: str = ""
     # where the alarms' descriptions point: docs/operations.md in the repository the team reads
     runbook_url: str = "docs/operations.md"
@@ -157,6 +154,14 @@ class DeploymentSettings:
         )
         if master_nodes not in (0, 3, 5):
             raise ValueError(f"context opensearchMasterNodes={master_nodes} must be 0, 3 or 5 (a quorum)")
+        backend = str(get("vectorBackend", "opensearch")).strip()
+        if backend != "opensearch":
+            # Refused, not ignored: a deploy asking for another engine must not get a domain it did not expect.
+            raise ValueError(
+                f"context vectorBackend={backend!r}: the index runs on an OpenSearch Service domain only "
+                "('opensearch'); a Serverless vector collection assigns its own document ids, which the index's "
+                "upserts, deletes and reads by id rely on (docs/deploy.md)"
+            )
         return cls(
             environment=environment,
             retain_data=_as_bool("retainData", get("retainData", profile.retain_data)),
@@ -167,7 +172,6 @@ class DeploymentSettings:
             api_gateway_cloudwatch_role=_as_bool(
                 "apiGatewayCloudWatchRole", get("apiGatewayCloudWatchRole", d.api_gateway_cloudwatch_role)
             ),
-            vector_backend=VectorIndexKind(str(get("vectorBackend", d.vector_backend))),
             embedding_dimensions=_as_int(
                 "embeddingDimensions", get("embeddingDimensions", d.embedding_dimensions), 16, 3072
             ),
@@ -184,9 +188,6 @@ class DeploymentSettings:
                 "opensearchVolumeGiB", get("opensearchVolumeGiB", d.opensearch_volume_gib), 10, 16_384
             ),
             opensearch_operator_role_arns=_as_list(get("opensearchOperatorRoleArns", d.opensearch_operator_role_arns)),
-            serverless_standby_replicas=_as_bool(
-                "serverlessStandbyReplicas", get("serverlessStandbyReplicas", d.serverless_standby_replicas)
-            ),
             openai_api_key_secret_arn=str(get("openaiApiKeySecretArn", d.openai_api_key_secret_arn)).strip(),
             waf_enabled=_as_bool("wafEnabled", get("wafEnabled", d.waf_enabled)),
             # WAF's rate-based rules accept 10 to 2 billion requests per evaluation window.
@@ -197,6 +198,7 @@ class DeploymentSettings:
             reserved_concurrency=_as_bool(
                 "reservedConcurrency", get("reservedConcurrency", profile.reserved_concurrency)
             ),
+            tracing=_as_bool("tracing", get("tracing", profile.tracing)),
             alarm_email=str(get("alarmEmail", d.alarm_email)).strip(),
             runbook_url=str(get("runbookUrl", d.runbook_url)).strip() or d.runbook_url,
             api_domain_name=str(get("apiDomainName", d.api_domain_name)).strip().lower().rstrip("."),

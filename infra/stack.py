@@ -21,9 +21,11 @@ from infra.constructs.governance import GovernanceJobs
 from infra.constructs.index_sync import IndexSync
 from infra.constructs.ingestion import Ingestion
 from infra.constructs.monitoring import Monitoring
+from infra.constructs.person_keys import PersonKeys
 from infra.constructs.pipeline import IngestionPipeline
 from infra.constructs.schedules import Schedules
 from infra.constructs.table import MemoryTable
+from infra.constructs.tenant_access import TenantAccess
 from infra.constructs.vector_index import VectorIndex
 from infra.constructs.webhook_delivery import WebhookDelivery
 from infra.deployment import DeploymentSettings
@@ -66,6 +68,14 @@ class RapportStack(cdk.Stack):
             table=self.memory_table.table,
             log_removal_policy=log_removal_policy,
         )
+        # What a function acting for one tenant signs as: that tenant's partitions and index alias only.
+        self.tenant_access = TenantAccess(
+            self, "TenantAccess", table=self.memory_table.table, table_key=self.memory_table.key
+        )
+        self.vector_index.admit_tenant_sessions(self.tenant_access)
+        # Each end user's data key, apart from the table and its backups: an erasure destroys it.
+        self.person_keys = PersonKeys(self, "PersonKeys", retain_data=settings.retain_data)
+        self.person_keys.admit_tenant_role(self.tenant_access.role)
         # What a function that embeds and searches needs: the index, the OpenAI embedder, the key's ARN (never the
         # key: the function reads it from Secrets Manager at cold start).
         self.ingestion = Ingestion(self, "Ingestion", retain_data=settings.retain_data)
@@ -76,6 +86,7 @@ class RapportStack(cdk.Stack):
             # Writers of memories announce them on the bus; the enrichment function links them (docs/graph.md).
             "RAPPORT_GRAPH_ENRICHMENT": "event",
             "RAPPORT_EVENT_BUS_NAME": self.ingestion.bus.event_bus_name,
+            **self.person_keys.environment(),
         }
 
         # --- functions ---------------------------------------------------------------------------------------------
@@ -86,7 +97,7 @@ class RapportStack(cdk.Stack):
             description="Rapport REST API",
             memory_size=1024,  # CPU scales with memory: the import-heavy cold start is what this buys down
             timeout=API_TIMEOUT,
-            table_access="write",
+            table_access="tenant",
             searches=True,
         )
         if settings.cors_origins:
@@ -98,7 +109,7 @@ class RapportStack(cdk.Stack):
             service_name="rapport-authorizer",
             description="Rapport API-key authorizer: maps a key to its tenant",
             timeout=AUTHORIZER_TIMEOUT,
-            table_access="read",  # it only looks keys up: it can never change a tenant's data
+            table_access="keys",  # it only looks keys up by hash: it can read no item of any tenant's
         )
         self.webhooks_function = self._function(
             "WebhooksFunction",
@@ -107,6 +118,7 @@ class RapportStack(cdk.Stack):
             description="Rapport signed ingest routes (Slack, webhook): verify, deduplicate, publish",
             timeout=cdk.Duration.seconds(10),
             table_access="write",  # idempotency claims only; it holds no index or model access
+            person_keys=False,  # and no end user's content
             reserved_concurrency=WEBHOOKS_CONCURRENCY,
             environment={
                 "RAPPORT_EVENT_BUS_NAME": self.ingestion.bus.event_bus_name,
@@ -124,7 +136,7 @@ class RapportStack(cdk.Stack):
             description="Rapport ingestion consumer: records each Interaction Received event once",
             memory_size=1024,
             timeout=cdk.Duration.minutes(1),
-            table_access="write",
+            table_access="tenant",
             searches=True,
             reserved_concurrency=INGEST_CONCURRENCY,
             on_failure=destinations.SqsDestination(self.ingestion.dead_letter_queue),
@@ -177,6 +189,7 @@ class RapportStack(cdk.Stack):
             ingest_handler=self.webhooks_function.function,
             firewall=settings.waf_enabled,
             stage_name=settings.environment.value,
+            tracing=settings.tracing,
             custom_domain=(
                 CustomDomain(
                     domain_name=settings.api_domain_name,
@@ -208,6 +221,8 @@ class RapportStack(cdk.Stack):
             environment=self.service_environment,
             writers=[self.api_function, self.ingest_function],
             openai_api_key_secret_arn=self.openai_key.secret_arn,
+            tenant_access=self.tenant_access,
+            tracing=settings.tracing,
         )
         self._connect_pipeline()
 
@@ -272,24 +287,37 @@ class RapportStack(cdk.Stack):
         *,
         table_access: str | None = None,
         searches: bool = False,
+        person_keys: bool = True,
         reserved_concurrency: int = 0,
         **options: Any,
     ) -> RapportFunction:
-        """A RapportFunction with the stack's layer and table, and the access it declares: `table_access` read or
-        write, `searches` (vector index and OpenAI key), reserved concurrency unless turned off."""
+        """A RapportFunction with the stack's layer and table, and the access it declares: `table_access` read,
+        write, `tenant` (the tenant access role only: it acts for one tenant per request or event) or `keys` (the
+        API-key lookup), `searches` (vector index and OpenAI key), reserved concurrency unless turned off."""
         function = RapportFunction(
             self,
             construct_id,
             core_layer=self.core_layer.layer_version,
             table=self.memory_table.table,
             log_removal_policy=self.log_removal_policy,
+            tracing=self.settings.tracing,
             reserved_concurrency=reserved_concurrency if self.settings.reserved_concurrency else None,
             **options,
         )
-        if table_access is not None:
+        if table_access == "tenant":
+            self.tenant_access.admit(function)
+        elif table_access == "keys":
+            function.grant_api_key_lookup(self.memory_table.table)
+        elif table_access is not None:
             function.grant_table_access(self.memory_table.table, read_only=table_access == "read")
+        if person_keys and table_access in ("tenant", "read", "write"):
+            # Whatever reads or writes an end user's items seals and opens their content with their key: the
+            # tenant's session does (its role is admitted above), a function off the request path with its own.
+            function.add_environment(self.person_keys.environment())
+            if table_access != "tenant":
+                self.person_keys.grant(function, make=table_access == "write")
         if searches:
-            self.vector_index.grant_access(function)
+            self.vector_index.grant_access(function, tenant_reads=table_access == "tenant")
             function.add_environment(self.service_environment)
             # One OpenAI call, retries and throttling waits included, ends before the function does.
             timeout = options.get("timeout") or cdk.Duration.seconds(10)
@@ -367,7 +395,7 @@ class RapportStack(cdk.Stack):
         # index's address with the shared environment (wiring opens it lazily) but no access to it.
         store_step: RapportFunction | None = getattr(self.pipeline, "functions", {}).get("store")
         if store_step is not None:
-            self.vector_index.grant_access(store_step)
+            self.vector_index.grant_access(store_step, tenant_reads=True)
             self.ingestion.grant_put(store_step.function)  # it announces the memories it stores
 
     def _outputs(self) -> None:

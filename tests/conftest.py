@@ -12,8 +12,9 @@ from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
 from rapport.adapters.local.hashing_embedder import HashingEmbedder
 from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.clock import FixedClock
+from rapport.composition.adapters import person_keyring
 from rapport.composition.services import Services, build_services
-from rapport.settings import EmbedderKind, Settings
+from rapport.settings import EmbedderKind, EnrichmentMode, GraphSettings, Settings
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
@@ -35,14 +36,22 @@ def clock() -> FixedClock:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", embedder=EmbedderKind.HASHING, hashing_dimensions=1024)
+    # Enrichment inline, so a test reads the links of what it just stored; tests of the background worker (the
+    # local server's default) ask for it and wait with `services.graph.flush()`.
+    return Settings(
+        data_dir=tmp_path / "data",
+        embedder=EmbedderKind.HASHING,
+        hashing_dimensions=1024,
+        graph=GraphSettings(enrichment=EnrichmentMode.INLINE),
+    )
 
 
 @pytest.fixture
 def services(settings: Settings, clock: FixedClock) -> Iterator[Services]:
     """The local stack (SQLite + embedded index) with the hashing embedder: fast, deterministic, offline."""
     embedder = HashingEmbedder(settings.hashing_dimensions)
-    store = SqliteMemoryStore(settings.sqlite_path)
+    # Sealed with the person keys as the local server's store is, so a CLI run over the same data directory reads it.
+    store = SqliteMemoryStore(settings.sqlite_path, keyring=person_keyring(settings))
     index = EmbeddedVectorIndex(settings.embedded_index_path, embedder.dimensions)
     built = build_services(settings, clock=clock, store=store, index=index, embedder=embedder)
     yield built

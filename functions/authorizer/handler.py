@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.data_classes import event_source
 from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event import (
@@ -13,8 +13,10 @@ from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event i
 )
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.api.identity import bearer_key_from_headers
+from rapport.adapters.aws.xray import lambda_tracer
+from rapport.api.identity import SCOPES_CONTEXT, bearer_key_from_headers
 from rapport.composition.functions import authenticator
+from rapport.domain.access import scopes_text
 from rapport.services.auth import hash_key
 
 SERVICE = "rapport-authorizer"
@@ -22,7 +24,7 @@ SERVICE = "rapport-authorizer"
 PRINCIPAL_HASH_CHARS = 12
 
 logger = Logger(service=SERVICE)
-tracer = Tracer(service=SERVICE)
+tracer = lambda_tracer(SERVICE)
 metrics = Metrics(namespace="Rapport", service=SERVICE)
 
 
@@ -32,12 +34,13 @@ metrics = Metrics(namespace="Rapport", service=SERVICE)
 @event_source(data_class=APIGatewayAuthorizerRequestEvent)
 def handler(event: APIGatewayAuthorizerRequestEvent, context: LambdaContext) -> dict[str, Any]:
     api_key = bearer_key_from_headers(event.get("headers") or {})
-    tenant_id = authenticator().tenant_for_key(api_key) if api_key else None
-    if api_key is None or tenant_id is None:
+    record = authenticator().identify(api_key) if api_key else None
+    if api_key is None or record is None:
         metrics.add_metric(name="ApiKeyRejected", unit=MetricUnit.Count, value=1)
         # This exact message is what makes API Gateway answer 401 rather than 500.
         raise Exception("Unauthorized")
 
+    tenant_id = record.tenant_id
     principal_id = hash_key(api_key)[:PRINCIPAL_HASH_CHARS]
     logger.append_keys(tenant_id=tenant_id, principal_id=principal_id)
     arn = event.parsed_arn
@@ -48,7 +51,8 @@ def handler(event: APIGatewayAuthorizerRequestEvent, context: LambdaContext) -> 
         aws_account_id=arn.aws_account_id,
         api_id=arn.api_id,
         stage=arn.stage,
-        context={"tenant_id": tenant_id},
+        # The scopes ride in the cached result too: a key's change of scopes, like its revocation, shows within the TTL.
+        context={"tenant_id": tenant_id, SCOPES_CONTEXT: scopes_text(record.scopes)},
         partition=arn.partition,
     )
     policy.allow_all_routes()

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from rapport.adapters.aws.xray import lambda_tracer
 from rapport.composition.functions import enricher
 from rapport.graph.enrichment import EnrichmentRequest
 
 SERVICE = "rapport-enrichment"
 
 logger = Logger(service=SERVICE)
-tracer = Tracer(service=SERVICE)
+tracer = lambda_tracer(SERVICE)
 metrics = Metrics(namespace="Rapport", service=SERVICE)
 
 

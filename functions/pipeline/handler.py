@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from rapport.adapters.aws.xray import lambda_tracer
 from rapport.composition.functions import pipeline_steps
 from rapport.domain.filtering import Verdict
 from rapport.ports.pipeline import ExtractionResult, PipelineState
+from rapport.tenancy import acting_for
 
 logger = Logger()
-tracer = Tracer()
+tracer = lambda_tracer()
 metrics = Metrics(namespace="Rapport")
 
 
@@ -27,7 +29,8 @@ metrics = Metrics(namespace="Rapport")
 @metrics.log_metrics
 def record(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     state = _state(event)
-    outcome = pipeline_steps().open_run(state.request())
+    with acting_for(state.tenant_id):
+        outcome = pipeline_steps().open_run(state.request())
     metrics.add_metric(name="RunsRepeated" if outcome.already_done else "RunsStarted", unit=MetricUnit.Count, value=1)
     return outcome.model_dump(mode="json")
 
@@ -36,7 +39,9 @@ def record(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def extract_user(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = pipeline_steps().extract.user(_state(event))
+    state = _state(event)
+    with acting_for(state.tenant_id):
+        result = pipeline_steps().extract.user(state)
     return _extracted(result)
 
 
@@ -44,7 +49,9 @@ def extract_user(event: dict[str, Any], context: LambdaContext) -> dict[str, Any
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def extract_relational(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    result = pipeline_steps().extract.relational(_state(event))
+    state = _state(event)
+    with acting_for(state.tenant_id):
+        result = pipeline_steps().extract.relational(state)
     return _extracted(result)
 
 
@@ -52,7 +59,9 @@ def extract_relational(event: dict[str, Any], context: LambdaContext) -> dict[st
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def constructive_filter(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    outcome = pipeline_steps().constructive_filter(_state(event))
+    state = _state(event)
+    with acting_for(state.tenant_id):
+        outcome = pipeline_steps().constructive_filter(state)
     for verdict in Verdict:
         count = sum(1 for judged in outcome.judged if judged.verdict is verdict)
         metrics.add_metric(name=f"Candidates{verdict.value.capitalize()}", unit=MetricUnit.Count, value=count)
@@ -63,7 +72,9 @@ def constructive_filter(event: dict[str, Any], context: LambdaContext) -> dict[s
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
 def store(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    outcome = pipeline_steps().store(_state(event))
+    state = _state(event)
+    with acting_for(state.tenant_id):
+        outcome = pipeline_steps().store(state)
     metrics.add_metric(name="MemoriesStored", unit=MetricUnit.Count, value=len(outcome.stored))
     metrics.add_metric(name="MemoriesReinforced", unit=MetricUnit.Count, value=len(outcome.reinforced))
     metrics.add_metric(name="MemoriesInvalidated", unit=MetricUnit.Count, value=len(outcome.invalidated))
@@ -71,6 +82,7 @@ def store(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
 
 
 def _state(event: dict[str, Any]) -> PipelineState:
+    """The task's input; each task acts for its tenant (`acting_for`), so the store signs as that tenant."""
     state = PipelineState.model_validate(event)
     logger.append_keys(interaction_id=state.interaction_id)
     return state

@@ -10,29 +10,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.adapters.dynamodb.stream import interaction_recorded
+from rapport.adapters.aws.xray import lambda_tracer
 from rapport.composition.functions import pipeline_starter
 from rapport.ports.pipeline import PipelineStatus
 
 SERVICE = "rapport-pipeline-starter"
 
 logger = Logger(service=SERVICE)
-tracer = Tracer(service=SERVICE)
+tracer = lambda_tracer(SERVICE)
 metrics = Metrics(namespace="Rapport", service=SERVICE)
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
 def record_handler(record: DynamoDBRecord) -> None:
+    # The table's adapter (and boto3 with it) loads with the first record, as the clients it reads with do.
+    from rapport.adapters.dynamodb.stream import interaction_recorded
+
     stream, event_name = record.dynamodb, record.event_name
     if stream is None or event_name is None:
         raise ValueError(f"stream record {record.event_id} has no dynamodb section or event name")
-    request = interaction_recorded(event_name.name, stream.keys or {})
+    request = interaction_recorded(event_name.name, stream.keys or {}, stream.new_image)
     if request is None:
         return
     run = pipeline_starter().start(request)

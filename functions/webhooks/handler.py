@@ -5,12 +5,11 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from rapport.api.app import create_ingest_lambda_app
-from rapport.composition.functions import webhook_ingestion
+from rapport.adapters.aws.xray import lambda_tracer
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.event_handler import APIGatewayRestResolver
@@ -18,13 +17,16 @@ if TYPE_CHECKING:
 SERVICE = "rapport-webhooks"
 
 logger = Logger(service=SERVICE)
-tracer = Tracer(service=SERVICE)
+tracer = lambda_tracer(SERVICE)
 metrics = Metrics(namespace="Rapport", service=SERVICE)
 
 
 @cache
 def _app() -> APIGatewayRestResolver:
     """Built on the first event: the store (for idempotency claims), tenant secrets and the bus, nothing more."""
+    from rapport.api.app import create_ingest_lambda_app
+    from rapport.composition.functions import webhook_ingestion
+
     return create_ingest_lambda_app(webhook_ingestion())
 
 

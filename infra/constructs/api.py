@@ -15,6 +15,7 @@ from aws_cdk import aws_route53 as route53
 from aws_cdk import aws_route53_targets as route53_targets
 from constructs import Construct
 
+from infra.nag import acknowledge_no_dead_letter_queue
 from rapport.api.identity import AUTHORIZATION_HEADER
 
 API_VERSION = "v1"
@@ -91,6 +92,7 @@ class RapportApi(Construct):
         firewall: bool = True,
         stage_name: str = "prod",
         custom_domain: CustomDomain | None = None,
+        tracing: bool,
     ) -> None:
         super().__init__(scope, construct_id)
         self.access_logs = logs.LogGroup(
@@ -117,7 +119,7 @@ class RapportApi(Construct):
             cloud_watch_role_removal_policy=cdk.RemovalPolicy.RETAIN if manage_cloudwatch_role else None,
             deploy_options=apigw.StageOptions(
                 stage_name=stage_name,
-                tracing_enabled=True,
+                tracing_enabled=tracing,
                 access_log_destination=apigw.LogGroupLogDestination(self.access_logs),
                 access_log_format=_access_log_format(),
                 logging_level=apigw.MethodLoggingLevel.ERROR,
@@ -149,6 +151,39 @@ class RapportApi(Construct):
         self._cors_on_gateway_errors(cors_origins)
         self.domain_name = self._custom_domain(custom_domain) if custom_domain else None
         self._acknowledge_findings(manage_cloudwatch_role=manage_cloudwatch_role, firewall=firewall)
+        self._acknowledge_synchronous_handlers(handler, authorizer_handler, ingest_handler, tracing=tracing)
+
+    def _acknowledge_synchronous_handlers(
+        self,
+        handler: lambda_.IFunction,
+        authorizer_handler: lambda_.IFunction,
+        ingest_handler: lambda_.IFunction | None,
+        *,
+        tracing: bool,
+    ) -> None:
+        """API Gateway waits for each of its functions and answers the client with their errors."""
+        for function in (handler, ingest_handler):
+            if function is not None:
+                acknowledge_no_dead_letter_queue(
+                    function,
+                    invoked_by="API Gateway invokes it synchronously (Lambda proxy integration) and answers the "
+                    "client with its error, which the client may retry",
+                )
+        acknowledge_no_dead_letter_queue(
+            authorizer_handler,
+            invoked_by="API Gateway invokes it synchronously as the request authorizer and refuses the request "
+            "(401, 403 or 500) when it fails",
+        )
+        if not tracing:
+            cdk.Validations.of(self.rest_api.deployment_stage).acknowledge(
+                cdk.Acknowledgment(
+                    id="Serverless-APIGWXrayEnabled",
+                    reason=(
+                        "Tracing is off for this stack (the `tracing` context value, off by default in dev only); "
+                        "the stage's JSON access log still records each request with its latency and status."
+                    ),
+                )
+            )
 
     def _cors_on_gateway_errors(self, origins: Sequence[str]) -> None:
         """API Gateway's own answers (401 from the authorizer, 429 throttling, 5xx timeouts) never reach the function,

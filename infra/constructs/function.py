@@ -13,15 +13,26 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from infra.constructs.core_layer import ARCHITECTURE, RUNTIME
+from rapport.adapters.dynamodb.keys import GSI_BY_API_KEY
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS_DIR = PROJECT_ROOT / "functions"
 METRICS_NAMESPACE = "Rapport"
 CODE_EXCLUDES = ["__pycache__", "*.pyc"]
+# What the store sends (docs/data-model.md, "Requests per call"): single items, batches and transactions (a
+# transaction's actions are authorized as these), queries. No Scan.
+READ_ACTIONS = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"]
+WRITE_ACTIONS = [
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
+]
 
 
 class RapportFunction(Construct):
-    """A Lambda from `functions/<entry>/handler.py`: arm64, Python 3.12, JSON logs, X-Ray, the core layer.
+    """A Lambda from `functions/<entry>/handler.py`: arm64, Python 3.12, JSON logs, the core layer, X-Ray if `tracing`.
 
     `handler` names the entry point in that module: functions sharing one module (the pipeline's steps) share one
     asset and differ by entry point and service name.
@@ -29,7 +40,8 @@ class RapportFunction(Construct):
     Its role starts empty apart from writing its own log group (no AWSLambdaBasicExecutionRole, whose
     `logs:*` on every group is broader than needed); callers add what it needs with `grant_*`.
     `reserved_concurrency` caps a function whose runaway would hurt (a flood of events against OpenAI or the
-    table); `on_failure` keeps what an asynchronous invocation could not process after its retries.
+    table); `on_failure` keeps what an asynchronous invocation could not process after its retries. With `tracing`
+    off the function records no trace and `POWERTOOLS_TRACE_DISABLED` keeps the X-Ray SDK out of its cold start.
     """
 
     def __init__(
@@ -44,6 +56,7 @@ class RapportFunction(Construct):
         core_layer: lambda_.ILayerVersion,
         table: dynamodb.ITable,
         log_removal_policy: cdk.RemovalPolicy,
+        tracing: bool,
         memory_size: int = 512,
         timeout: cdk.Duration | None = None,
         environment: Mapping[str, str] | None = None,
@@ -80,7 +93,7 @@ class RapportFunction(Construct):
             role=self.role,
             memory_size=memory_size,
             timeout=timeout or cdk.Duration.seconds(10),
-            tracing=lambda_.Tracing.ACTIVE,
+            tracing=lambda_.Tracing.ACTIVE if tracing else lambda_.Tracing.DISABLED,
             logging_format=lambda_.LoggingFormat.JSON,
             log_group=self.log_group,
             reserved_concurrent_executions=reserved_concurrency or None,
@@ -91,9 +104,11 @@ class RapportFunction(Construct):
                 "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
                 "RAPPORT_STORE": "dynamodb",
                 "RAPPORT_TABLE_NAME": table.table_name,
+                **({} if tracing else {"POWERTOOLS_TRACE_DISABLED": "true"}),
                 **(environment or {}),
             },
         )
+        self._acknowledge_serverless_findings(tracing=tracing, on_failure=on_failure, retry_attempts=retry_attempts)
         cdk.Validations.of(self.role).acknowledge(
             cdk.Acknowledgment(
                 id="AwsSolutions-IAM5[Resource::*]",
@@ -114,16 +129,70 @@ class RapportFunction(Construct):
             )
         )
 
+    def _acknowledge_serverless_findings(
+        self, *, tracing: bool, on_failure: lambda_.IDestination | None, retry_attempts: int | None
+    ) -> None:
+        """What this construct alone knows; how the function is invoked (and so whether a dead-letter queue could
+        ever receive anything) is acknowledged where it is wired to its caller."""
+        acknowledgments = [
+            cdk.Acknowledgment(
+                id="Serverless-LambdaLatestVersion",
+                reason=(
+                    "pinned to 3.12, the version the layer lock is resolved for: requirements.lock and the core "
+                    "layer's wheels are CPython 3.12 builds, so a newer runtime is a deliberate rebuild of both."
+                ),
+            )
+        ]
+        if not tracing:
+            acknowledgments.append(
+                cdk.Acknowledgment(
+                    id="Serverless-LambdaTracing",
+                    reason=(
+                        "Tracing is off for this stack (the `tracing` context value, off by default in dev only): "
+                        "no traces are recorded or billed, and the X-Ray SDK stays out of the cold start."
+                    ),
+                )
+            )
+        if on_failure is not None:
+            retries = 2 if retry_attempts is None else retry_attempts
+            acknowledgments.append(
+                cdk.Acknowledgment(
+                    id="Serverless-LambdaDLQ",
+                    reason=(
+                        f"Invoked asynchronously: what still fails after Lambda's {retries} retries goes to its "
+                        "on-failure destination, which keeps the event with the error; a DeadLetterConfig would be "
+                        "a second, poorer copy of the same failures."
+                    ),
+                )
+            )
+        cdk.Validations.of(self.function).acknowledge(*acknowledgments)
+
+    def grant_api_key_lookup(self, table: dynamodb.Table) -> None:
+        """The authorizer's only access: a query of the API-key index by a key's hash (it runs before any tenant is
+        known, so it cannot act for one), and decryption of what it reads."""
+        self.role.add_to_principal_policy(
+            iam.PolicyStatement(actions=["dynamodb:Query"], resources=[f"{table.table_arn}/index/{GSI_BY_API_KEY}"])
+        )
+        if table.encryption_key is not None:
+            table.encryption_key.grant_decrypt(self.role)
+
     def add_environment(self, environment: Mapping[str, str]) -> None:
         for name, value in environment.items():
             self.function.add_environment(name, value)
 
     def grant_table_access(self, table: dynamodb.Table, *, read_only: bool) -> None:
-        """Read (or read and write) items of `table` and its indexes, and use its KMS key for that."""
-        if read_only:
-            table.grant_read_data(self.function)
-        else:
-            table.grant_read_write_data(self.function)
+        """Read (or read and write) items of `table` and its indexes, and use its KMS key for that. Explicit
+        actions, never `grant_read_data` and the like: those grant `dynamodb:Scan`, which no function needs (the
+        only scan, `rapport reindex`, runs with an operator's credentials)."""
+        actions = READ_ACTIONS if read_only else [*READ_ACTIONS, *WRITE_ACTIONS]
+        self.role.add_to_principal_policy(
+            iam.PolicyStatement(actions=actions, resources=[table.table_arn, f"{table.table_arn}/index/*"])
+        )
+        if table.encryption_key is not None:
+            if read_only:
+                table.encryption_key.grant_decrypt(self.role)
+            else:
+                table.encryption_key.grant_encrypt_decrypt(self.role)
 
         table_resource = table.node.default_child
         if not isinstance(table_resource, cdk.CfnElement):

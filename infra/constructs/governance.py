@@ -5,18 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import aws_cdk as cdk
-from aws_cdk import aws_lambda_event_sources as sources
+from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_scheduler as scheduler
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from infra.constructs.function import RapportFunction
-from infra.constructs.queues import dead_letter_queue
+from infra.constructs.queues import dead_letter_queue, drain
 from infra.constructs.schedules import ScheduledJob
 
 WORKER_TIMEOUT = cdk.Duration.minutes(5)
 # SQS must hide a message for longer than a worker may hold it: AWS advises six times the function's timeout.
 VISIBILITY_TIMEOUT = cdk.Duration.minutes(30)
+PRODUCER_RETRIES = 2  # a run that fails three times is parked; the next schedule runs the job again
 MAX_RECEIVES = 3  # then the user's message is parked in the dead-letter queue; the rest of the run goes on
 BATCH_SIZE = 10
 # Workers in parallel at most: bounds the load one run puts on the table, the index and OpenAI, without reserving
@@ -61,6 +62,10 @@ class GovernanceJobs(Construct):
             description="Rapport governance jobs: starts a scheduled run's fan-out",
             timeout=cdk.Duration.seconds(30),
             environment=environment,
+            # EventBridge Scheduler invokes it asynchronously, and the schedule's DLQ keeps only the invocations it
+            # could not make: a run that started and then failed is parked here, not left to the logs alone.
+            on_failure=destinations.SqsDestination(self.dead_letter_queue),
+            retry_attempts=PRODUCER_RETRIES,
         )
         self.worker = make_function(
             "JobsWorkerFunction",
@@ -75,14 +80,7 @@ class GovernanceJobs(Construct):
         )
         self.queue.grant_send_messages(self.producer.function)
         self.queue.grant_send_messages(self.worker.function)  # each page enqueues its users and the next page
-        self.worker.function.add_event_source(
-            sources.SqsEventSource(
-                self.queue,
-                batch_size=BATCH_SIZE,
-                report_batch_item_failures=True,
-                max_concurrency=WORKER_CONCURRENCY,
-            )
-        )
+        drain(self.worker.function, self.queue, batch_size=BATCH_SIZE, max_concurrency=WORKER_CONCURRENCY)
 
     @property
     def scheduled_jobs(self) -> list[ScheduledJob]:

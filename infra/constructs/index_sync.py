@@ -10,6 +10,7 @@ from constructs import Construct
 
 from infra.constructs.function import RapportFunction
 from infra.constructs.queues import dead_letter_queue
+from infra.nag import acknowledge_no_dead_letter_queue
 
 # Memory items only: edges, interactions, state and claims never reach the function (nor cost an invocation).
 MEMORY_SORT_KEY_PREFIX = "MEM#"
@@ -46,4 +47,11 @@ class IndexSync(Construct):
                     )
                 ],
             )
+        )
+        acknowledge_no_dead_letter_queue(
+            function.function,
+            invoked_by=(
+                "The table's stream invokes it synchronously through its event source mapping; a batch that still "
+                "fails after the mapping's retries has its pointers sent to the mapping's on-failure queue"
+            ),
         )

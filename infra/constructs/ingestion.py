@@ -11,6 +11,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from infra.nag import acknowledge_last_queue
 from rapport.graph.enrichment import ENRICHMENT_SOURCE, MEMORIES_STORED
 
 # The same values as rapport.ingestion.events (copied, not imported): every ingestion source starts with this.
@@ -74,6 +75,16 @@ class Ingestion(Construct):
             cdk.Acknowledgment(
                 id="AwsSolutions-SQS3",
                 reason="This queue is itself the dead-letter destination of the ingestion bus and its consumer.",
+            )
+        )
+        acknowledge_last_queue(self.dead_letter_queue, receives="the ingestion bus, its consumer and the enricher")
+        cdk.Validations.of(self.unroutable_rule).acknowledge(
+            cdk.Acknowledgment(
+                id="Serverless-EventBusDLQ",
+                reason=(
+                    "This rule's one target is the ingestion dead-letter queue itself: a delivery EventBridge "
+                    "cannot make to it would fail into a second queue for the same reason (its policy or its key)."
+                ),
             )
         )
 

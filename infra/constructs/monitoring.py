@@ -100,7 +100,16 @@ class Monitoring(Construct):
         key.grant(iam.ServicePrincipal("cloudwatch.amazonaws.com"), "kms:Decrypt", "kms:GenerateDataKey*")
         self.topic = sns.Topic(self, "AlarmTopic", display_name="Rapport alarms", master_key=key, enforce_ssl=True)
         if alarm_email:
-            self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
+            subscription = self.topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
+            cdk.Validations.of(subscription).acknowledge(
+                cdk.Acknowledgment(
+                    id="Serverless-SNSRedrivePolicy",
+                    reason=(
+                        "Alarm mail: an alarm whose mail SNS cannot deliver stays in ALARM in CloudWatch, and a "
+                        "dead-letter queue of undelivered alarms would alarm through this same topic."
+                    ),
+                )
+            )
         self.alarms: list[cloudwatch.Alarm] = []
         self.dashboard = cloudwatch.Dashboard(self, "Dashboard", default_interval=cdk.Duration.hours(3))
 

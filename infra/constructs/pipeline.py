@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aws_cdk as cdk
 from aws_cdk import aws_dynamodb as dynamodb
@@ -18,8 +19,12 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
+if TYPE_CHECKING:
+    from infra.constructs.tenant_access import TenantAccess
+
 from infra.constructs.function import RapportFunction
 from infra.constructs.queues import dead_letter_queue
+from infra.nag import acknowledge_last_queue, acknowledge_no_dead_letter_queue
 from rapport.adapters.dynamodb.keys import INTERACTION_PREFIX
 from rapport.settings import openai_budget_within
 
@@ -109,7 +114,12 @@ class IngestionPipeline(Construct):
         environment: Mapping[str, str],
         writers: Sequence[RapportFunction] = (),
         openai_api_key_secret_arn: str = "",
+        tenant_access: TenantAccess | None = None,
+        tracing: bool,
     ) -> None:
+        """`tenant_access`: the steps that touch the table act for the run's tenant through it, with no table
+        access of their own (each task's input names its tenant). `tracing`: X-Ray on the state machine and the
+        functions."""
         super().__init__(scope, construct_id)
         self.functions: dict[str, RapportFunction] = {}
         secret = (
@@ -129,6 +139,7 @@ class IngestionPipeline(Construct):
                 core_layer=core_layer,
                 table=table,
                 log_removal_policy=log_removal_policy,
+                tracing=tracing,
                 timeout=cdk.Duration.seconds(step.timeout_seconds),
                 # The steps never start another pipeline, whatever the API's settings say.
                 environment={
@@ -137,7 +148,9 @@ class IngestionPipeline(Construct):
                     "RAPPORT_PIPELINE": "off",
                 },
             )
-            if step.table != TableAccess.NONE:
+            if step.table != TableAccess.NONE and tenant_access is not None:
+                tenant_access.admit(function)
+            elif step.table != TableAccess.NONE:
                 function.grant_table_access(table, read_only=step.table == TableAccess.READ)
             if secret is not None:
                 secret.grant_read(function.function)
@@ -160,7 +173,7 @@ class IngestionPipeline(Construct):
             state_machine_type=sfn.StateMachineType.EXPRESS,
             definition_body=sfn.DefinitionBody.from_chainable(self._definition()),
             timeout=EXECUTION_TIMEOUT,
-            tracing_enabled=True,
+            tracing_enabled=tracing,
             logs=sfn.LogOptions(
                 destination=self.log_group,
                 level=sfn.LogLevel.ALL,
@@ -168,14 +181,19 @@ class IngestionPipeline(Construct):
                 include_execution_data=False,
             ),
         )
-        self.starter = self._starter(core_layer, table, log_removal_policy)
+        self.starter = self._starter(core_layer, table, log_removal_policy, tracing=tracing)
         for writer in writers:
             # The writers only record: the table's stream is their outbox, and the starter takes it from there.
             writer.add_environment({"RAPPORT_PIPELINE": "stream"})
-        self._acknowledge_findings()
+        self._acknowledge_findings(tracing=tracing)
 
     def _starter(
-        self, core_layer: lambda_.ILayerVersion, table: dynamodb.Table, log_removal_policy: cdk.RemovalPolicy
+        self,
+        core_layer: lambda_.ILayerVersion,
+        table: dynamodb.Table,
+        log_removal_policy: cdk.RemovalPolicy,
+        *,
+        tracing: bool,
     ) -> RapportFunction:
         """The stream's consumer that starts an execution per new history item; a failed start (after the SDK's
         retries) is parked in the dead-letter queue, and only a queue that refuses it fails the record, which the
@@ -189,6 +207,7 @@ class IngestionPipeline(Construct):
             core_layer=core_layer,
             table=table,
             log_removal_policy=log_removal_policy,
+            tracing=tracing,
             timeout=cdk.Duration.seconds(STARTER_TIMEOUT_SECONDS),
             environment={
                 "RAPPORT_PIPELINE": "step_functions",
@@ -220,6 +239,13 @@ class IngestionPipeline(Construct):
                     )
                 ],
             )
+        )
+        acknowledge_no_dead_letter_queue(
+            starter.function,
+            invoked_by=(
+                "The table's stream invokes it synchronously through its event source mapping; a batch that still "
+                "fails after the mapping's retries has its pointers sent to the mapping's on-failure queue"
+            ),
         )
         return starter
 
@@ -282,7 +308,7 @@ class IngestionPipeline(Construct):
             state.add_catch(dead_letter, errors=["States.ALL"], result_path="$.failure")
         return record.next(extract).next(constructive_filter).next(store).next(sfn.Succeed(self, "Stored"))
 
-    def _acknowledge_findings(self) -> None:
+    def _acknowledge_findings(self, *, tracing: bool) -> None:
         cdk.Validations.of(self.dead_letter_queue).acknowledge(
             cdk.Acknowledgment(
                 id="AwsSolutions-SQS3",
@@ -290,6 +316,26 @@ class IngestionPipeline(Construct):
                 "queue nobody reads.",
             )
         )
+        acknowledge_last_queue(self.dead_letter_queue, receives="the pipeline's runs (the state machine's catch)")
+        for function in self.functions.values():
+            acknowledge_no_dead_letter_queue(
+                function.function,
+                invoked_by=(
+                    "Step Functions invokes it synchronously (a LambdaInvoke task) and gets its error back: the "
+                    "state machine retries it, then parks the run in the pipeline's dead-letter queue"
+                ),
+            )
+        if not tracing:
+            reason = (
+                "Tracing is off for this stack (the `tracing` context value, off by default in dev only); the "
+                "execution log group still records every state transition."
+            )
+            cdk.Validations.of(self.state_machine).acknowledge(
+                *(
+                    cdk.Acknowledgment(id=rule, reason=reason)
+                    for rule in ("AwsSolutions-SF2", "Serverless-StepFunctionStateMachineXray")
+                )
+            )
         cdk.Validations.of(self.state_machine).acknowledge(
             cdk.Acknowledgment(
                 id="AwsSolutions-IAM5[Resource::*]",

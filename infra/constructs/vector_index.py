@@ -1,12 +1,12 @@
-"""The vector index: an OpenSearch domain or Serverless collection, and the custom resource that creates its k-NN index.
+"""The vector index: an OpenSearch Service domain, and the custom resource that creates its k-NN index.
 
 Never by hand: the index exists because a deployment created it, with the dimensions the deployment names.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import aws_cdk as cdk
 import jsii
@@ -15,27 +15,30 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-from aws_cdk import aws_opensearchserverless as aoss
 from aws_cdk import aws_opensearchservice as opensearch
 from aws_cdk import custom_resources as cr
 from constructs import Construct
 
 from infra.constructs.function import RapportFunction
-from infra.deployment import DeploymentSettings, VectorIndexKind
+from infra.deployment import DeploymentSettings
+from infra.nag import acknowledge_no_dead_letter_queue
 from infra.naming import physical_name
+from rapport.adapters.opensearch.index import TENANT_ALIAS_PREFIX
+
+if TYPE_CHECKING:
+    from infra.constructs.tenant_access import TenantAccess
 
 INDEX_NAME = "rapport-memories"
 ENGINE_VERSION = opensearch.EngineVersion.OPENSEARCH_2_19
 # HTTP verbs the functions use on the index: search and count (GET/POST), index and delete documents (PUT/DELETE),
 # existence checks (HEAD). Nothing else: no `es:ESHttp*` wildcard, no path outside the index.
 INDEX_HTTP_ACTIONS = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost", "es:ESHttpPut", "es:ESHttpDelete"]
-SERVERLESS_PERMISSIONS = [
-    "aoss:CreateIndex",
-    "aoss:DescribeIndex",
-    "aoss:UpdateIndex",
-    "aoss:ReadDocument",
-    "aoss:WriteDocument",
-]
+# A function that reads as its tenant (through the tenant's alias) keeps, on its own role, only the writes of one
+# document by id and the making of a tenant's alias: it cannot search, count or read the index as a whole.
+DOCUMENT_WRITE_ACTIONS = ["es:ESHttpPut", "es:ESHttpDelete"]
+# Multi-document requests naming indexes in their body (`_bulk`, `_mget`, `_msearch`) would slip past IAM's
+# per-path check of an alias; with this off, the index named in the path is the only one a request reaches.
+ADVANCED_OPTIONS = {"rest.action.multi.allow_explicit_index": "false"}
 
 
 @jsii.implements(cdk.IStableListProducer)
@@ -47,30 +50,16 @@ class _ListProducer:
         return self._produce()
 
 
-@jsii.implements(cdk.IStableStringProducer)
-class _StringProducer:
-    def __init__(self, produce: Callable[[], str]) -> None:
-        self._produce = produce
-
-    def produce(self) -> str:
-        return self._produce()
-
-
 def search_domain_name(stack: cdk.Stack) -> str:
     """Domain names: 3-28 characters, lowercase letters, digits and hyphens, starting with a letter."""
     return physical_name(stack, max_length=28)
-
-
-def collection_base_name(stack: cdk.Stack) -> str:
-    """Serverless names: 3-32 characters; the policies' names add up to five (`-data`)."""
-    return physical_name(stack, max_length=32, reserve=len("-data"))
 
 
 class VectorIndex(Construct):
     """Owns the search engine, its encryption key, the index-setup function and the access of every function.
 
     `grant_access(fn)` is the one way a function reaches the index: an IAM statement scoped to the memory index,
-    plus (domain) a fine-grained-access backend role or (Serverless) a principal of the data access policy.
+    plus a fine-grained-access backend role mapped by the index setup.
     """
 
     def __init__(
@@ -84,9 +73,9 @@ class VectorIndex(Construct):
         log_removal_policy: cdk.RemovalPolicy,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.kind = settings.vector_backend
         self.embedding_dimensions = settings.embedding_dimensions
         self._backend_roles: list[str] = list(settings.opensearch_operator_role_arns)
+        self._tenant_roles: list[str] = []
         removal_policy = cdk.RemovalPolicy.RETAIN if settings.retain_data else cdk.RemovalPolicy.DESTROY
         self.key = kms.Key(
             self,
@@ -104,14 +93,11 @@ class VectorIndex(Construct):
             core_layer=core_layer,
             table=table,
             log_removal_policy=log_removal_policy,
+            tracing=settings.tracing,
             timeout=cdk.Duration.minutes(5),
         )
         self.domain: opensearch.Domain | None = None
-        self.collection: aoss.CfnCollection | None = None
-        if self.kind is VectorIndexKind.SERVERLESS:
-            self.endpoint_url, self.service = self._serverless(settings)
-        else:
-            self.endpoint_url, self.service = self._domain(settings, removal_policy, log_removal_policy)
+        self.endpoint_url = self._domain(settings, removal_policy, log_removal_policy)
         self.setup_function.add_environment(self.environment())
         self.grant_access(self.setup_function, manage=True)
         self._index_resource(log_removal_policy)
@@ -120,7 +106,7 @@ class VectorIndex(Construct):
 
     def _domain(
         self, settings: DeploymentSettings, removal_policy: cdk.RemovalPolicy, log_removal_policy: cdk.RemovalPolicy
-    ) -> tuple[str, str]:
+    ) -> str:
         nodes, masters, zones = (
             settings.opensearch_data_nodes,
             settings.opensearch_master_nodes,
@@ -156,6 +142,7 @@ class VectorIndex(Construct):
                 volume_size=settings.opensearch_volume_gib, volume_type=cdk.aws_ec2.EbsDeviceVolumeType.GP3
             ),
             encryption_at_rest=opensearch.EncryptionAtRestOptions(enabled=True, kms_key=self.key),
+            advanced_options=ADVANCED_OPTIONS,
             node_to_node_encryption=True,
             enforce_https=True,
             tls_security_policy=opensearch.TLSSecurityPolicy.TLS_1_2,
@@ -205,74 +192,7 @@ class VectorIndex(Construct):
             ],
         }
         self._acknowledge_domain_findings(settings)
-        return f"https://{self.domain.domain_endpoint}", "es"
-
-    def _serverless(self, settings: DeploymentSettings) -> tuple[str, str]:
-        stack = cdk.Stack.of(self)
-        name = collection_base_name(stack)
-        encryption = aoss.CfnSecurityPolicy(
-            self,
-            "EncryptionPolicy",
-            name=f"{name}-enc",
-            type="encryption",
-            policy=stack.to_json_string(
-                {
-                    "Rules": [{"ResourceType": "collection", "Resource": [f"collection/{name}"]}],
-                    "KmsARN": self.key.key_arn,
-                }
-            ),
-        )
-        # Public endpoint, private data: every request is SigV4-signed and must pass the data access policy below.
-        network = aoss.CfnSecurityPolicy(
-            self,
-            "NetworkPolicy",
-            name=f"{name}-net",
-            type="network",
-            policy=json.dumps(
-                [
-                    {
-                        "Rules": [{"ResourceType": "collection", "Resource": [f"collection/{name}"]}],
-                        "AllowFromPublic": True,
-                    }
-                ]
-            ),
-        )
-        self.collection = aoss.CfnCollection(
-            self,
-            "Collection",
-            name=name,
-            type="VECTORSEARCH",
-            description="Rapport memories: k-NN and BM25 over every tenant's memories",
-            standby_replicas="ENABLED" if settings.serverless_standby_replicas else "DISABLED",
-        )
-        self.collection.add_resource_dependency(encryption)
-        self.collection.add_resource_dependency(network)
-        aoss.CfnAccessPolicy(
-            self,
-            "DataAccessPolicy",
-            name=f"{name}-data",
-            type="data",
-            # Lazy: functions granted after this construct (the pipeline's, the jobs') still land in the policy.
-            policy=cdk.Lazy.string(
-                _StringProducer(
-                    lambda: stack.to_json_string(
-                        [
-                            {
-                                "Rules": [
-                                    {
-                                        "ResourceType": "index",
-                                        "Resource": [f"index/{name}/{INDEX_NAME}*"],
-                                        "Permission": SERVERLESS_PERMISSIONS,
-                                    }
-                                ],
-                                "Principal": self._backend_roles,
-                            }
-                        ]
-                    )
-                )
-            ),
-        )
-        return self.collection.attr_collection_endpoint, "aoss"
+        return f"https://{self.domain.domain_endpoint}"
 
     def _index_resource(self, log_removal_policy: cdk.RemovalPolicy) -> None:
         provider = cr.Provider(
@@ -293,6 +213,7 @@ class VectorIndex(Construct):
                 "IndexName": INDEX_NAME,
                 "Dimensions": self.embedding_dimensions,
                 "BackendRoles": cdk.Lazy.list(_ListProducer(lambda: list(self._backend_roles))),
+                "TenantRoles": cdk.Lazy.list(_ListProducer(lambda: list(self._tenant_roles))),
             },
         )
         # The mapping must not race the setup role's own permissions.
@@ -314,6 +235,39 @@ class VectorIndex(Construct):
                 reason="The provider framework's runtime is chosen and updated by the CDK release, not here.",
             ),
         )
+        self._acknowledge_deploy_time_invocations(provider)
+
+    def _acknowledge_deploy_time_invocations(self, provider: cr.Provider) -> None:
+        """The setup function and the provider's relay run only while CloudFormation deploys, which reports a
+        failure of either as the deploy's own."""
+        acknowledge_no_dead_letter_queue(
+            self.setup_function.function,
+            invoked_by=(
+                "The provider framework invokes it synchronously and reports its error to CloudFormation, which "
+                "fails the deploy with it"
+            ),
+        )
+        relay = provider.node.find_child("framework-onEvent")
+        relay_resource = relay.node.default_child
+        assert isinstance(relay_resource, lambda_.CfnFunction)
+        # Lambda's smallest size, set explicitly: the relay only forwards one event and posts one answer back.
+        relay_resource.memory_size = 128
+        cdk.Validations.of(relay).acknowledge(
+            cdk.Acknowledgment(
+                id="Serverless-LambdaDLQ",
+                reason=(
+                    "CloudFormation invokes this relay once per change of the index resource and waits for its "
+                    "answer: a failure fails or times out the deploy in the stack's events, where it is acted on."
+                ),
+            ),
+            cdk.Acknowledgment(
+                id="Serverless-LambdaTracing",
+                reason=(
+                    "CDK's provider framework relay: its trace would show one invocation of the setup function, "
+                    "whose own logs (and trace, with tracing on) hold the work."
+                ),
+            ),
+        )
 
     # --- access ------------------------------------------------------------------------------------------------
 
@@ -322,26 +276,40 @@ class VectorIndex(Construct):
         return {
             "RAPPORT_VECTOR_BACKEND": "opensearch",
             "RAPPORT_OPENSEARCH_URL": self.endpoint_url,
-            "RAPPORT_OPENSEARCH_SERVICE": self.service,
             "RAPPORT_OPENSEARCH_INDEX": INDEX_NAME,
             "RAPPORT_EMBEDDING_DIMENSIONS": str(self.embedding_dimensions),
         }
 
-    def grant_access(self, function: RapportFunction, *, manage: bool = False) -> None:
-        """Documents of the memory index (and, for the setup function, the security API and index creation)."""
+    def admit_tenant_sessions(self, tenant_access: TenantAccess) -> None:
+        """The tenant access role's sessions read through their tenant's alias, mapped by the index setup."""
+        assert self.domain is not None
+        self._tenant_roles.append(tenant_access.role.role_arn)
+        tenant_access.admit_index_alias(self.domain.domain_arn)
+
+    def grant_access(self, function: RapportFunction, *, manage: bool = False, tenant_reads: bool = False) -> None:
+        """Documents of the memory index (and, for the setup function, the security API and index creation).
+        `tenant_reads`: the function reads as its tenant (`admit_tenant_sessions`); its own role then only writes
+        documents by id and makes tenants' aliases."""
         function.add_environment(self.environment())
         self._backend_roles.append(function.role.role_arn)
-        if self.collection is not None:
-            function.role.add_to_principal_policy(
-                iam.PolicyStatement(actions=["aoss:APIAccessAll"], resources=[self.collection.attr_arn])
-            )
-            return
         assert self.domain is not None
         arn = self.domain.domain_arn
+        if tenant_reads:
+            function.role.add_to_principal_policy(
+                iam.PolicyStatement(
+                    actions=DOCUMENT_WRITE_ACTIONS,
+                    resources=[f"{arn}/{INDEX_NAME}/_doc/*", f"{arn}/{INDEX_NAME}/_alias/{TENANT_ALIAS_PREFIX}*"],
+                )
+            )
+            self._acknowledge_index_paths(function)
+            return
         resources = [f"{arn}/{INDEX_NAME}", f"{arn}/{INDEX_NAME}/*"]
         if manage:
             resources.append(f"{arn}/_plugins/_security/api/*")
         function.role.add_to_principal_policy(iam.PolicyStatement(actions=INDEX_HTTP_ACTIONS, resources=resources))
+        self._acknowledge_index_paths(function)
+
+    def _acknowledge_index_paths(self, function: RapportFunction) -> None:
         cdk.Validations.of(function.role).acknowledge(
             cdk.Acknowledgment(
                 id=f"AwsSolutions-IAM5[Resource::<{self._domain_logical_id()}.Arn>/{INDEX_NAME}/*]",
@@ -350,6 +318,18 @@ class VectorIndex(Construct):
             cdk.Acknowledgment(
                 id=f"AwsSolutions-IAM5[Resource::<{self._domain_logical_id()}.Arn>/_plugins/_security/api/*]",
                 reason="The setup function (the domain's IAM master) maps roles through the security API.",
+            ),
+            cdk.Acknowledgment(
+                id=f"AwsSolutions-IAM5[Resource::<{self._domain_logical_id()}.Arn>/{INDEX_NAME}/_doc/*]",
+                reason="One document by id (index, delete) of the one memory index; no search or read of it.",
+            ),
+            cdk.Acknowledgment(
+                id=(
+                    f"AwsSolutions-IAM5[Resource::<{self._domain_logical_id()}.Arn>/{INDEX_NAME}/_alias/"
+                    f"{TENANT_ALIAS_PREFIX}*]"
+                ),
+                reason="Making a tenant's filtered alias the first time the tenant reads; reading it takes the "
+                "tenant's own session.",
             ),
         )
 

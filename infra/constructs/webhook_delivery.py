@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import aws_cdk as cdk
-from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from infra.constructs.function import RapportFunction
-from infra.constructs.queues import dead_letter_queue
+from infra.constructs.queues import dead_letter_queue, drain
 
 DELIVERY_TIMEOUT = cdk.Duration.seconds(60)  # ten jobs a batch, each bounded by RAPPORT_WEBHOOK_TIMEOUT_SECONDS
 # SQS must hide a message for longer than a worker may hold it: AWS advises six times the function's timeout.
@@ -58,17 +57,11 @@ class WebhookDelivery(Construct):
             description="Rapport outbound webhooks: signs and delivers one event to one endpoint, retries with backoff",
             timeout=DELIVERY_TIMEOUT,
             table_access="write",  # reads the endpoints, writes the delivery log
+            person_keys=False,  # tenant items only: no end user's content
             environment=self.environment,
         )
         self.queue.grant_send_messages(self.function.function)
-        self.function.function.add_event_source(
-            sources.SqsEventSource(
-                self.queue,
-                batch_size=BATCH_SIZE,
-                report_batch_item_failures=True,
-                max_concurrency=DELIVERY_CONCURRENCY,
-            )
-        )
+        drain(self.function.function, self.queue, batch_size=BATCH_SIZE, max_concurrency=DELIVERY_CONCURRENCY)
         for announcer in announcers:
             announcer.add_environment(self.environment)
             self.queue.grant_send_messages(announcer.function)

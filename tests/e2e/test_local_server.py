@@ -93,7 +93,11 @@ def test_every_route_over_http(hashing_server: RunningServer) -> None:
         audit = http.get("/v1/audit", headers=A).json()["events"]
         assert audit[0]["id"] == erased.json()["audit_event_id"] and audit[0]["target_user_hash"].startswith("sha256:")
         assert "dana" not in json.dumps(audit[0])
-        assert http.get("/v1/audit", headers=B).json()["events"] == []
+        # tenant B sees none of A's trail: only its own calls (its refused reach for A's memory above)
+        theirs = http.get("/v1/audit", headers=B).json()["events"]
+        own_ids = {e["id"] for e in audit}
+        assert theirs and not own_ids & {e["id"] for e in theirs}
+        assert {e["actor"] for e in theirs}.isdisjoint({e["actor"] for e in audit})
 
 
 def test_auth_and_bad_input_get_clear_errors(hashing_server: RunningServer) -> None:

@@ -1,7 +1,8 @@
 """Two synthesized stacks for every template check: the defaults (cdk.json) and a variant flipping every option.
 
-Each is synthesized once per session, with cdk-nag's AwsSolutions pack attached, so the same synth yields the
-template and the nag report; bundling is skipped (the raw folders stand in for the layer).
+Each is synthesized once per session, with cdk-nag's packs attached (AwsSolutions and Serverless, as `cdk synth`
+runs them), so the same synth yields the template and the nag report; bundling is skipped (the raw folders stand in
+for the layer).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Template
-from cdk_nag import AwsSolutionsChecks
 
+from infra.nag import add_nag_packs
 from infra.stack import RapportStack
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -24,10 +25,10 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 VARIANT_CONTEXT: dict[str, Any] = {
     "retainData": "false",  # as `-c retainData=false` passes it: a string
     "corsOrigins": "https://app.example",
-    "vectorBackend": "opensearch-serverless",
     "embeddingDimensions": "512",
     "wafEnabled": "false",
     "reservedConcurrency": "false",
+    "tracing": "false",
     "alarmEmail": "ops@example.com",
     "openaiApiKeySecretArn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:rapport/openai-AbCdEf",
     "opensearchOperatorRoleArns": "arn:aws:iam::123456789012:role/search-operator",
@@ -64,7 +65,7 @@ def synthesize(
     app = cdk.App(context=app_context(**context), outdir=str(outdir))
     stack = RapportStack(app, stack_name, env=env)
     # cdk-nag 3 reports through CDK's policy validation: an unacknowledged finding (error or warning) fails synth.
-    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    add_nag_packs(app)
     findings: list[str] = []
     try:
         app.synth()
@@ -108,6 +109,16 @@ def resources(template: Template, resource_type: str) -> dict[str, dict[str, Any
 def queue(template: Template, prefix: str) -> tuple[str, dict[str, Any]]:
     """The one SQS queue whose logical id starts with `prefix`."""
     (found,) = [(i, q) for i, q in resources(template, "AWS::SQS::Queue").items() if i.startswith(prefix)]
+    return found
+
+
+def memory_table(template: Template) -> tuple[str, dict[str, Any]]:
+    """The memory table: the stack's one table with a stream (the per-person keys' table has none, on purpose)."""
+    (found,) = [
+        (i, t)
+        for i, t in resources(template, "AWS::DynamoDB::Table").items()
+        if "StreamSpecification" in t["Properties"]
+    ]
     return found
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.infrastructure.conftest import Synthesized, function_by_service, only, resources, synthesize
+from tests.infrastructure.conftest import Synthesized, function_by_service, memory_table, only, resources, synthesize
 
 pytestmark = pytest.mark.infrastructure
 
@@ -74,7 +74,7 @@ def test_no_boundary_unless_asked(default: Synthesized) -> None:
 
 
 def test_resources_carry_the_environment_stack_and_cost_tags(production: Synthesized) -> None:
-    _, table = only(production.template, "AWS::DynamoDB::Table")
+    _, table = memory_table(production.template)
     tags = {tag["Key"]: tag["Value"] for tag in table["Properties"]["Tags"]}
     assert tags["rapport:environment"] == "prod" and tags["rapport:stack"] == "RapportTest"
     assert tags["cost-center"] == "ml-42" and tags["team"] == "memory"

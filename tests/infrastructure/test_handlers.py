@@ -16,6 +16,7 @@ from moto import mock_aws
 from rapport.adapters.dynamodb.store import create_table
 from rapport.composition.adapters import build_store
 from rapport.composition.services import services_from_environment
+from rapport.domain.access import ApiScope
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 from rapport.settings import Settings
 from tests.integration.api_events import FakeLambdaContext, rest_event
@@ -91,11 +92,35 @@ def test_a_seeded_key_is_allowed_with_its_tenant_for_the_whole_stage(authorizer:
     response = authorizer.handler(authorizer_event({"Authorization": f"Bearer {KEY}"}), FakeLambdaContext())
     # Then API Gateway gets an Allow for every method of the stage (the result is cached across routes)
     assert response["principalId"] == hash_key(KEY)[:12]
-    assert response["context"] == {"tenant_id": "tenant-a"}
+    # (a key registered without scopes holds admin, as keys did before they had scopes)
+    assert response["context"] == {"tenant_id": "tenant-a", "scopes": "admin"}
     (statement,) = response["policyDocument"]["Statement"]
     assert statement["Effect"] == "Allow"
     assert statement["Action"] == "execute-api:Invoke"
     assert statement["Resource"] == ["arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*/*"]
+
+
+def test_a_scoped_key_s_scopes_reach_the_api_function_which_refuses_what_they_do_not_cover(
+    authorizer: ModuleType,
+) -> None:
+    # Given a key that may only read memories
+    reader = ApiKeyAuthenticator(build_store(Settings())).issue_key(
+        "tenant-a", "reader", scopes=[ApiScope.MEMORIES_READ]
+    )
+    # When the authorizer admits it, its context carries the scopes (one string: context values are scalars)
+    allowed = authorizer.handler(authorizer_event({"Authorization": f"Bearer {reader}"}), FakeLambdaContext())
+    assert allowed["context"] == {"tenant_id": "tenant-a", "scopes": "memories:read"}
+    # Then the API function, handed that context as API Gateway hands it, reads but does not write
+    api = load_handler("api")
+    context = {**allowed["context"], "principalId": allowed["principalId"]}
+    read = rest_event("GET", "/v1/users/u1/memories")
+    read["requestContext"]["authorizer"] = context
+    assert api.handler(read, FakeLambdaContext())["statusCode"] == 200
+    write = rest_event("POST", "/v1/users/u1/memories", {"content": "Has a dog named Max", "domain": "user"})
+    write["requestContext"]["authorizer"] = context
+    refused = api.handler(write, FakeLambdaContext())
+    assert refused["statusCode"] == 403
+    assert json.loads(refused["body"])["message"].startswith("memories_add requires scope memories:write")
 
 
 @pytest.mark.parametrize(
@@ -108,7 +133,7 @@ def test_a_seeded_key_is_allowed_with_its_tenant_for_the_whole_stage(authorizer:
 )
 def test_the_bearer_key_is_found_in_any_case(authorizer: ModuleType, headers: dict[str, str]) -> None:
     response = authorizer.handler(authorizer_event(headers), FakeLambdaContext())
-    assert response["context"] == {"tenant_id": "tenant-a"}
+    assert response["context"] == {"tenant_id": "tenant-a", "scopes": "admin"}
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from tests.infrastructure.conftest import (
     actions_of,
     as_list,
     function_by_service,
+    memory_table,
     only,
     policy_statements_of,
     resources,
@@ -143,7 +144,7 @@ def test_the_pipeline_is_an_express_state_machine_started_by_recording(template:
 
 
 def test_the_indexer_reads_memory_records_of_the_stream_with_partial_batch_failures(template: Template) -> None:
-    table_id, _ = only(template, "AWS::DynamoDB::Table")
+    table_id, _ = memory_table(template)
     indexer_id, _ = function_by_service(template, "rapport-indexer")
     # (the governance workers' SQS mapping is the other one: tests/infrastructure/test_governance_stack.py)
     [mapping] = [

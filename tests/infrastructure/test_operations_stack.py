@@ -12,7 +12,15 @@ import pytest
 from aws_cdk.assertions import Template
 
 from infra.constructs.monitoring import RUNBOOKS
-from tests.infrastructure.conftest import PROJECT_ROOT, Synthesized, function_by_service, only, resources, synthesize
+from tests.infrastructure.conftest import (
+    PROJECT_ROOT,
+    Synthesized,
+    function_by_service,
+    memory_table,
+    only,
+    resources,
+    synthesize,
+)
 
 pytestmark = pytest.mark.infrastructure
 
@@ -100,7 +108,7 @@ def test_the_pipeline_alarms_on_model_fallbacks_and_parked_starts(template: Temp
 
 
 def test_the_table_is_backed_up_daily_and_monthly_into_its_own_encrypted_vault(template: Template) -> None:
-    table_id, _ = only(template, "AWS::DynamoDB::Table")
+    table_id, _ = memory_table(template)
     vault_id, vault = only(template, "AWS::Backup::BackupVault")
     assert "EncryptionKeyArn" in vault["Properties"]
     assert vault["DeletionPolicy"] == "Retain"

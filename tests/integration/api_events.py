@@ -27,12 +27,16 @@ def rest_event(
     raw_body: str | None = None,
     headers: dict[str, str] | None = None,
     binary_body: bytes | None = None,
+    scopes: str | None = None,
 ) -> dict[str, Any]:
     """`binary_body`: bytes API Gateway would hand over base64'd (a binary media type, or the local gateway's body
-    that is not UTF-8)."""
+    that is not UTF-8). `scopes`: the key's, as the authorizer's context carries them (space separated); without,
+    the context is one from before keys had scopes, which the API reads as admin."""
     parts = urlsplit(url)
     query = parse_qs(parts.query, keep_blank_values=True)
-    authorizer = {"tenant_id": tenant, "principalId": f"key-of-{tenant}"} if tenant else None
+    authorizer: dict[str, str] | None = {"tenant_id": tenant, "principalId": f"key-of-{tenant}"} if tenant else None
+    if authorizer is not None and scopes is not None:
+        authorizer["scopes"] = scopes
     all_headers = {"Content-Type": "application/json", **(headers or {})}
     return {
         "resource": "/v1/{proxy+}",

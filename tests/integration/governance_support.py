@@ -18,7 +18,7 @@ from rapport.domain.scope import Scope
 from rapport.errors import StorageError
 from rapport.ids import new_id
 from rapport.ports.store import MemoryStore
-from rapport.settings import EmbedderKind, PipelineMode, Settings
+from rapport.settings import EmbedderKind, EnrichmentMode, GraphSettings, PipelineMode, Settings
 
 DIMENSIONS = 256
 T, U = "tenant-a", "user-1"
@@ -26,6 +26,8 @@ T, U = "tenant-a", "user-1"
 
 def governance_settings(tmp_path: Path, **overrides: Any) -> Settings:
     # The pipeline is off: these tests are about what governance does to memories, not what extraction adds.
+    # Enrichment is inline, so no background link write lands inside a measured window.
+    overrides.setdefault("graph", GraphSettings(enrichment=EnrichmentMode.INLINE))
     return Settings(
         data_dir=tmp_path / "data",
         embedder=EmbedderKind.HASHING,

@@ -3,12 +3,17 @@ and the seeded ones follow the settings. On both stores."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
 import pytest
 
+from rapport.adapters.dynamodb import records
+from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 from rapport.clock import FixedClock
+from rapport.domain.access import LEGACY_SCOPES, ApiScope
+from rapport.domain.models import ApiKeyRecord
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 from tests.conftest import START
@@ -63,3 +68,38 @@ def test_seeded_keys_follow_the_settings(auth: ApiKeyAuthenticator) -> None:
     assert auth.tenant_for_key("seed-one") == "tenant-a" and auth.tenant_for_key(issued) == "tenant-b"
     auth.reconcile_seeded([("seed-two", "tenant-b")])  # listed again: it works again
     assert auth.tenant_for_key("seed-two") == "tenant-b" and auth.tenant_for_key("seed-one") is None
+
+
+def test_scopes_are_stored_rotated_with_the_key_and_default_to_admin(auth: ApiKeyAuthenticator, any_store: Any) -> None:
+    reader = auth.issue_key("tenant-a", "reader", scopes=[ApiScope.MEMORIES_READ, ApiScope.KNOWLEDGE_WRITE])
+    record = auth.identify(reader)
+    assert record is not None and record.scopes == {ApiScope.MEMORIES_READ, ApiScope.KNOWLEDGE_WRITE}
+    # a key issued without scopes holds admin: every scope, as every key could before keys had scopes
+    plain = auth.identify(auth.issue_key("tenant-a", "plain"))
+    assert plain is not None and plain.scopes == LEGACY_SCOPES == {ApiScope.ADMIN}
+    # the replacement of a rotated key may do what the old one could, no more
+    replacement, _ = auth.rotate("tenant-a", record.key_id, grace=timedelta(0))
+    rotated = auth.identify(replacement)
+    assert rotated is not None and rotated.scopes == record.scopes
+    with pytest.raises(InvalidInputError, match="at least one scope"):
+        auth.issue_key("tenant-a", "none", scopes=[])
+
+
+def test_a_key_stored_before_keys_had_scopes_reads_as_admin(any_store: Any) -> None:
+    # Given a key record as the store held it before scopes (no scopes attribute at all)
+    record = ApiKeyRecord(tenant_id="tenant-a", key_hash=hash_key("old-key"), created_at=START)
+    if isinstance(any_store, SqliteMemoryStore):
+        body = json.loads(record.model_dump_json())
+        del body["scopes"]
+        with any_store._transaction() as conn:
+            conn.execute(
+                "INSERT INTO api_keys (key_hash, tenant_id, body) VALUES (?, ?, ?)",
+                (record.key_hash, record.tenant_id, json.dumps(body)),
+            )
+    else:
+        item = records.api_key_to_item(record)
+        del item["scopes"]
+        any_store._table.put_item(Item=item)
+    # Then it still works, with every scope
+    found = ApiKeyAuthenticator(any_store, FixedClock(START)).identify("old-key")
+    assert found is not None and found.scopes == {ApiScope.ADMIN}

@@ -24,7 +24,7 @@ from rapport.adapters.opensearch.index import (
 from rapport.domain.models import Domain, Memory, MemoryStatus, Provenance, SourceKind
 from rapport.domain.scope import Scope
 from rapport.errors import InvalidInputError, StorageError
-from rapport.ports.vector_index import IndexHit, IndexQuery
+from rapport.ports.vector_index import HybridHits, IndexHit, IndexQuery
 
 pytestmark = pytest.mark.integration
 
@@ -166,6 +166,16 @@ class FakeCluster:
         return matching[0]
 
 
+def _decoded_body(body: Any) -> Any:
+    """JSON, or newline-delimited JSON (`_msearch`, `_bulk`) as the list of its lines."""
+    if not body:
+        return None
+    text = body.decode() if isinstance(body, bytes) else str(body)
+    if text.endswith("\n"):
+        return [json.loads(line) for line in text.splitlines() if line]
+    return json.loads(text)
+
+
 class RecordingConnection(Connection):
     """Stands where the HTTP connection stands: everything above it (client, transport, serializer) is real."""
 
@@ -184,7 +194,7 @@ class RecordingConnection(Connection):
         headers: Any = None,
     ) -> tuple[int, dict[str, str], str]:
         decoded = {k: v.decode() if isinstance(v, bytes) else str(v) for k, v in (params or {}).items()}
-        request = RecordedRequest(method, url, decoded, json.loads(body) if body else None)
+        request = RecordedRequest(method, url, decoded, _decoded_body(body))
         self.cluster.requests.append(request)
         status, payload = self.cluster.answer(request)
         if isinstance(payload, Exception):
@@ -277,9 +287,16 @@ def test_ensure_index_creates_the_knn_mapping_when_missing(cluster: FakeCluster,
             "name": "hnsw",
             "engine": "faiss",
             "space_type": "innerproduct",
-            "parameters": {"m": 16, "ef_construction": 128},
+            # fp16 scalar quantization in faiss: half the graph memory, the same top 10 on the bench data.
+            "parameters": {
+                "m": 16,
+                "ef_construction": 128,
+                "encoder": {"name": "sq", "parameters": {"type": "fp16", "clip": False}},
+            },
         },
     }
+    # Compression is the engine's: what is sent (and rescored from) stays the full-precision unit vector.
+    assert "mode" not in properties["embedding"] and "compression_level" not in properties["embedding"]
     assert properties["content"] == {"type": "text", "analyzer": "english"}
     for name in ("tenant_id", "user_id", "domain", "status", "memory_id", "type"):
         assert properties[name] == {"type": "keyword"}, name
@@ -485,6 +502,89 @@ def test_keyword_search_matches_content_within_the_same_fence(
     }
 
 
+def msearch_answer(*responses: dict[str, Any]) -> dict[str, Any]:
+    """`_msearch` answers 200 with each search's own answer and status, in the order sent."""
+    return {"took": 6, "responses": [{**r, "status": r.get("status", 200)} for r in responses]}
+
+
+def test_hybrid_search_is_one_request_holding_the_two_searches_bodies(cluster: FakeCluster) -> None:
+    # Given the bodies the two single searches send
+    single = FakeCluster()
+    single.on("POST", f"/{INDEX}/_search", 200, search_answer())
+    alone = OpenSearchVectorIndex(make_client(single), INDEX, DIMS)
+    alone.knn_search(QUERY, [0.0, 2.0, 0.0, 0.0])
+    alone.keyword_search(QUERY.model_copy(update={"k": 7}), "dog named Max")
+    knn_body, keyword_body = (r.body for r in single.requests)
+    cluster.on("POST", f"/{INDEX}/_msearch", 200, msearch_answer(search_answer(), search_answer()))
+    index = OpenSearchVectorIndex(make_client(cluster), INDEX, DIMS)
+
+    # When a recall asks for both
+    index.hybrid_search(QUERY, [0.0, 2.0, 0.0, 0.0], "dog named Max", keyword_k=7)
+
+    # Then one multi-search carries both bodies, unchanged, each after an empty header (the index is the path's)
+    (request,) = cluster.requests
+    assert (request.method, request.path) == ("POST", f"/{INDEX}/_msearch")
+    assert request.body == [{}, knn_body, {}, keyword_body]
+    assert knn_body["query"]["knn"]["embedding"]["k"] == 3 and keyword_body["size"] == 7
+
+
+def test_hybrid_search_answers_what_the_two_searches_answer(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
+    by_meaning = search_answer(("m-near", 1.8), ("m-orthogonal", 1.0), ("m-far", 0.5))
+    by_words = search_answer(("m-dog", 2.876), ("m-max", 0.913))
+    cluster.on("POST", f"/{INDEX}/_msearch", 200, msearch_answer(by_meaning, by_words))
+    cluster.on("POST", f"/{INDEX}/_search", 200, by_meaning)
+    knn = index.knn_search(QUERY, [1.0, 0.0, 0.0, 0.0])
+    cluster.on("POST", f"/{INDEX}/_search", 200, by_words)
+    keyword = index.keyword_search(QUERY, "dog named Max")
+
+    found = index.hybrid_search(QUERY, [1.0, 0.0, 0.0, 0.0], "dog named Max", keyword_k=3)
+
+    assert list(found.by_meaning) == knn and list(found.by_keywords) == keyword
+    assert [h.score for h in found.by_meaning] == pytest.approx([0.8, 0.0, -1.0])  # cosines, not `_score`s
+
+
+def test_hybrid_search_sends_only_the_searches_that_can_find_something(
+    cluster: FakeCluster, index: OpenSearchVectorIndex
+) -> None:
+    cluster.on("POST", f"/{INDEX}/_msearch", 200, msearch_answer(search_answer(("m1", 1.5))))
+
+    found = index.hybrid_search(QUERY, [1.0, 0.0, 0.0, 0.0], "   ", keyword_k=5)
+
+    assert [h.memory_id for h in found.by_meaning] == ["m1"] and found.by_keywords == ()
+    assert len(cluster.only("POST").body) == 2  # one header, one k-NN body
+    nothing = index.hybrid_search(QUERY.model_copy(update={"statuses": ()}), [1.0, 0.0, 0.0, 0.0], "dog", keyword_k=5)
+    assert nothing == HybridHits()
+    assert len(cluster.requests) == 1  # nothing to find: nothing sent
+    with pytest.raises(InvalidInputError, match="3 dimensions"):
+        index.hybrid_search(QUERY, [1.0, 0.0, 0.0], "dog", keyword_k=5)
+    assert len(cluster.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({**SEARCH_PHASE_FAILED}, "hybrid search failed: 503 search_phase_execution_exception"),
+        ({**FORBIDDEN}, "hybrid search failed: 403 security_exception"),
+        ({**INDEX_NOT_FOUND}, "hybrid search failed: 404 index_not_found_exception"),
+    ],
+)
+def test_a_failed_search_inside_the_multi_search_is_a_storage_error(
+    cluster: FakeCluster, index: OpenSearchVectorIndex, answer: dict[str, Any], message: str
+) -> None:
+    # The request answers 200; the failure is one search's own status, and must not pass for "nothing found".
+    cluster.on("POST", f"/{INDEX}/_msearch", 200, msearch_answer(search_answer(("m1", 1.5)), answer))
+
+    with pytest.raises(StorageError, match=message):
+        index.hybrid_search(QUERY, [1.0, 0.0, 0.0, 0.0], "dog", keyword_k=5)
+
+
+def test_a_refused_multi_search_is_a_storage_error(cluster: FakeCluster, index: OpenSearchVectorIndex) -> None:
+    cluster.on("POST", f"/{INDEX}/_msearch", 403, FORBIDDEN)
+
+    with pytest.raises(StorageError, match="hybrid search failed: 403 security_exception"):
+        index.hybrid_search(QUERY, [1.0, 0.0, 0.0, 0.0], "dog", keyword_k=5)
+
+
 @pytest.mark.parametrize(
     ("status", "answer", "message"),
     [
@@ -632,7 +732,7 @@ def test_count_counts_the_users_entries(cluster: FakeCluster, index: OpenSearchV
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# build_opensearch_client: SigV4 for es and aoss, nothing on the network at construction
+# build_opensearch_client: SigV4 for es, nothing on the network at construction
 
 
 class CapturingAdapter(requests.adapters.BaseAdapter):
@@ -676,15 +776,9 @@ def only_connection(client: OpenSearch) -> RequestsHttpConnection:
     return connection
 
 
-@pytest.mark.parametrize(
-    ("service", "url"),
-    [
-        ("es", "https://search-rapport-abc123.eu-west-1.es.amazonaws.com"),
-        ("aoss", "https://abc123xyz.eu-west-1.aoss.amazonaws.com"),
-    ],
-)
-def test_sigv4_client_signs_for_its_service(aws_credentials: None, service: str, url: str) -> None:
-    client = build_opensearch_client(url, region="eu-west-1", service=service)
+def test_sigv4_client_signs_for_the_domain_service(aws_credentials: None) -> None:
+    service, url = "es", "https://search-rapport-abc123.eu-west-1.es.amazonaws.com"
+    client = build_opensearch_client(url, region="eu-west-1")
     connection = only_connection(client)
     auth = connection.session.auth
     assert isinstance(auth, RequestsAWSV4SignerAuth)
@@ -710,7 +804,7 @@ def test_missing_credentials_surface_at_the_first_request_not_at_construction(
 ) -> None:
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
-    client = build_opensearch_client("https://abc.eu-west-1.aoss.amazonaws.com", region="eu-west-1", service="aoss")
+    client = build_opensearch_client("https://search-abc.eu-west-1.es.amazonaws.com", region="eu-west-1")
     adapter = CapturingAdapter(COUNTED)
     only_connection(client).session.mount("https://", adapter)
 
@@ -745,7 +839,6 @@ def test_unsigned_client_for_a_local_cluster_uses_the_url_as_given() -> None:
     [
         ("localhost:9200", {"sigv4": False}),
         ("ftp://localhost", {"sigv4": False}),
-        ("https://search-x.es.amazonaws.com", {"service": "opensearch"}),
         ("https://admin:pw@search-x.es.amazonaws.com", {}),
     ],
 )

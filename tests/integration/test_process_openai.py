@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -109,7 +110,7 @@ def openai_services(settings: Settings, clock: FixedClock, fake_chat: FakeChat) 
 
 
 def test_process_with_openai_fills_the_reply_from_memories_and_tone(
-    openai_services: Services, fake_chat: FakeChat
+    openai_services: Services, fake_chat: FakeChat, clock: FixedClock
 ) -> None:
     app = create_lambda_app(openai_services)
 
@@ -122,6 +123,8 @@ def test_process_with_openai_fills_the_reply_from_memories_and_tone(
 
     # Three angry, shouted messages: +0.15 grudge each, so the third reply is written in a cautious tone.
     for _ in range(3):
+        # A second apart: two turns in one instant have no order, and the history below reads the newest
+        clock.advance(timedelta(seconds=1))
         status, body = call("POST", "/v1/process", {"user_id": "dana", "message": "MY DOG MAX IS SICK AGAIN!!"})
         assert status == 200, body
 

@@ -1,8 +1,9 @@
 """A scripted conversation through the Lambda app moves the relational state exactly as docs/relational-state.md says.
 
 Every expected value below is computed by hand from those rules and the detected mood:
-trust +0.01 and familiarity +0.005 per interaction; sentiment += mood_delta x 0.7 (clamped to 0..1), half-life 6 h
-toward 0.5; grudge +0.05 frustration / +0.10 anger / +0.15 anger with shouting / +0.20 crisis, half-life 12 h.
+trust +0.01 and familiarity +0.005 per interaction; sentiment steps 0.7 of the way to the message's mood on the 0..1
+scale (0.5 + mood / 2), never against the mood's sign and never up for a crisis, half-life 6 h toward 0.5;
+grudge +0.05 frustration / +0.10 anger / +0.15 anger with shouting / +0.20 crisis, half-life 12 h.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ FRUSTRATED = "The build keeps failing and I am so frustrated."  # frustration; V
 SHOUTING = "WHY IS THIS STILL BROKEN? THIS IS RIDICULOUS!!"  # anger + shouting; VADER compound -0.7339
 ANGRY = "Why is this still broken, this is ridiculous."  # anger, no shouting
 THANKS = "Thanks, that worked perfectly!"  # gratitude; VADER compound 0.8122
-CRISIS = "Some days I just want to die."  # crisis language
+CRISIS = "Some days I just want to die."  # crisis language: mood at most -0.6
 
 
 @pytest.fixture(autouse=True)
@@ -88,40 +89,41 @@ def test_the_brief_by_hand(call, clock: FixedClock) -> None:  # type: ignore[no-
     _close(first["user"], trust=0.51, sentiment=0.5, grudge=0.0, familiarity=0.005)
     assert first["reply"] is None and first["safety"] == {"crisis": False}
 
-    # Frustration: grudge +0.05; sentiment 0.5 - 0.8256 x 0.7 = -0.078 -> clamped to 0.
+    # Frustration: grudge +0.05; mood -0.8256 is 0.0872 on the sentiment scale: 0.5 + 0.7 x (0.0872 - 0.5).
     frustrated = say(FRUSTRATED)
-    _close(frustrated["user"], trust=0.52, sentiment=0.0, grudge=0.05, familiarity=0.010)
+    _close(frustrated["user"], trust=0.52, sentiment=0.21104, grudge=0.05, familiarity=0.010)
     assert frustrated["context"]["tone_grudge_modifier"] is None
 
     # Six hours later: sentiment halfway back to 0.5; grudge 0.05 x 2^-0.5.
     clock.advance(timedelta(hours=6))
-    _close(state(), trust=0.52, sentiment=0.25, grudge=0.035355, familiarity=0.010)
+    _close(state(), trust=0.52, sentiment=0.35552, grudge=0.035355, familiarity=0.010)
 
-    # Anger with shouting: +0.15; sentiment 0.25 - 0.7339 x 0.7 -> 0.
-    _close(say(SHOUTING)["user"], trust=0.53, sentiment=0.0, grudge=0.185355, familiarity=0.015)
+    # Anger with shouting: +0.15; mood -0.7339 is 0.13305: 0.35552 + 0.7 x (0.13305 - 0.35552).
+    _close(say(SHOUTING)["user"], trust=0.53, sentiment=0.199791, grudge=0.185355, familiarity=0.015)
 
-    # Twelve hours later: grudge halved; sentiment 0.5 - 0.5 x 2^-2.
+    # Twelve hours later: grudge halved; sentiment 0.5 - (0.5 - 0.199791) x 2^-2.
     clock.advance(timedelta(hours=12))
-    _close(state(), trust=0.53, sentiment=0.375, grudge=0.092678, familiarity=0.015)
+    _close(state(), trust=0.53, sentiment=0.424948, grudge=0.092678, familiarity=0.015)
 
-    # Gratitude lifts the mood: 0.375 + 0.8122 x 0.7.
-    _close(say(THANKS)["user"], trust=0.54, sentiment=0.94354, grudge=0.092678, familiarity=0.020)
+    # Gratitude lifts the mood, without jumping to the top: 0.424948 + 0.7 x (0.9061 - 0.424948).
+    _close(say(THANKS)["user"], trust=0.54, sentiment=0.761754, grudge=0.092678, familiarity=0.020)
 
     # The grudge builds up; the tone modifier follows its thresholds.
-    _close(say(SHOUTING)["user"], sentiment=0.42981, grudge=0.242678)
+    _close(say(SHOUTING)["user"], sentiment=0.321661, grudge=0.242678)
     just_below = say(SHOUTING)
-    _close(just_below["user"], sentiment=0.0, grudge=0.392678)
+    _close(just_below["user"], sentiment=0.189633, grudge=0.392678)
     assert just_below["context"]["tone_grudge_modifier"] is None
-    cautious = say(ANGRY)
-    _close(cautious["user"], grudge=0.492678)
+    cautious = say(ANGRY)  # mood -0.6808 is 0.1596: 0.189633 + 0.7 x (0.1596 - 0.189633)
+    _close(cautious["user"], sentiment=0.16861, grudge=0.492678)
     assert cautious["context"]["tone_grudge_modifier"] == "cautious"
     assert "Tone modifier: cautious (grudge 0.49)" in cautious["context"]["system_prompt"]
+    # A crisis never raises sentiment, though its mood (at most 0.2 on the scale) is above the current 0.16861.
     crisis = say(CRISIS)
-    _close(crisis["user"], grudge=0.692678)
+    _close(crisis["user"], sentiment=0.16861, grudge=0.692678)
     assert crisis["safety"] == {"crisis": True} and crisis["context"]["tone_grudge_modifier"] == "cautious"
     assert "## Safety" in crisis["context"]["system_prompt"]
     defensive = say(FRUSTRATED)
-    _close(defensive["user"], trust=0.59, sentiment=0.0, grudge=0.742678, familiarity=0.045)
+    _close(defensive["user"], trust=0.59, sentiment=0.111623, grudge=0.742678, familiarity=0.045)
     assert defensive["context"]["tone_grudge_modifier"] == "cautious_defensive"
     assert defensive["safety"] == {"crisis": True}, "an unresolved crisis stays flagged"
     assert abs(defensive["context"]["relation_bias"] - 0.59 * 0.045) < 5e-4
@@ -142,7 +144,7 @@ def test_the_brief_by_hand(call, clock: FixedClock) -> None:  # type: ignore[no-
     # Twelve quiet hours: grudge halves below the cautious threshold; no more crisis flag.
     clock.advance(timedelta(hours=12))
     quiet = state()
-    _close(quiet, trust=0.56, sentiment=0.375, grudge=0.271339, familiarity=0.045)
+    _close(quiet, trust=0.56, sentiment=0.402906, grudge=0.271339, familiarity=0.045)
     assert quiet["tone_grudge_modifier"] is None and quiet["crisis_open"] is False
     assert say(HELLO)["safety"] == {"crisis": False}
 

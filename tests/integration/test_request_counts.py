@@ -28,7 +28,9 @@ def test_each_call_makes_the_requests_the_cost_model_prices(tmp_path: Path) -> N
     # a recall: one query embedding, one k-NN and one keyword search; the candidates read in one batch and their
     # edges in another; no writes
     assert counts.recall["embed:texts"] == 1
-    assert counts.recall["index:knn_search"] == 1 and counts.recall["index:keyword_search"] == 1
+    # The k-NN and the keyword search of a recall are one request to the index (`_msearch`).
+    assert counts.recall["index:hybrid_search"] == 1
+    assert "index:knn_search" not in counts.recall and "index:keyword_search" not in counts.recall
     assert counts.recall == counts.recall | {"dynamodb:BatchGetItem": 2} and "dynamodb:Query" not in counts.recall
     assert not any(k in counts.recall for k in ("dynamodb:PutItem", "dynamodb:UpdateItem", "index:upsert"))
     assert counts.prompt_chars_per_interaction > 0
@@ -45,11 +47,21 @@ def test_each_call_makes_the_requests_the_cost_model_prices(tmp_path: Path) -> N
     assert counts.interaction["index:vectors"] == counts.interaction["events:put"] == 2
     assert "index:vectors" not in counts.recall
     assert "dynamodb:BatchGetItem" not in counts.remember  # the memory just stored is on the page enrichment lists
-    assert dynamodb_requests(counts.remember) <= 4
+    # Each write the API answers adds its audit event, one PutItem (4 + 1 and 15 + 1); a recall is not audited.
+    assert dynamodb_requests(counts.remember) <= 5
     assert dynamodb_requests(counts.recall) <= 2
     # The interaction is recorded without an Idempotency-Key: a keyed request adds its idempotency record's reads
     # and writes (docs/data-model.md).
-    assert dynamodb_requests(counts.interaction) <= 15
+    assert dynamodb_requests(counts.interaction) <= 16
+    assert counts.remember["dynamodb:PutItem"] >= 2 and counts.interaction["dynamodb:PutItem"] >= 1
+    # Per-person keys: in steady state the person's data key is cached, so no call above reads or makes one (no KMS
+    # request, no request beyond the ceilings). The first call for a person the process has not served costs one
+    # GetItem of the keys table (a miss), one KMS GenerateDataKey and one conditional PutItem of the new key; a
+    # person who has a key and a cold process: one GetItem and one KMS Decrypt instead.
+    assert not any(name.startswith("kms:") for c in (counts.remember, counts.interaction, counts.recall) for name in c)
+    first = counts.first_remember
+    assert first["kms:GenerateDataKey"] == 1 and "kms:Decrypt" not in first
+    assert dynamodb_requests(first) == dynamodb_requests(counts.remember) + 2
     # every edge an enrichment run or the pipeline's store step makes goes out in one write
     assert "dynamodb:UpdateItem" not in counts.remember and counts.remember["dynamodb:TransactWriteItems"] == 1
 

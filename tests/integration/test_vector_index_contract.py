@@ -61,7 +61,6 @@ def opensearch_index() -> Iterator[Any]:
     client = build_opensearch_client(
         OPENSEARCH_URL,
         region=os.environ.get("AWS_REGION"),
-        service=os.environ.get("OPENSEARCH_SERVICE", "es"),
         sigv4=os.environ.get("OPENSEARCH_SIGV4") == "1",
     )
     name = f"rapport-contract-{uuid4().hex[:12]}"

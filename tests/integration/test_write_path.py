@@ -105,10 +105,12 @@ def test_a_failure_between_the_interactions_writes_leaves_neither_locally(
     services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given the history item cannot be serialised, after its episodes were written in the same transaction
-    def fail(self: Interaction, **_: Any) -> str:
+    def fail(self: Interaction, **_: Any) -> Any:
         raise ValueError("cannot serialise")
 
+    # Plain rows are written with model_dump_json, sealed ones (the person keys) with model_dump: both fail
     monkeypatch.setattr(Interaction, "model_dump_json", fail)
+    monkeypatch.setattr(Interaction, "model_dump", fail)
     with pytest.raises(ValueError, match="cannot serialise"):
         services.interactions.record(Scope(T, U), conversation())
     monkeypatch.undo()

@@ -122,7 +122,7 @@ def test_prompt_carries_memories_state_tone_and_people() -> None:
     )
     assert "- Has a dog named Max" in prompt
     assert "### How you work together (your own notes)\n- Bullet points work better with this user" in prompt
-    assert "[05 January 2026] user said: I'm getting a 500 again" in prompt
+    assert "[05 January 2026] they said: I'm getting a 500 again" in prompt
     assert "Tone modifier: cautious (grudge 0.45)" in prompt
     assert "Relation bias 0.120" in prompt and "a friendly, familiar tone fits" in prompt
     assert "Sarah (their boss): they speak negatively of them (mentioned 2 times)" in prompt

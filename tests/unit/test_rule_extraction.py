@@ -75,7 +75,7 @@ def test_user_facts_and_preferences_come_from_what_the_user_says(
 @pytest.mark.parametrize(
     "said",
     [
-        "I don't work at Acme anymore",
+        "I don't think I'd ever work at Acme",
         "I like it",
         "I'd prefer if you kept going",
         "Do you think my dog is sick?",
@@ -84,6 +84,11 @@ def test_user_facts_and_preferences_come_from_what_the_user_says(
 )
 def test_no_memory_is_invented_from_negations_pronouns_or_small_talk(said: str) -> None:
     assert [m.content for m in user_memories(("user", said))] == []
+
+
+def test_a_negated_fact_is_an_update_never_the_fact_itself() -> None:
+    (memory,) = user_memories(("user", "I don't work at Acme anymore"))
+    assert (memory.content, memory.slot, memory.replaces) == ("User no longer works at Acme", "employer", "Acme")
 
 
 def test_only_the_users_own_words_count_as_facts_about_them() -> None:

@@ -122,12 +122,22 @@ def test_vader_detector_reads_a_message() -> None:
 
 def test_combine_takes_flags_of_any_message_mean_mood_and_the_last_intent() -> None:
     first = Signals(emotions=(Emotion.ANGER,), shouting=True, mood_delta=-0.6, intent=Intent.QUESTION)
-    second = Signals(emotions=(Emotion.GRATITUDE,), crisis=True, mood_delta=0.2, intent=Intent.FEEDBACK)
+    second = Signals(emotions=(Emotion.GRATITUDE,), shouting=False, mood_delta=0.2, intent=Intent.FEEDBACK)
     combined = combine([first, second])
     assert combined.emotions == (Emotion.ANGER, Emotion.GRATITUDE)
-    assert combined.shouting and combined.crisis and combined.intent is Intent.FEEDBACK
+    assert combined.shouting and not combined.crisis and combined.intent is Intent.FEEDBACK
     assert combined.mood_delta == pytest.approx(-0.2)
     assert combine([]) == Signals()
+
+
+def test_combine_lets_no_message_average_a_crisis_away() -> None:
+    # Given a crisis message followed by a polite, positive one
+    crisis = Signals(crisis=True, mood_delta=-0.6, intent=Intent.EMOTIONAL_SUPPORT)
+    polite = Signals(emotions=(Emotion.GRATITUDE,), mood_delta=0.9, intent=Intent.FEEDBACK)
+    combined = combine([crisis, polite])
+    # Then the interaction is still a crisis asking for support, with a negative mood
+    assert combined.crisis and combined.intent is Intent.EMOTIONAL_SUPPORT
+    assert combined.mood_delta <= -0.6
 
 
 def test_metadata_round_trip_and_malformed_metadata() -> None:
@@ -164,10 +174,20 @@ def test_llm_detector_uses_the_model_and_keeps_typography_and_crisis_rules() -> 
     detector = LanguageModelSignalDetector(model, RuleSignalDetector())
     signals = detector.detect("WHY DOES NOBODY CARE, I WANT TO DIE")
     assert model.calls[0]["user"] == "WHY DOES NOBODY CARE, I WANT TO DIE"
-    assert signals.emotions == (Emotion.SADNESS,) and signals.mood_delta == -0.4
-    # The model missed the crisis; the rules did not, and either one is enough.
+    # The model missed the crisis; the rules did not, and either one is enough (its mood held at the crisis ceiling).
+    assert signals.emotions == (Emotion.SADNESS,) and signals.mood_delta == -0.6
     assert signals.crisis and signals.intent is Intent.EMOTIONAL_SUPPORT and signals.shouting
     assert signals.detector == "llm:fake"
+
+
+def test_llm_detector_holds_a_crisis_it_sees_to_the_same_contract_as_the_rules() -> None:
+    # Given a model that flags a crisis the rules miss, with a cheerful mood and a plain intent
+    model = _FakeModel(SignalReading(emotions=[Emotion.JOY], intent=Intent.STATEMENT, mood_delta=0.7, crisis=True))
+    signals = LanguageModelSignalDetector(model, RuleSignalDetector()).detect("I'll be gone soon, it's fine :)")
+    # Then the reading is a crisis: support, and a mood that cannot raise sentiment
+    assert signals.crisis and signals.intent is Intent.EMOTIONAL_SUPPORT and signals.mood_delta <= -0.6
+    # and the model was told the scenarios the rules follow
+    assert "anxiety, not frustration" in model.calls[0]["system"] and "never positive" in model.calls[0]["system"]
 
 
 @pytest.mark.parametrize("failure", [UpstreamError("down"), InvalidModelOutputError("garbled")])

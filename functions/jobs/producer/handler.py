@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from rapport.adapters.aws.xray import lambda_tracer
 from rapport.clock import SystemClock
 from rapport.composition.functions import jobs_work_queue
 from rapport.jobs.fanout import ScheduledRun, start_run
@@ -15,7 +16,7 @@ from rapport.jobs.fanout import ScheduledRun, start_run
 SERVICE = "rapport-jobs-producer"
 
 logger = Logger(service=SERVICE)
-tracer = Tracer(service=SERVICE)
+tracer = lambda_tracer(SERVICE)
 metrics = Metrics(namespace="Rapport", service=SERVICE)
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from rapport.adapters.aws.xray import lambda_tracer
 from rapport.composition.functions import jobs_fan_out
 from rapport.jobs.fanout import WorkItem
 from rapport.jobs.report import JobReport
@@ -18,7 +19,7 @@ SERVICE = "rapport-jobs-worker"
 NAMESPACE = "Rapport"
 
 logger = Logger(service=SERVICE)
-tracer = Tracer(service=SERVICE)
+tracer = lambda_tracer(SERVICE)
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 processor = BatchProcessor(event_type=EventType.SQS)
 _reports: list[JobReport] = []

@@ -68,6 +68,18 @@ def _expiry(text: str | None) -> datetime | None:
     return expires if expires.tzinfo else expires.replace(tzinfo=UTC)
 
 
+def _scopes(names: list[str] | None) -> Any:
+    from rapport.domain.access import LEGACY_SCOPES, parse_scopes
+    from rapport.errors import InvalidInputError
+
+    if not names:
+        return LEGACY_SCOPES
+    try:
+        return parse_scopes(names)
+    except InvalidInputError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--scope") from exc
+
+
 @keys_app.command("create", help="issue a key for a tenant and print it once")
 def keys_create(
     tenant: Tenant,
@@ -75,9 +87,17 @@ def keys_create(
     expires: Annotated[
         str | None, typer.Option(help="ISO date or time the key stops working (UTC unless it says)")
     ] = None,
+    scope: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="what the key may do, repeatable: memories:read, memories:write, knowledge:write, privacy:erase, "
+            "admin (every scope; the default when none is given)"
+        ),
+    ] = None,
     data_dir: DataDir = None,
 ) -> None:
-    print(_authenticator(data_dir).issue_key(tenant, name=name, expires_at=_expiry(expires)))
+    scopes = _scopes(scope)
+    print(_authenticator(data_dir).issue_key(tenant, name=name, expires_at=_expiry(expires), scopes=scopes))
 
 
 @keys_app.command("list", help="a tenant's keys: id, name, status, expiry, last use (never the key)")
@@ -94,6 +114,7 @@ def keys_list(tenant: Tenant, json_output: Json = False, data_dir: DataDir = Non
                 "created_at": record.created_at.isoformat(),
                 "expires_at": record.expires_at.isoformat() if record.expires_at else None,
                 "last_used_at": record.last_used_at.isoformat() if record.last_used_at else None,
+                "scopes": sorted(s.value for s in record.scopes),
             }
         )
     if json_output:
@@ -103,6 +124,7 @@ def keys_list(tenant: Tenant, json_output: Json = False, data_dir: DataDir = Non
             print(
                 f"{row['key_id']}  {row['status']:<8} {row['name']:<16} created {row['created_at']}"
                 f"  expires {row['expires_at'] or 'never'}  last used {row['last_used_at'] or 'never'}"
+                f"  scopes {' '.join(row['scopes'])}"
             )
 
 

@@ -35,6 +35,14 @@ class UnauthorizedError(RapportError):
     """No credentials, or credentials that map to no tenant."""
 
 
+class ForbiddenError(RapportError):
+    """The key is known, but lacks a scope the operation needs; `details` names the operation and the scopes."""
+
+    def __init__(self, message: str, *, details: dict[str, object]) -> None:
+        super().__init__(message)
+        self.details = details
+
+
 class RateLimitedError(RapportError):
     """The tenant sent more requests than its limit allows in the current window; retry after the given seconds."""
 
@@ -53,3 +61,13 @@ class UpstreamError(RapportError):
 
 class InvalidModelOutputError(UpstreamError):
     """The language model answered, but its answer did not validate against the expected structure."""
+
+
+class TenantFenceError(RapportError):
+    """A request named another tenant's data than the one the work acts for: a bug in our code, never the caller's.
+    Refused before anything is sent, answered as an internal error and logged."""
+
+
+class ErasedContentError(StorageError):
+    """A value sealed with a person's data key that no longer exists (the person was erased) or that does not open
+    with it (tampered, or copied from another person): the content cannot be read, by design."""

@@ -59,6 +59,8 @@ class RecallWeights(BaseSettings):
     strength: float = Field(0.05, ge=0)
     # The graph's relation component (docs/graph.md); 0 for a memory without edges, so it changes nothing then.
     relation: float = Field(0.25, ge=0)
+    # The share of its score an assistant's own reply keeps (docs/recall.md): the person's words rank above it.
+    assistant_words: float = Field(0.75, ge=0, le=1)
 
 
 # --- Recall in its conversation (docs/recall.md, docs/BENCHMARKS.md) -------------------------------------------------
@@ -101,9 +103,10 @@ class RelationalSettings(BaseSettings):
     # A kept promise earns what two ordinary interactions do, under the same ceiling (a choice of ours).
     promise_kept_trust_bonus: float = Field(0.02, ge=0, le=1)
 
-    # sentiment: 0.5 neutral, nudged by mood_delta x 0.7, half-life 6 h back toward neutral
+    # sentiment: 0.5 neutral, an exponential moving average of each message's mood (each step covers 0.7 of the
+    # distance to it), half-life 6 h back toward neutral
     sentiment_neutral: float = Field(0.5, ge=0, le=1)
-    mood_factor: float = Field(0.7, ge=0)
+    mood_factor: float = Field(0.7, ge=0, le=1)
     sentiment_half_life_hours: float = Field(6.0, gt=0)
 
     # grudge: +0.05 frustration, +0.10 anger, +0.15 anger with shouting, +0.20 crisis flag; half-life 12 h
@@ -154,7 +157,10 @@ class RelationalSettings(BaseSettings):
 
 # --- Relationships between memories, enrichment, recall expansion, shared knowledge ------------------------------
 class EnrichmentMode(StrEnum):
-    INLINE = "inline"  # right after a memory is stored, in the same process (the local server, tests)
+    INLINE = "inline"  # right after a memory is stored, in the same process and request (tests, tools)
+    # The writer publishes a Memories Stored event, and a worker thread of the same process links (the local server):
+    # off the request path, as in AWS. Over a real event bus it is `event`.
+    BACKGROUND = "background"
     EVENT = "event"  # the writer publishes a Memories Stored event; the enrichment function links (AWS, docs/graph.md)
     OFF = "off"  # nobody enriches (a bulk import, say; enrich later with the enrichment function)
 
@@ -164,7 +170,7 @@ class GraphSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="RAPPORT_GRAPH_")
 
-    enrichment: EnrichmentMode = EnrichmentMode.INLINE
+    enrichment: EnrichmentMode = EnrichmentMode.BACKGROUND
     # PRECEDED_BY: to the same user's memories of the previous 24 h, the nearest few (a flood guard: a busy day
     # would otherwise link every memory to every other), read from the newest `enrich_candidate_limit` memories.
     preceded_by_window_hours: float = Field(24.0, gt=0)
@@ -182,6 +188,10 @@ class GraphSettings(BaseSettings):
     pattern_full_confidence: int = Field(6, ge=2, le=1000)
     pattern_max_terms: int = Field(5, ge=0, le=20)  # key terms checked per memory (one keyword search each)
     pattern_candidate_limit: int = Field(50, ge=1, le=500)  # memories read per key term
+    # Memories linked to one pattern at most: expansion reads no more of a node's edges (`expand_edge_read_limit`),
+    # and a node's edges are one item, whose every write rewrites it (and which DynamoDB caps at 400 KB): unbounded,
+    # a common term's node grew with the store and so did the cost of every memory that showed it.
+    pattern_exemplar_limit: int = Field(50, ge=1, le=1000)
     # Recall expansion: relation_limit 5 per seed, expansion_limit 25 in total.
     relation_limit: int = Field(5, ge=0, le=50)
     expansion_limit: int = Field(25, ge=0, le=200)
@@ -365,11 +375,22 @@ class Settings(BaseSettings):
     data_dir: Path = Path(".rapport")
     table_name: str = "rapport"
     aws_region: str | None = Field(None, validation_alias=AliasChoices("RAPPORT_AWS_REGION", "AWS_REGION"))
+    # The tenant access role (AWS): when set, the store and the index sign each request as the session of the
+    # tenant being served, whose policies admit that tenant's items and index alias only (docs/security.md).
+    tenant_access_role_arn: str | None = None
+    # Per-person keys (docs/security.md, "Per-person keys"): each end user's content sealed with a data key of their
+    # own, destroyed by their erasure. Locally the keys live under `{data_dir}/keys`; in AWS in the keys table (no
+    # backups, no PITR, no stream) wrapped by the KMS key, both named by the stack. Off: rows are written plain.
+    person_keys: bool = True
+    person_keys_table: str | None = None
+    person_keys_kms_key_id: str | None = None
+    # How long a process keeps a person's plaintext data key: an erasure in another warm process takes effect here
+    # within this (the erasing process forgets it at once).
+    person_key_cache_seconds: float = Field(60.0, ge=0, le=900)
 
     # OpenSearch
     opensearch_url: str | None = Field(None, validation_alias=AliasChoices("RAPPORT_OPENSEARCH_URL", "OPENSEARCH_URL"))
     opensearch_index: str = "rapport-memories"
-    opensearch_service: str = Field("es", pattern="^(es|aoss)$")
     opensearch_sigv4: bool = True
 
     # Embeddings
@@ -400,6 +421,10 @@ class Settings(BaseSettings):
     # Where failed runs wait for `rapport dlq replay` (AWS: the SQS queue; unset: the store's failed-run items).
     pipeline_dead_letter_queue_url: str | None = None
     pipeline_max_candidates: int = Field(20, ge=1, le=100)  # per extractor and interaction
+    # The rule-based model's semantic layer (docs/pipeline.md): when on, it runs wherever the embedder has a
+    # calibration (MiniLM); off, the patterns answer alone. Opt-in until it costs neither ingestion speed nor
+    # recall (docs/pipeline.md, "Why it is off by default").
+    semantic_layer: bool = False  # RAPPORT_SEMANTIC_LAYER
     pipeline_max_prompt_chars: int = Field(24_000, ge=500)  # the newest messages that fit are what the model reads
     # A new memory this close (cosine) to an active one of its domain reinforces it instead of being added.
     pipeline_duplicate_similarity: float = Field(0.9, ge=0.0, le=1.0)
@@ -429,6 +454,14 @@ class Settings(BaseSettings):
     # past the pool by keywords alone (docs/recall.md). Only the pool's best by keywords become candidates.
     recall_keyword_depth: int = Field(200, ge=1)
     recall_recency_half_life_days: float = Field(30.0, gt=0)
+    # Boosts lift what matches; they must not bury what matches best by meaning (docs/recall.md): the best candidates
+    # by cosine, this share of the limit (rounded down) and at least `recall_semantic_min_similarity` close, keep a
+    # place in the answer whatever keywords, context or the graph add to the others.
+    recall_semantic_share: float = Field(0.2, ge=0, le=1)
+    recall_semantic_min_similarity: float = Field(0.4, ge=-1, le=1)
+    # Up to this much below `recall_semantic_min_similarity`, a candidate is a strong match too when it is no more
+    # than this short of the query's best cosine (domain.recall.strong_by_meaning; docs/recall.md).
+    recall_semantic_margin: float = Field(0.1, ge=0, le=1)
     recall_context: RecallContextWeights = Field(default_factory=RecallContextWeights)
     weights: RecallWeights = Field(default_factory=RecallWeights)
     # Match strength cuts on relevance, measured (bench/match_strength.py, docs/recall.md): 1 % of unrelated memories
@@ -516,6 +549,10 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "rapport.sqlite3"
+
+    @property
+    def person_keys_dir(self) -> Path:
+        return self.data_dir / "keys"
 
     @property
     def embedded_index_path(self) -> Path:

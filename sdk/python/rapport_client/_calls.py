@@ -4,7 +4,7 @@ The sync and async clients both execute these, so request building and response 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -34,6 +34,21 @@ class Call(Generic[T]):
     # A body that is not one JSON document (an import's JSON lines), sent as is with its media type.
     content: bytes | None = None
     content_type: str | None = None
+    # A call about one assistant's part of a relationship: where its `agent_id` goes ("query" or "body"), so the
+    # client's default assistant is added when the call names none.
+    agent_in: str | None = None
+
+    def for_agent(self, agent_id: str | None) -> Call[T]:
+        """This call as the assistant `agent_id` makes it, unless it names one already (or is about no assistant)."""
+        if agent_id is None or self.agent_in is None:
+            return self
+        if self.agent_in == "query":
+            if self.params.get("agent_id") is not None:
+                return self
+            return replace(self, params={**self.params, "agent_id": agent_id})
+        if not isinstance(self.body, Mapping) or self.body.get("agent_id") is not None:
+            return self
+        return replace(self, body={**self.body, "agent_id": agent_id})
 
     @property
     def is_write(self) -> bool:

@@ -28,9 +28,11 @@ def memories_add(
     metadata: Mapping[str, Any] | None = None,
     occurred_at: datetime | None = None,
     idempotency_key: str | None = None,
+    agent_id: str | None = None,
 ) -> Call[models.Memory]:
     """Store one memory about `user_id`. `domain` is `user` (facts about the person) or `relational` (how the
-    assistant and the person work together); `type` defaults on the server to `fact` / `shared_context`."""
+    assistant and the person work together); `type` defaults on the server to `fact` / `shared_context`.
+    `agent_id`: which of the tenant's assistants (a relational memory is that assistant's own)."""
     body = compact(
         {
             "content": content,
@@ -40,15 +42,25 @@ def memories_add(
             "confidence": confidence,
             "metadata": dict(metadata) if metadata is not None else None,
             "occurred_at": occurred_at,
+            "agent_id": agent_id,
         }
     )
     return Call(
-        "POST", path("users", user_id, "memories"), model(models.Memory), body=body, idempotency_key=idempotency_key
+        "POST",
+        path("users", user_id, "memories"),
+        model(models.Memory),
+        body=body,
+        idempotency_key=idempotency_key,
+        agent_in="body",
     )
 
 
 def memories_add_many(
-    user_id: str, memories: Sequence[Mapping[str, Any]], *, idempotency_key: str | None = None
+    user_id: str,
+    memories: Sequence[Mapping[str, Any]],
+    *,
+    idempotency_key: str | None = None,
+    agent_id: str | None = None,
 ) -> Call[models.BatchResult]:
     """Store up to 100 memories in one request, each a mapping of `add`'s fields (`content`, `domain` (default
     `user`), `type`, ...). Each is validated on its own: the answer has a result per memory, `created` or `invalid`
@@ -58,8 +70,9 @@ def memories_add_many(
         "POST",
         path("users", user_id, "memories", "batch"),
         model(models.BatchResult),
-        body={"memories": items},
+        body=compact({"memories": items, "agent_id": agent_id}),
         idempotency_key=idempotency_key,
+        agent_in="body",
     )
 
 
@@ -75,6 +88,7 @@ def memories_search(
     expand_relations: bool | None = None,
     relation_limit: int | None = None,
     expansion_limit: int | None = None,
+    agent_id: str | None = None,
 ) -> Call[models.SearchResults]:
     """Recall by meaning and keywords, best first (`limit` defaults to the server's 5). `domain` is `user`,
     `relational` or `both` (the default); `expand_relations` also returns memories linked to the hits."""
@@ -88,8 +102,9 @@ def memories_search(
         "expand_relations": expand_relations,
         "relation_limit": relation_limit,
         "expansion_limit": expansion_limit,
+        "agent_id": agent_id,
     }
-    return Call("GET", path("users", user_id, "memories"), model(models.SearchResults), params=params)
+    return Call("GET", path("users", user_id, "memories"), model(models.SearchResults), params=params, agent_in="query")
 
 
 def memories_list(
@@ -100,6 +115,7 @@ def memories_list(
     include_archived: bool | None = None,
     page_size: int | None = None,
     cursor: str | None = None,
+    agent_id: str | None = None,
 ) -> Call[Page[models.Memory]]:
     """Every memory of `user_id`, newest first, fetched a page (`page_size`, server default 20) at a time."""
     params = {
@@ -108,13 +124,23 @@ def memories_list(
         "include_archived": include_archived,
         "limit": page_size,
         "cursor": cursor,
+        "agent_id": agent_id,
     }
-    return Call("GET", path("users", user_id, "memories"), page(models.Memory, "memories"), params=params)
+    return Call(
+        "GET", path("users", user_id, "memories"), page(models.Memory, "memories"), params=params, agent_in="query"
+    )
 
 
-def memories_get(user_id: str, memory_id: str) -> Call[models.Memory]:
-    """One memory; `NotFound` when it does not exist (or belongs to another tenant)."""
-    return Call("GET", path("users", user_id, "memories", memory_id), model(models.Memory))
+def memories_get(user_id: str, memory_id: str, *, agent_id: str | None = None) -> Call[models.Memory]:
+    """One memory; `NotFound` when it does not exist (or belongs to another tenant, or is another assistant's
+    relational memory)."""
+    return Call(
+        "GET",
+        path("users", user_id, "memories", memory_id),
+        model(models.Memory),
+        params={"agent_id": agent_id},
+        agent_in="query",
+    )
 
 
 def memories_update(
@@ -129,6 +155,7 @@ def memories_update(
     status: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     idempotency_key: str | None = None,
+    agent_id: str | None = None,
 ) -> Call[models.Memory]:
     """Change the fields given (the others are kept); returns the memory as stored."""
     body = compact(
@@ -148,19 +175,25 @@ def memories_update(
         "PATCH",
         path("users", user_id, "memories", memory_id),
         model(models.Memory),
+        params={"agent_id": agent_id},
         body=body,
         idempotency_key=idempotency_key,
+        agent_in="query",
     )
 
 
-def memories_delete(user_id: str, memory_id: str, *, idempotency_key: str | None = None) -> Call[None]:
+def memories_delete(
+    user_id: str, memory_id: str, *, idempotency_key: str | None = None, agent_id: str | None = None
+) -> Call[None]:
     """Delete one memory. A retry answered 404 counts as done: the first attempt deleted it and its answer was lost."""
     return Call(
         "DELETE",
         path("users", user_id, "memories", memory_id),
         nothing,
+        params={"agent_id": agent_id},
         idempotency_key=idempotency_key,
         absent_means_done=True,
+        agent_in="query",
     )
 
 
@@ -177,6 +210,7 @@ def interactions_record(
     metadata: Mapping[str, Any] | None = None,
     wait: bool = True,
     idempotency_key: str | None = None,
+    agent_id: str | None = None,
 ) -> Call[models.RecordedInteraction]:
     """Record a conversation (`[{"role": "user" | "assistant", "content": ..., "name"?: ...}, ...]`) as history and
     run the ingestion pipeline on it; `wait=False` returns before the pipeline's memories are stored."""
@@ -187,6 +221,7 @@ def interactions_record(
             "session_id": session_id,
             "occurred_at": occurred_at,
             "metadata": dict(metadata) if metadata is not None else None,
+            "agent_id": agent_id,
         }
     )
     return Call(
@@ -196,6 +231,7 @@ def interactions_record(
         params={"wait": wait},
         body=body,
         idempotency_key=idempotency_key,
+        agent_in="body",
     )
 
 
@@ -232,6 +268,7 @@ def process(
     session_id: str | None = None,
     previous_turn: Mapping[str, str] | None = None,
     idempotency_key: str | None = None,
+    agent_id: str | None = None,
 ) -> Call[models.ProcessResult]:
     """Context for one user message: relevant memories, relational state, a system prompt, the crisis flag, and the
     server model's reply (None when it has none: answer yourself and send it with `turns.reply`, or with the next
@@ -243,9 +280,17 @@ def process(
             "channel": channel,
             "session_id": session_id,
             "previous_turn": dict(previous_turn) if previous_turn is not None else None,
+            "agent_id": agent_id,
         }
     )
-    return Call("POST", path("process"), model(models.ProcessResult), body=body, idempotency_key=idempotency_key)
+    return Call(
+        "POST",
+        path("process"),
+        model(models.ProcessResult),
+        body=body,
+        idempotency_key=idempotency_key,
+        agent_in="body",
+    )
 
 
 def turns_reply(
@@ -267,13 +312,25 @@ def turns_reply(
 # Relational state, events, people, privacy
 
 
-def state_get(user_id: str) -> Call[models.RelationalState]:
-    """Trust, sentiment, grudge and familiarity as of now (decay applied), relation bias, tone modifier, profile."""
-    return Call("GET", path("users", user_id, "state"), model(models.RelationalState))
+def state_get(user_id: str, *, agent_id: str | None = None) -> Call[models.RelationalState]:
+    """Trust, sentiment, grudge and familiarity as of now (decay applied), relation bias, tone modifier, profile:
+    of the assistant `agent_id`'s relationship with the person (each assistant has its own)."""
+    return Call(
+        "GET",
+        path("users", user_id, "state"),
+        model(models.RelationalState),
+        params={"agent_id": agent_id},
+        agent_in="query",
+    )
 
 
 def events_report(
-    user_id: str, type: str, note: str | None = None, *, idempotency_key: str | None = None
+    user_id: str,
+    type: str,
+    note: str | None = None,
+    *,
+    idempotency_key: str | None = None,
+    agent_id: str | None = None,
 ) -> Call[models.EventReported]:
     """Report `broken_promise`, `promise_kept` or `crisis_resolved`; the state after it is in the answer. A retry
     counts once (the same Idempotency-Key: the answer is `replayed`)."""
@@ -281,20 +338,22 @@ def events_report(
         "POST",
         path("users", user_id, "events"),
         model(models.EventReported),
-        body=compact({"type": type, "note": note}),
+        body=compact({"type": type, "note": note, "agent_id": agent_id}),
         idempotency_key=idempotency_key,
+        agent_in="body",
     )
 
 
 def events_list(
-    user_id: str, *, page_size: int | None = None, cursor: str | None = None
+    user_id: str, *, page_size: int | None = None, cursor: str | None = None, agent_id: str | None = None
 ) -> Call[Page[models.StateEvent]]:
     """Reported events, newest first."""
     return Call(
         "GET",
         path("users", user_id, "events"),
         page(models.StateEvent, "events"),
-        params={"limit": page_size, "cursor": cursor},
+        params={"limit": page_size, "cursor": cursor, "agent_id": agent_id},
+        agent_in="query",
     )
 
 
@@ -347,6 +406,28 @@ def users_import_chunk(
     )
 
 
-def audit_list(*, page_size: int | None = None, cursor: str | None = None) -> Call[Page[models.AuditEvent]]:
-    """The tenant's audit trail (erasures), newest first."""
-    return Call("GET", path("audit"), page(models.AuditEvent, "events"), params={"limit": page_size, "cursor": cursor})
+def audit_list(
+    *,
+    user_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    page_size: int | None = None,
+    cursor: str | None = None,
+) -> Call[Page[models.AuditEvent]]:
+    """The tenant's audit trail, newest first: every write and privileged read (who, which operation, which end
+    user by hash, when, the status) and every erasure. `user_id` narrows to one end user; `since` (inclusive) and
+    `until` (exclusive) bound the time. Needs a key with the `admin` scope."""
+    params = {
+        "user_id": user_id,
+        "since": since.isoformat() if since else None,
+        "until": until.isoformat() if until else None,
+        "limit": page_size,
+        "cursor": cursor,
+    }
+    return Call("GET", path("audit"), page(models.AuditEvent, "events"), params=params)
+
+
+def agents_list() -> Call[models.Agents]:
+    """The tenant's assistants: the default one first, then every one named in a write, each with how many people
+    it has relational memories of."""
+    return Call("GET", path("agents"), model(models.Agents))

@@ -200,6 +200,10 @@ class Audit(Resource[Mode]):
     list = paged(e.audit_list)
 
 
+class Agents(Resource[Mode]):
+    list = endpoint(e.agents_list)
+
+
 class Surface(Resource[Mode]):
     """Everything both clients offer; `Rapport` and `AsyncRapport` add the transport and `turn`."""
 
@@ -217,3 +221,4 @@ class Surface(Resource[Mode]):
         self.people: People[Mode] = People(runner)
         self.users: Users[Mode] = Users(runner)
         self.audit: Audit[Mode] = Audit(runner)
+        self.agents: Agents[Mode] = Agents(runner)

@@ -30,8 +30,10 @@ class Connection:
     base_url: str
     api_key: str
     retry: RetryPolicy
+    agent_id: str | None = None  # the assistant a call names when it names none itself (None: the server's default)
 
     def build(self, http: httpx.Client | httpx.AsyncClient, call: Call[Any]) -> httpx.Request:
+        call = call.for_agent(self.agent_id)
         headers = {
             "Authorization": f"Bearer {self.api_key}",
             "Accept": "application/json",

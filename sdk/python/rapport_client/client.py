@@ -23,19 +23,25 @@ ReplyModel = Callable[[str, str], str]
 AsyncReplyModel = Callable[[str, str], str | Awaitable[str]]
 
 
-def _connection(base_url: str, api_key: str, max_retries: int | None, retry: RetryPolicy | None) -> Connection:
+def _connection(
+    base_url: str, api_key: str, max_retries: int | None, retry: RetryPolicy | None, agent_id: str | None
+) -> Connection:
     if not isinstance(api_key, str) or not api_key.strip():
         raise ValueError("api_key is empty: pass the key the server printed, or one from `rapport keys create`")
+    if agent_id is not None and (not isinstance(agent_id, str) or not agent_id.strip()):
+        raise ValueError("agent_id is empty: name the assistant, or pass None for the tenant's default one")
     policy = retry or RetryPolicy()
     if max_retries is not None:
         policy = dataclasses.replace(policy, max_retries=max_retries)
-    return Connection(normalize_base_url(base_url), api_key.strip(), policy)
+    return Connection(normalize_base_url(base_url), api_key.strip(), policy, agent_id)
 
 
 class Rapport(Surface[Sync]):
     """A blocking client. `base_url` is the server (`http://127.0.0.1:8080`, with or without `/v1`) or the stack's
     `ApiUrl` output; `max_retries` bounds the retries of one call (see `RetryPolicy` for the delays). Pass
-    `http_client` to use your own `httpx.Client` (proxies, TLS, a mock transport); it is then yours to close."""
+    `http_client` to use your own `httpx.Client` (proxies, TLS, a mock transport); it is then yours to close.
+    `agent_id` names the tenant's assistant this client speaks for (each keeps its own relationship with a person);
+    a call's own `agent_id=` overrides it, and None is the tenant's default assistant."""
 
     def __init__(
         self,
@@ -46,8 +52,9 @@ class Rapport(Surface[Sync]):
         max_retries: int | None = None,
         retry: RetryPolicy | None = None,
         http_client: httpx.Client | None = None,
+        agent_id: str | None = None,
     ) -> None:
-        connection = _connection(base_url, api_key, max_retries, retry)
+        connection = _connection(base_url, api_key, max_retries, retry, agent_id)
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else httpx.Client(timeout=timeout)
         self._runner_impl = SyncRunner(connection, self._http)
@@ -65,11 +72,12 @@ class Rapport(Surface[Sync]):
         *,
         channel: str | None = None,
         session_id: str | None = None,
+        agent_id: str | None = None,
     ) -> TurnResult:
         """One conversational turn: `process` the user's message; when the server's model replied, that is the
         reply; else `reply(system_prompt, message)` (your model) answers and the answer is recorded with
         `turns.reply`, so the exchange becomes history and memories either way."""
-        processed = self.process(user_id, message, channel=channel, session_id=session_id)
+        processed = self.process(user_id, message, channel=channel, session_id=session_id, agent_id=agent_id)
         if processed.reply is not None:
             return _replied_by_server(processed, processed.reply)
         model, turn_id = _reply_model(reply), _awaited_turn(processed)
@@ -101,8 +109,9 @@ class AsyncRapport(Surface[Async]):
         max_retries: int | None = None,
         retry: RetryPolicy | None = None,
         http_client: httpx.AsyncClient | None = None,
+        agent_id: str | None = None,
     ) -> None:
-        connection = _connection(base_url, api_key, max_retries, retry)
+        connection = _connection(base_url, api_key, max_retries, retry, agent_id)
         self._owns_http = http_client is None
         self._http = http_client if http_client is not None else httpx.AsyncClient(timeout=timeout)
         self._runner_impl = AsyncRunner(connection, self._http)
@@ -120,9 +129,10 @@ class AsyncRapport(Surface[Async]):
         *,
         channel: str | None = None,
         session_id: str | None = None,
+        agent_id: str | None = None,
     ) -> TurnResult:
         """As `Rapport.turn`; `reply` may be a plain function or a coroutine function."""
-        processed = await self.process(user_id, message, channel=channel, session_id=session_id)
+        processed = await self.process(user_id, message, channel=channel, session_id=session_id, agent_id=agent_id)
         if processed.reply is not None:
             return _replied_by_server(processed, processed.reply)
         model, turn_id = _reply_model(reply), _awaited_turn(processed)

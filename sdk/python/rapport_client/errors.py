@@ -47,7 +47,20 @@ class Unauthorized(RapportError):
 
 
 class Forbidden(RapportError):
-    """403: the key is known but may not do this (API Gateway's authorizer denied it)."""
+    """403: the key is known but lacks a scope the call needs (`error` is `forbidden`; the message names the
+    scope), or API Gateway denied it. `required_scopes` and `missing_scopes` say which, when the API told."""
+
+    @property
+    def required_scopes(self) -> list[str]:
+        return self._scopes("required_scopes")
+
+    @property
+    def missing_scopes(self) -> list[str]:
+        return self._scopes("missing_scopes")
+
+    def _scopes(self, name: str) -> list[str]:
+        listed = self.details.get(name) if isinstance(self.details, dict) else None
+        return [str(scope) for scope in listed] if isinstance(listed, list) else []
 
 
 class NotFound(RapportError):

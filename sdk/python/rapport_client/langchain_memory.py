@@ -34,10 +34,16 @@ class RapportRetriever(BaseRetriever):
     domain: Literal["user", "relational", "both"] = "both"
     min_similarity: float | None = None
     async_client: AsyncRapport | None = None
+    agent_id: str | None = None  # the tenant's assistant recalling (None: the client's, else the default)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         found = self.client.memories.search(
-            self.user_id, query, limit=self.k, domain=self.domain, min_similarity=self.min_similarity
+            self.user_id,
+            query,
+            limit=self.k,
+            domain=self.domain,
+            min_similarity=self.min_similarity,
+            agent_id=self.agent_id,
         )
         return [_document(hit) for hit in found.memories]
 
@@ -47,7 +53,12 @@ class RapportRetriever(BaseRetriever):
         if self.async_client is None:
             return await super()._aget_relevant_documents(query, run_manager=run_manager)
         found = await self.async_client.memories.search(
-            self.user_id, query, limit=self.k, domain=self.domain, min_similarity=self.min_similarity
+            self.user_id,
+            query,
+            limit=self.k,
+            domain=self.domain,
+            min_similarity=self.min_similarity,
+            agent_id=self.agent_id,
         )
         return [_document(hit) for hit in found.memories]
 
@@ -97,6 +108,7 @@ class RapportChatMessageHistory(BaseChatMessageHistory):
         max_interactions: int = 50,
         wait: bool = False,
         erase_on_clear: bool = False,
+        agent_id: str | None = None,
     ) -> None:
         if not user_id:
             raise ValueError("user_id is required: the end user whose conversation this is")
@@ -110,6 +122,9 @@ class RapportChatMessageHistory(BaseChatMessageHistory):
         # False: a chat turn is answered as soon as the exchange is stored; the pipeline's memories follow.
         self.wait = wait
         self.erase_on_clear = erase_on_clear
+        # The tenant's assistant this chat is with (None: the client's): its messages are read back, and recorded as
+        # its interactions.
+        self.agent_id = agent_id
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
@@ -119,6 +134,8 @@ class RapportChatMessageHistory(BaseChatMessageHistory):
     def _interactions(self) -> Iterator[Interaction]:
         page = min(self.max_interactions, 100)
         for interaction in self.client.interactions.history(self.user_id, page_size=page):
+            if self.agent_id is not None and interaction.agent_id != self.agent_id:
+                continue  # the history is the tenant's; a chat is one assistant's
             if self.session_id is None or interaction.session_id == self.session_id:
                 yield interaction
 
@@ -127,7 +144,7 @@ class RapportChatMessageHistory(BaseChatMessageHistory):
         if not sent:
             return
         self.client.interactions.record(
-            self.user_id, sent, channel=self.channel, session_id=self.session_id, wait=self.wait
+            self.user_id, sent, channel=self.channel, session_id=self.session_id, wait=self.wait, agent_id=self.agent_id
         )
 
     def clear(self) -> None:

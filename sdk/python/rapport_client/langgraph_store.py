@@ -70,8 +70,11 @@ class RapportStore(BaseStore):
         memory_types: Mapping[str, str] | None = None,
         sole_writer: bool = False,
         page_size: int = 100,
+        agent_id: str | None = None,
     ) -> None:
         self._client = client
+        # The tenant's assistant whose relational items these are (None: the client's); user items are every one's.
+        self._agent = agent_id
         self._types = {**ITEM_TYPES, **(memory_types or {})}
         self._sole_writer = sole_writer
         self._page_size = page_size
@@ -117,7 +120,9 @@ class RapportStore(BaseStore):
             return None
         # No lookup by metadata on the server: one pass over the memories of the type items are stored as (not the
         # conversation's episodes), remembering every key it sees so later calls go straight to their memory.
-        listed = self._client.memories.list(user, domain=domain, type=self._types[domain], page_size=self._page_size)
+        listed = self._client.memories.list(
+            user, domain=domain, type=self._types[domain], page_size=self._page_size, agent_id=self._agent
+        )
         for memory in listed:
             self._ids[(user, domain, _key(memory))] = memory.id
             if _key(memory) == key:
@@ -127,7 +132,7 @@ class RapportStore(BaseStore):
 
     def _fetch(self, user: str, memory_id: str) -> Memory | None:
         try:
-            return self._client.memories.get(user, memory_id)
+            return self._client.memories.get(user, memory_id, agent_id=self._agent)
         except (NotFound, InvalidRequest):
             return None
 
@@ -138,15 +143,17 @@ class RapportStore(BaseStore):
         existing = self._find(user, domain, op.key)
         if op.value is None:
             if existing is not None:
-                self._client.memories.delete(user, existing.id)
+                self._client.memories.delete(user, existing.id, agent_id=self._agent)
             self._ids.pop((user, domain, op.key), None)
             return
         content, metadata = _stored(op.key, op.value, op.index)
         if existing is not None:
-            memory = self._client.memories.update(user, existing.id, content=content, metadata=metadata)
+            memory = self._client.memories.update(
+                user, existing.id, content=content, metadata=metadata, agent_id=self._agent
+            )
         else:
             memory = self._client.memories.add(
-                user, content, domain=domain, type=self._types[domain], metadata=metadata
+                user, content, domain=domain, type=self._types[domain], metadata=metadata, agent_id=self._agent
             )
         self._ids[(user, domain, op.key)] = memory.id
 
@@ -158,10 +165,12 @@ class RapportStore(BaseStore):
             wanted = op.offset + op.limit
             # A filter drops hits after recall ranks them: ask for the most recall answers, so it has some to drop.
             asked = MAX_RECALL if op.filter else min(wanted, MAX_RECALL)
-            hits = self._client.memories.search(user, op.query, limit=asked, domain=domain or "both").memories
+            hits = self._client.memories.search(
+                user, op.query, limit=asked, domain=domain or "both", agent_id=self._agent
+            ).memories
             matched: Iterator[SearchItem] = (_search_item(h) for h in hits if _matches(_value(h), op.filter))
         else:
-            listed = self._client.memories.list(user, domain=domain, page_size=self._page_size)
+            listed = self._client.memories.list(user, domain=domain, page_size=self._page_size, agent_id=self._agent)
             matched = (_search_item(m) for m in listed if _matches(_value(m), op.filter))
         return list(islice(matched, op.offset, op.offset + op.limit))
 
@@ -185,7 +194,8 @@ class RapportStore(BaseStore):
         return namespaces[op.offset : op.offset + op.limit]
 
     def _holds(self, user: str, domain: str) -> bool:
-        return next(iter(self._client.memories.list(user, domain=domain, page_size=1)), None) is not None
+        listed = self._client.memories.list(user, domain=domain, page_size=1, agent_id=self._agent)
+        return next(iter(listed), None) is not None
 
 
 # Namespaces

@@ -29,6 +29,9 @@ def parser(prog: str = "rapport-mcp") -> argparse.ArgumentParser:
     p.add_argument("--api-key-file", help="read the API key from this file (default RAPPORT_API_KEY_FILE)")
     p.add_argument("--user-id", help="the user tools act for when they omit user_id (default RAPPORT_USER_ID)")
     p.add_argument(
+        "--agent-id", help="the tenant's assistant this server speaks for (default RAPPORT_AGENT_ID; none: the default)"
+    )
+    p.add_argument(
         "--allow-erase", action="store_true", help="offer the erase_user tool (erases everything about a person)"
     )
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per API request (default 60)")
@@ -70,6 +73,7 @@ def config_from(args: argparse.Namespace, environ: dict[str, str] | None = None)
         base_url=normalize_base_url(args.url or env.get("RAPPORT_URL") or DEFAULT_URL),
         api_key=key,
         default_user_id=args.user_id or env.get("RAPPORT_USER_ID") or None,
+        agent_id=args.agent_id or env.get("RAPPORT_AGENT_ID") or None,
         allow_erase=args.allow_erase,
         timeout=args.timeout,
         log_level=args.log_level,

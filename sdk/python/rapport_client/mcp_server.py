@@ -42,6 +42,9 @@ class McpConfig:
     base_url: str
     api_key: str
     default_user_id: str | None = None
+    # The assistant this server speaks for (each of a tenant's assistants keeps its own relationship with a
+    # person); a tool's `agent_id` overrides it, None is the tenant's default assistant.
+    agent_id: str | None = None
     allow_erase: bool = False
     timeout: float = 60.0
     log_level: LogLevel = "WARNING"
@@ -80,6 +83,13 @@ MemoryType = Annotated[
     ),
 ]
 
+AgentId = Annotated[
+    str | None,
+    Field(
+        description="Optional: which of the tenant's assistants you are (a slug such as 'support-bot'); each keeps "
+        "its own relationship with the person. Omitted: the server's assistant (RAPPORT_AGENT_ID) or the default."
+    ),
+]
 SessionId = Annotated[
     str | None, Field(max_length=128, description="Optional: groups the exchanges of one chat (a conversation id).")
 ]
@@ -95,7 +105,9 @@ def build_server(config: McpConfig) -> MCPServer[AsyncRapport]:
 
     @asynccontextmanager
     async def connected(_: MCPServer[AsyncRapport]) -> AsyncIterator[AsyncRapport]:
-        async with AsyncRapport(config.base_url, config.api_key, timeout=config.timeout) as client:
+        async with AsyncRapport(
+            config.base_url, config.api_key, timeout=config.timeout, agent_id=config.agent_id
+        ) as client:
             yield client
 
     instructions = INSTRUCTIONS
@@ -140,12 +152,15 @@ def build_server(config: McpConfig) -> MCPServer[AsyncRapport]:
         importance: Annotated[
             float | None, Field(ge=0.0, le=1.0, description="0..1; how much this should weigh in recall.")
         ] = None,
+        agent_id: AgentId = None,
     ) -> dict[str, Any]:
         """Store one durable memory about the person (a fact, preference, goal, event) or about how you work
         together. Returns the stored memory with its id (for `forget_memory`)."""
         client = _client(ctx)
         stored = await _calling(
-            client.memories.add(user(user_id), content, domain=domain, type=type, importance=importance)
+            client.memories.add(
+                user(user_id), content, domain=domain, type=type, importance=importance, agent_id=agent_id
+            )
         )
         return answer.memory(stored)
 
@@ -156,11 +171,14 @@ def build_server(config: McpConfig) -> MCPServer[AsyncRapport]:
         user_id: UserId = None,
         domain: RecallDomain = "both",
         limit: Annotated[int, Field(ge=1, le=50, description="How many memories at most (default 5).")] = 5,
+        agent_id: AgentId = None,
     ) -> dict[str, Any]:
         """Search the person's memories by meaning and keywords, best first, each with its similarity and why it
         matched."""
         client = _client(ctx)
-        found = await _calling(client.memories.search(user(user_id), query, limit=limit, domain=domain))
+        found = await _calling(
+            client.memories.search(user(user_id), query, limit=limit, domain=domain, agent_id=agent_id)
+        )
         return answer.recall(found)
 
     @tool(title="Record a conversation", annotations=WRITES)
@@ -171,13 +189,16 @@ def build_server(config: McpConfig) -> MCPServer[AsyncRapport]:
         ],
         user_id: UserId = None,
         session_id: SessionId = None,
+        agent_id: AgentId = None,
     ) -> dict[str, Any]:
         """Record a finished exchange with the person: it becomes history, updates the relationship (trust,
         sentiment) and the people mentioned, and the pipeline extracts memories from it (listed in the answer)."""
         client = _client(ctx)
         sent = [m.model_dump(exclude_none=True) for m in messages]
         recorded = await _calling(
-            client.interactions.record(user(user_id), sent, channel="mcp", session_id=session_id, wait=True)
+            client.interactions.record(
+                user(user_id), sent, channel="mcp", session_id=session_id, wait=True, agent_id=agent_id
+            )
         )
         return answer.recorded(recorded)
 
@@ -187,13 +208,16 @@ def build_server(config: McpConfig) -> MCPServer[AsyncRapport]:
         message: Annotated[str, Field(description="The person's latest message, verbatim.")],
         user_id: UserId = None,
         session_id: SessionId = None,
+        agent_id: AgentId = None,
     ) -> dict[str, Any]:
         """Everything to answer the person's message with: relevant memories, relational notes, the relationship's
         state (trust, sentiment, grudge, familiarity), the tone to take, a crisis flag (when true, answer with care
         and safety first) and a ready system prompt. Returns a `turn_id`: send your reply with `record_reply` so the
         exchange is remembered."""
         client = _client(ctx)
-        processed = await _calling(client.process(user(user_id), message, channel="mcp", session_id=session_id))
+        processed = await _calling(
+            client.process(user(user_id), message, channel="mcp", session_id=session_id, agent_id=agent_id)
+        )
         return answer.context(processed)
 
     @tool(title="Record a reply", annotations=WRITES)
@@ -210,11 +234,13 @@ def build_server(config: McpConfig) -> MCPServer[AsyncRapport]:
         return answer.turn_recorded(recorded)
 
     @tool(title="Relationship state", annotations=READ_ONLY)
-    async def relationship_state(ctx: Context[AsyncRapport], user_id: UserId = None) -> dict[str, Any]:
+    async def relationship_state(
+        ctx: Context[AsyncRapport], user_id: UserId = None, agent_id: AgentId = None
+    ) -> dict[str, Any]:
         """The relationship with the person as of now: trust, sentiment, grudge, familiarity (0..1, decayed to
         now), relation bias, the tone modifier to apply, whether a crisis is open, and their profile."""
         client = _client(ctx)
-        return answer.state(await _calling(client.state.get(user(user_id))))
+        return answer.state(await _calling(client.state.get(user(user_id), agent_id=agent_id)))
 
     @tool(title="People the person mentions", annotations=READ_ONLY)
     async def list_people(
@@ -233,10 +259,11 @@ def build_server(config: McpConfig) -> MCPServer[AsyncRapport]:
         ctx: Context[AsyncRapport],
         memory_id: Annotated[str, Field(description="The memory's id, from `recall` or `remember`.")],
         user_id: UserId = None,
+        agent_id: AgentId = None,
     ) -> dict[str, Any]:
         """Delete one memory for good, e.g. when the person asks you to forget something."""
         client = _client(ctx)
-        await _calling(client.memories.delete(user(user_id), memory_id))
+        await _calling(client.memories.delete(user(user_id), memory_id, agent_id=agent_id))
         return {"forgotten": memory_id}
 
     if config.allow_erase:

@@ -48,6 +48,8 @@ class Memory(RapportModel):
     source: Provenance = Field(default_factory=Provenance)
     # Whose words: user_said, assistant_said, extracted, tenant_api or derived; None from a server that predates it.
     trust: str | None = None
+    # The assistant it was made with (a relational memory is that assistant's own); "default" before assistants.
+    agent_id: str = "default"
     in_reply_to: PrecedingMessage | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
@@ -113,6 +115,7 @@ class Interaction(RapportModel):
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
     memory_ids: list[str] = Field(default_factory=list)
+    agent_id: str = "default"  # the assistant that took part
 
 
 class PipelineRun(RapportModel):
@@ -293,16 +296,21 @@ class Erasure(RapportModel):
     status: str
     user_id: str
     counts: dict[str, int] = Field(default_factory=dict)
+    agents: dict[str, dict[str, int]] = Field(default_factory=dict)  # per assistant: relational_memories, items
     audit_event_id: str
 
 
 class AuditEvent(RapportModel):
     id: str
-    action: str
-    actor: str
-    target_user_hash: str  # sha256 of tenant id, 0x1F, user id: the audit trail never holds the id
+    action: str  # write, privileged_read or erase_user
+    actor: str  # the key's id, as the key listing names it
+    operation: str | None = None  # the API operation called; None on an erasure
+    status: int | None = None  # the HTTP status it answered
+    # sha256 of tenant id, 0x1F, user id: the audit trail never holds the id; None for a call about no end user
+    target_user_hash: str | None = None
     at: datetime
     counts: dict[str, int] = Field(default_factory=dict)
+    agents: dict[str, dict[str, int]] = Field(default_factory=dict)
 
 
 class UserSummary(RapportModel):
@@ -323,3 +331,17 @@ class ImportResult(RapportModel):
     imported: dict[str, int] = Field(default_factory=dict)
     skipped: dict[str, int] = Field(default_factory=dict)
     errors: list[ImportLineError] = Field(default_factory=list)
+
+
+class Agent(RapportModel):
+    """One of the tenant's assistants, with what it holds of its relationships."""
+
+    agent_id: str
+    default: bool
+    first_seen: datetime | None = None
+    people: int = 0
+    relational_memories: int = 0
+
+
+class Agents(RapportModel):
+    agents: list[Agent] = Field(default_factory=list)

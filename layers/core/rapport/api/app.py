@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig
-from aws_lambda_powertools.event_handler.api_gateway import ApiGatewayResolver
 
 from rapport import __version__
+from rapport.api.access import access_control
 from rapport.api.bodies import one_object_per_body
 from rapport.api.contract import PUBLIC, answers
 from rapport.api.dependencies import use_caller
@@ -17,6 +17,7 @@ from rapport.api.idempotency import replayed_header
 from rapport.api.identity import CallerOf, caller_from_authorizer
 from rapport.api.openapi_document import DOCS_PATH, OPENAPI_PATH, register_openapi_routes
 from rapport.api.resolver import ConcurrentRestResolver
+from rapport.api.routers.agents import build_agents_router
 from rapport.api.routers.associations import build_associations_router
 from rapport.api.routers.filter_decisions import build_filter_decisions_router
 from rapport.api.routers.governance import build_governance_router
@@ -33,10 +34,12 @@ from rapport.api.routers.turns import build_turns_router
 from rapport.api.routers.users import build_users_router
 from rapport.api.routers.webhooks import build_webhooks_router
 from rapport.api.schemas import HealthOut
+from rapport.api.tenant_binding import act_for_the_caller
 from rapport.composition.services import Services
+from rapport.explorer.site import EXPLORER_PREFIX
 from rapport.ingestion.service import IngestionService
 
-ResolverT = TypeVar("ResolverT", bound=ApiGatewayResolver)
+ResolverT = TypeVar("ResolverT", bound=ConcurrentRestResolver)
 
 # The ingest routes are public to the key check only: each request is authenticated by its signature instead.
 HEALTH_PATH = "/v1/health"
@@ -49,11 +52,26 @@ CORS_EXPOSED_HEADERS = ("Retry-After", "Idempotent-Replayed")
 CORS_MAX_AGE_SECONDS = 600
 
 
+def is_public_path(path: str) -> bool:
+    """A route no key is needed for: health, the document, the signed ingest routes, the explorer's files."""
+    return path in PUBLIC_PATHS or path == EXPLORER_PREFIX or path.startswith(EXPLORER_PREFIX + "/")
+
+
 def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> ResolverT:
     """Routers are built fresh for each resolver: a Router shared by two resolvers answers from the last one."""
     register_error_handlers(app)
     use_caller(app, caller_of)
-    app.use(middlewares=[one_object_per_body(INGEST_PATHS), replayed_header])
+    # The scope check answers before the body is read; the audit event it records carries the status the error
+    # handlers above make of whatever the route raised.
+    app.use_first(
+        access_control(
+            caller_of=caller_of,
+            audit=services.audit,
+            is_public=is_public_path,
+            errors=lambda exc, route: app._call_exception_handler(exc, route),
+        )
+    )
+    app.use(middlewares=[act_for_the_caller(caller_of), one_object_per_body(INGEST_PATHS), replayed_header])
 
     @app.get(
         HEALTH_PATH,
@@ -76,7 +94,7 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
     )
     app.include_router(build_interactions_router(services.interactions, services.keyed_writes))
     app.include_router(build_filter_decisions_router(services.filter_decisions))
-    app.include_router(build_privacy_router(services.privacy))
+    app.include_router(build_privacy_router(services.privacy, services.audit))
     app.include_router(
         build_users_router(directory=services.users, export=services.user_export, importer=services.user_import)
     )
@@ -90,6 +108,7 @@ def configure(app: ResolverT, services: Services, caller_of: CallerOf) -> Resolv
         )
     )
     app.include_router(build_turns_router(services.turns))
+    app.include_router(build_agents_router(services.assistants))
     app.include_router(build_people_router(services.people))
     app.include_router(build_associations_router(services.graph.associations))
     app.include_router(build_knowledge_router(services.graph.knowledge))

@@ -19,7 +19,7 @@ class ErrorOut(BaseModel):
     `message`."""
 
     error: str = Field(
-        description="A stable code: invalid_input, malformed_json, validation_error, unauthorized, "
+        description="A stable code: invalid_input, malformed_json, validation_error, unauthorized, forbidden, "
         "not_found, route_not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, "
         "rate_limited, internal_error, upstream_unavailable, storage_unavailable; from the local server's transport "
         "also bad_request and request_timeout.",
@@ -57,6 +57,8 @@ ERROR_DESCRIPTIONS = {
     "says what to fix. No NaN or Infinity, numbers of at most 100 digits, nesting at most 64 deep, no lone "
     "surrogate escapes.",
     401: "Missing or unknown API key (`unauthorized`); on the signed routes, a missing or wrong signature.",
+    403: "The key lacks a scope this operation needs (`forbidden`): the message names it, `details` lists "
+    "`required_scopes` and `missing_scopes`. Issue a key with it (`rapport keys create --scope …`).",
     404: "No such item for this tenant and end user (`not_found`): another tenant's id answers the same.",
     409: "The item changed concurrently while being written (`conflict`): retry the request.",
     413: "The body exceeds 1 MiB (`payload_too_large`).",

@@ -15,6 +15,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 
 from rapport.errors import (
     ConflictError,
+    ForbiddenError,
     IdempotencyKeyReusedError,
     InvalidInputError,
     NotFoundError,
@@ -35,6 +36,7 @@ _STATUS: list[tuple[type[RapportError], int, str]] = [
     (RequestInProgressError, 409, "request_in_progress"),  # before ConflictError, which it is a kind of
     (ConflictError, 409, "conflict"),
     (UnauthorizedError, 401, "unauthorized"),
+    (ForbiddenError, 403, "forbidden"),
     (RateLimitedError, 429, "rate_limited"),
     (UpstreamError, 502, "upstream_unavailable"),
     (StorageError, 503, "storage_unavailable"),

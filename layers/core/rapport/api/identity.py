@@ -7,15 +7,20 @@ from collections.abc import Callable
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 from pydantic import BaseModel
 
+from rapport.domain.access import LEGACY_SCOPES, ApiScope, scopes_from_text
 from rapport.errors import UnauthorizedError
 
 
 class Caller(BaseModel):
     tenant_id: str
-    principal: str
+    principal: str  # the key's id (a prefix of its hash): who, in logs and the audit trail
+    scopes: frozenset[ApiScope]
 
 
 CallerOf = Callable[[BaseProxyEvent], Caller]
+
+# The authorizer context's key for the key's scopes, space separated (a context value must be a string).
+SCOPES_CONTEXT = "scopes"
 
 
 def caller_from_authorizer(event: BaseProxyEvent) -> Caller:
@@ -25,7 +30,14 @@ def caller_from_authorizer(event: BaseProxyEvent) -> Caller:
     tenant_id = authorizer.get("tenant_id")
     if not tenant_id:
         raise UnauthorizedError("missing or unknown API key")
-    return Caller(tenant_id=str(tenant_id), principal=str(authorizer.get("principalId") or "unknown"))
+    # Without `scopes` the context is an authorizer result cached from before keys had scopes (API Gateway keeps one
+    # up to its TTL across a deployment): it stands for a key of that time, which could do everything.
+    scopes = authorizer.get(SCOPES_CONTEXT)
+    return Caller(
+        tenant_id=str(tenant_id),
+        principal=str(authorizer.get("principalId") or "unknown"),
+        scopes=LEGACY_SCOPES if scopes is None else scopes_from_text(str(scopes)),
+    )
 
 
 # The one header the AWS authorizer reads, and so the one its result is cached on (infra/constructs/api.py): a

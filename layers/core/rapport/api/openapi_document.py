@@ -15,8 +15,9 @@ from aws_lambda_powertools.event_handler.openapi.models import Server
 from aws_lambda_powertools.event_handler.openapi.swagger_ui import generate_swagger_html
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 
-from rapport.api.contract import AUTHENTICATED, JSON, SECURITY_SCHEMES
-from rapport.domain.scope import USER_ID_PATTERN
+from rapport.api.access import required_scopes
+from rapport.api.contract import AUTHENTICATED, ERROR_DESCRIPTIONS, JSON, PUBLIC, SECURITY_SCHEMES
+from rapport.domain.scope import AGENT_ID_PATTERN, USER_ID_PATTERN
 
 OPENAPI_PATH = "/v1/openapi.json"
 DOCS_PATH = "/v1/docs"
@@ -69,7 +70,24 @@ def openapi_document(
     document: dict[str, Any] = schema.model_dump(mode="json", by_alias=True, exclude_none=True)
     _drop_default_validation_error(document)
     _document_shared_checks(document, max_page_size)
+    _document_scopes(document)
     return document
+
+
+def _document_scopes(document: dict[str, Any]) -> None:
+    """The scopes each operation needs come from one table (`api/access.py`), checked by one middleware, so they are
+    documented here, once: `x-required-scopes`, a line of the description, and the 403 every authenticated
+    operation may answer (with the same error body as its 401)."""
+    for operation in _operations(document):
+        responses = operation.get("responses", {})
+        if operation.get("security") == PUBLIC or "401" not in responses:
+            continue
+        scopes = [scope.value for scope in required_scopes(str(operation.get("operationId")))]
+        operation["x-required-scopes"] = scopes
+        needed = " and ".join(f"`{scope}`" for scope in scopes)
+        operation["description"] = f"{operation.get('description', '')}\n\nRequires scope {needed}.".lstrip()
+        responses["403"] = {"description": ERROR_DESCRIPTIONS[403], "content": responses["401"].get("content", {})}
+        operation["responses"] = dict(sorted(responses.items()))
 
 
 _DEFAULT_VALIDATION_REF = "#/components/schemas/HTTPValidationError"
@@ -106,10 +124,22 @@ def _document_shared_checks(document: dict[str, Any], max_page_size: int) -> Non
                     if candidate.get("type") == "integer":
                         candidate["minimum"] = 1
                         candidate["maximum"] = max_page_size
+            elif parameter.get("in") == "query" and parameter.get("name") == "agent_id":
+                _with_pattern(schema, AGENT_ID_PATTERN)
     for name, schema in document.get("components", {}).get("schemas", {}).items():
-        user_id = schema.get("properties", {}).get("user_id")
+        properties = schema.get("properties", {})
+        user_id = properties.get("user_id")
         if name.endswith("Request") and user_id is not None and user_id.get("type") == "string":
             user_id["pattern"] = USER_ID_PATTERN
+        if name.endswith("Request") and "agent_id" in properties:
+            _with_pattern(properties["agent_id"], AGENT_ID_PATTERN)
+
+
+def _with_pattern(schema: dict[str, Any], pattern: str) -> None:
+    """The pattern on the string form of an optional string (`anyOf` string / null) or on the string itself."""
+    for candidate in schema.get("anyOf", [schema]):
+        if candidate.get("type") == "string":
+            candidate["pattern"] = pattern
 
 
 def _operations(document: dict[str, Any]) -> Iterable[dict[str, Any]]:

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rapport.api.schemas import agent_id_field
 from rapport.domain.people import Person, PersonFact
 from rapport.domain.profile import Profile
 from rapport.domain.recall import RecallHit
@@ -31,6 +32,7 @@ class ProcessRequest(_Request):
     previous_turn: PreviousTurnIn | None = Field(
         None, description="Your model's reply to this person's previous turn, if you did not send it on its own."
     )
+    agent_id: str | None = agent_id_field()
 
 
 class TurnReplyRequest(_Request):
@@ -42,6 +44,7 @@ class StateEventRequest(_Request):
     # A plain string, not an enum: an unknown type must be a 400 that lists the known ones, not a 422.
     type: str = Field(description="`broken_promise`, `promise_kept` or `crisis_resolved`.")
     note: str | None = Field(None, description="Why, in the tenant's words; kept with the event.")
+    agent_id: str | None = agent_id_field()
 
 
 class RelevantMemoryOut(BaseModel):

@@ -19,11 +19,14 @@ something it cannot store or answer.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.api_gateway import MiddlewareFrame
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.utilities.data_classes.common import BaseProxyEvent
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -44,10 +47,16 @@ class ConcurrentRestResolver(APIGatewayRestResolver):
         self._request_state: ContextVar[_RequestState | None] = ContextVar("rapport_request", default=None)
         self._stacks_built = False
         self._build_lock = threading.Lock()
+        self._first_middlewares: list[Callable[[Any, NextMiddleware], Response]] = []
         kwargs.setdefault("json_body_deserializer", strict_json.loads)
         super().__init__(**kwargs)
         if hasattr(self, "_request_validation_middleware"):  # enable_validation: the first middleware of a route
             self._request_validation_middleware = JsonOnlyRequestValidation()
+
+    def use_first(self, middleware: Callable[[Any, NextMiddleware], Response]) -> None:
+        """A middleware of every route that runs before request validation (Powertools runs its own first): for a
+        check that must answer before the body is read, such as whether the caller may call the route at all."""
+        self._first_middlewares.append(middleware)
 
     @property
     def _state(self) -> _RequestState:
@@ -103,4 +112,6 @@ class ConcurrentRestResolver(APIGatewayRestResolver):
             for route in self._static_routes + self._dynamic_routes:
                 if not route._middleware_stack_built:
                     route._build_middleware_stack(router_middlewares=self._router_middlewares, app=self)
+                    for middleware in reversed(self._first_middlewares):
+                        route._middleware_stack = MiddlewareFrame(middleware, route._middleware_stack)
             self._stacks_built = True

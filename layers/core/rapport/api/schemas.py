@@ -29,6 +29,18 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+AGENT_ID_DESCRIPTION = (
+    "Which of the tenant's assistants this is about (a slug of your choosing: lowercase letters, digits, `_`, `-`). "
+    "Each keeps its own relationship with a person (relational memories and state, sessions); facts about the "
+    "person, the people they mention and the history are shared. Absent: the default assistant."
+)
+
+
+def agent_id_field() -> Any:
+    """The optional assistant id of a write's body (its pattern is documented with the path's user id)."""
+    return Field(None, description=AGENT_ID_DESCRIPTION)
+
+
 class CreateMemoryRequest(_Request):
     model_config = ConfigDict(
         json_schema_extra={"examples": [{"content": "Has a dog named Max", "domain": "user", "type": "fact"}]}
@@ -41,6 +53,7 @@ class CreateMemoryRequest(_Request):
     confidence: float | None = Field(None, ge=0.0, le=1.0)
     metadata: dict[str, Any] | None = None
     occurred_at: Moment | None = None
+    agent_id: str | None = agent_id_field()
 
 
 MAX_BATCH = 100
@@ -50,6 +63,7 @@ class CreateMemoriesRequest(_Request):
     memories: list[CreateMemoryRequest] = Field(
         min_length=1, max_length=MAX_BATCH, description=f"1 to {MAX_BATCH} memories, each as for a single create."
     )
+    agent_id: str | None = agent_id_field()
 
 
 class PatchMemoryRequest(_Request):
@@ -90,6 +104,7 @@ class CreateInteractionRequest(_Request):
     session_id: str | None = Field(None, max_length=128)
     occurred_at: Moment | None = None
     metadata: dict[str, Any] | None = None
+    agent_id: str | None = agent_id_field()
 
 
 class MemoryOut(BaseModel):
@@ -118,6 +133,10 @@ class MemoryOut(BaseModel):
     updated_at: datetime
     occurred_at: datetime | None
     last_reinforced_at: datetime
+    agent_id: str = Field(
+        description="The assistant it was made with: a relational memory is that assistant's alone, a user memory "
+        "every assistant's."
+    )
 
     @classmethod
     def of(cls, memory: Memory) -> MemoryOut:
@@ -164,6 +183,7 @@ class InteractionOut(BaseModel):
     created_at: datetime
     metadata: dict[str, Any]
     memory_ids: list[str]
+    agent_id: str = Field(description="The assistant that took part (the history is every assistant's).")
 
     @classmethod
     def of(cls, interaction: Interaction) -> InteractionOut:
@@ -172,13 +192,21 @@ class InteractionOut(BaseModel):
 
 class AuditEventOut(BaseModel):
     id: str
-    action: str
-    actor: str
-    target_user_hash: str = Field(
-        description="sha256 of the tenant id, a 0x1F byte and the user id (first 32 hex digits): never the id itself."
+    action: str = Field(description="write, privileged_read or erase_user.")
+    actor: str = Field(description="The key's id (the first hex digits of its hash, as `GET /v1/keys` lists it).")
+    operation: str | None = Field(description="The operation called (its id in this document); null on erasures.")
+    status: int | None = Field(description="The HTTP status answered; null on erasures, which answered 200.")
+    target_user_hash: str | None = Field(
+        description="sha256 of the tenant id, a 0x1F byte and the user id (first 32 hex digits): never the id itself; "
+        "null for a call about no one end user (the knowledge graph, keys, webhooks)."
     )
     at: datetime
-    counts: dict[str, int]
+    counts: dict[str, int] = Field(description="An erasure's counts of what went; empty otherwise.")
+    agents: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="An erasure's counts per assistant of the tenant (`relational_memories`, `items`: its state, "
+        "events and sessions), each also in `counts`; empty otherwise.",
+    )
 
     @classmethod
     def of(cls, event: AuditEvent) -> AuditEventOut:
@@ -235,4 +263,9 @@ class ErasedOut(BaseModel):
     status: Literal["erased"]
     user_id: str
     counts: dict[str, int] = Field(description="How many items of each kind were erased.")
+    agents: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="What went of each assistant's relationship with the person: `relational_memories` and `items` "
+        "(its state, reported events and sessions), also counted in `counts`.",
+    )
     audit_event_id: str = Field(description="The audit event recording the erasure (who, when, how much).")

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rapport.services.assistants import AssistantSummary
 from rapport.services.user_directory import UserSummary
 from rapport.services.user_import import ImportResult
 
@@ -61,3 +62,21 @@ class ImportOut(BaseModel):
             skipped=dict(result.skipped),
             errors=[ImportErrorOut(line=e.line, error=e.error, message=e.message) for e in result.errors],
         )
+
+
+class AgentOut(BaseModel):
+    agent_id: str = Field(description="The assistant's id, as sent in `agent_id` (`default`: none sent).")
+    default: bool = Field(description="The assistant a call without `agent_id` talks to.")
+    first_seen: datetime | None = Field(
+        description="When it first wrote in this tenant; null for the default assistant, which is never registered."
+    )
+    people: int = Field(description="People it has relational memories of.")
+    relational_memories: int = Field(description="Its relational memories, every status.")
+
+    @classmethod
+    def of(cls, summary: AssistantSummary) -> AgentOut:
+        return cls.model_validate(summary.model_dump())
+
+
+class AgentsOut(BaseModel):
+    agents: list[AgentOut]

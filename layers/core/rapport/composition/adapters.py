@@ -3,24 +3,51 @@ opens a connection (clients are created on first use)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
-from rapport.adapters.aws.cached_secret import CachedSecret
-from rapport.clock import Clock
-from rapport.ports.dead_letters import DeadLetters
-from rapport.ports.event_bus import EventBus
-from rapport.ports.idempotency import IdempotencyRecords
-from rapport.ports.items import ItemStore
-from rapport.ports.language_model import LanguageModel
-from rapport.ports.pipeline import PipelineTrigger
-from rapport.ports.signals import SignalDetector
-from rapport.ports.store import MemoryStore
-from rapport.ports.tenant_secrets import TenantSecrets
-from rapport.ports.vector_index import VectorIndex
-from rapport.ports.work_queue import WorkQueue
 from rapport.settings import EmbedderKind, IngestSecretBackend, PipelineMode, Settings, StoreBackend, VectorBackend
+
+if TYPE_CHECKING:
+    # Annotations only: a function that builds the store alone (the authorizer) must not import every port, nor
+    # Powertools' idempotency (and boto3) through the idempotency port.
+    from opensearchpy import OpenSearch
+
+    from rapport.adapters.aws.cached_secret import CachedSecret
+    from rapport.adapters.aws.tenant_credentials import TenantCredentials
+    from rapport.clock import Clock
+    from rapport.ports.dead_letters import DeadLetters
+    from rapport.ports.embedder import Embedder
+    from rapport.ports.event_bus import EventBus
+    from rapport.ports.idempotency import IdempotencyRecords
+    from rapport.ports.items import ItemStore
+    from rapport.ports.language_model import LanguageModel
+    from rapport.ports.pipeline import PipelineTrigger
+    from rapport.ports.signals import SignalDetector
+    from rapport.ports.store import MemoryStore
+    from rapport.ports.tenant_secrets import TenantSecrets
+    from rapport.ports.vector_index import VectorIndex
+    from rapport.ports.work_queue import WorkQueue
+    from rapport.sealing import Keyring
+
+
+@functools.cache
+def _tenant_credentials(role_arn: str, region: str | None) -> TenantCredentials:
+    from rapport.adapters.aws.tenant_credentials import TenantCredentials
+
+    return TenantCredentials(role_arn, region_name=region)
+
+
+def tenant_credentials(settings: Settings) -> TenantCredentials | None:
+    """The tenant access role's sessions when the deployment names the role (AWS); one per process, so the store
+    and the index share each tenant's session. None locally: there the fences are the adapters' own checks."""
+    if not settings.tenant_access_role_arn:
+        return None
+    return _tenant_credentials(settings.tenant_access_role_arn, settings.aws_region)
 
 
 def build_store(settings: Settings) -> MemoryStore:
@@ -28,10 +55,54 @@ def build_store(settings: Settings) -> MemoryStore:
     if settings.store is StoreBackend.DYNAMODB:
         from rapport.adapters.dynamodb.store import DynamoDbMemoryStore
 
-        return DynamoDbMemoryStore(settings.table_name, region_name=settings.aws_region)
+        return DynamoDbMemoryStore(
+            settings.table_name,
+            region_name=settings.aws_region,
+            tenant_credentials=tenant_credentials(settings),
+            keyring=person_keyring(settings),
+        )
     from rapport.adapters.local.sqlite_store import SqliteMemoryStore
 
-    return SqliteMemoryStore(settings.sqlite_path)
+    return SqliteMemoryStore(settings.sqlite_path, keyring=person_keyring(settings))
+
+
+def person_keyring(settings: Settings) -> Keyring | None:
+    """The per-person data keys the store seals with: the keys table and KMS in AWS, a key directory locally; None
+    when the settings turn them off (or, in AWS, name no keys table). One per process and place, so an erasure
+    forgets the person's key for every store of the process at once."""
+    if not settings.person_keys:
+        return None
+    if settings.store is StoreBackend.DYNAMODB:
+        if not settings.person_keys_table or not settings.person_keys_kms_key_id:
+            return None
+        return _aws_keyring(
+            settings.person_keys_table,
+            settings.person_keys_kms_key_id,
+            settings.aws_region,
+            settings.tenant_access_role_arn,
+            settings.person_key_cache_seconds,
+        )
+    return _local_keyring(settings.person_keys_dir.resolve(), settings.person_key_cache_seconds)
+
+
+@functools.cache
+def _local_keyring(directory: Path, ttl_seconds: float) -> Keyring:
+    from rapport.adapters.local.person_keys import LocalPersonKeys
+    from rapport.sealing import Keyring
+
+    return Keyring(LocalPersonKeys(directory), ttl_seconds=ttl_seconds)
+
+
+@functools.cache
+def _aws_keyring(table: str, kms_key_id: str, region: str | None, role_arn: str | None, ttl: float) -> Keyring:
+    from rapport.adapters.aws.kms_data_keys import KmsDataKeys
+    from rapport.adapters.dynamodb.person_keys import DynamoDbPersonKeys
+    from rapport.sealing import Keyring
+
+    credentials = _tenant_credentials(role_arn, region) if role_arn else None
+    data_keys = KmsDataKeys(kms_key_id, region_name=region, tenant_credentials=credentials)
+    keys = DynamoDbPersonKeys(table, data_keys, region_name=region, tenant_credentials=credentials)
+    return Keyring(keys, ttl_seconds=ttl)
 
 
 def build_idempotency_records(store: MemoryStore, items: ItemStore) -> IdempotencyRecords:
@@ -57,13 +128,33 @@ def build_index(settings: Settings, dimensions: int) -> VectorIndex:
         client = build_opensearch_client(
             settings.opensearch_url,
             region=settings.aws_region,
-            service=settings.opensearch_service,
             sigv4=settings.opensearch_sigv4,
         )
-        return OpenSearchVectorIndex(client, settings.opensearch_index, dimensions)
+        return OpenSearchVectorIndex(
+            client, settings.opensearch_index, dimensions, tenant_client=_tenant_index_client(settings)
+        )
     from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+    from rapport.adapters.local.thread_pools import size_thread_pools
 
+    size_thread_pools()  # the embedded index searches with numpy's BLAS in this process
     return EmbeddedVectorIndex(settings.embedded_index_path, dimensions)
+
+
+def _tenant_index_client(settings: Settings) -> OpenSearch | None:
+    """A client signing as the tenant being served, for reads through the tenant's alias (docs/security.md); none
+    for an unsigned cluster, which has no IAM to fence the alias with."""
+    credentials = tenant_credentials(settings)
+    if credentials is None or not settings.opensearch_sigv4:
+        return None
+    from rapport.adapters.aws.tenant_credentials import BoundTenantSigning
+    from rapport.adapters.opensearch.index import build_opensearch_client
+
+    assert settings.opensearch_url is not None
+    return build_opensearch_client(
+        settings.opensearch_url,
+        region=settings.aws_region,
+        credentials=BoundTenantSigning(credentials),
+    )
 
 
 def index_dimensions(settings: Settings) -> int:
@@ -108,17 +199,19 @@ def openai_key_source(settings: Settings, api_key: str) -> str | Callable[[], st
     return key.source if isinstance(key, SecretsManagerKey) else api_key
 
 
-def build_language_model(settings: Settings) -> LanguageModel:
+def build_language_model(settings: Settings, embedder: Embedder | None = None) -> LanguageModel:
     from rapport.composition.language_models import build_language_model as build
 
-    return build(settings)
+    return build(settings, embedder)
 
 
-def build_fallback_model(settings: Settings, model: LanguageModel) -> LanguageModel | None:
+def build_fallback_model(
+    settings: Settings, model: LanguageModel, embedder: Embedder | None = None
+) -> LanguageModel | None:
     """The rule-based model stands in when the configured model's answers do not validate; none for the rules."""
     from rapport.composition.language_models import build_rules_model
 
-    return None if model.name == "rules" else build_rules_model(settings)
+    return None if model.name == "rules" else build_rules_model(settings, embedder)
 
 
 def build_signal_detector(language_model: LanguageModel) -> SignalDetector:

@@ -57,7 +57,7 @@ def build_pipeline(
     edges = EdgeRepository(items, clock)
     decisions = FilterDecisionRepository(items)
     runs = PipelineRunRepository(items, clock)
-    fallback = build_fallback_model(settings, language_model)
+    fallback = build_fallback_model(settings, language_model, embedder)
     placer = Placer(
         store=store,
         index=index,

@@ -32,6 +32,8 @@ from rapport.ports.language_model import LanguageModel
 from rapport.ports.pipeline import PipelineTrigger
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
+from rapport.services.assistants import AssistantDirectory
+from rapport.services.audit import AuditTrail
 from rapport.services.auth import ApiKeyAuthenticator
 from rapport.services.edges import EdgeRepository
 from rapport.services.filter_decisions import FilterDecisionService
@@ -70,6 +72,7 @@ class Services:
     recall: Recall
     interactions: InteractionService
     privacy: PrivacyService
+    audit: AuditTrail
     auth: ApiKeyAuthenticator
     signals: SignalService
     relational_state: RelationalStateService
@@ -93,6 +96,7 @@ class Services:
     users: UserDirectory
     user_export: UserExport
     user_import: UserImport
+    assistants: AssistantDirectory
 
 
 def build_services(
@@ -120,15 +124,19 @@ def build_services(
     embedder = embedder or build_embedder(settings)
     index = index or build_index(settings, embedder.dimensions)
     bus = bus or build_event_bus(settings)
-    language_model = language_model or build_language_model(settings)
+    language_model = language_model or build_language_model(settings, embedder)
 
-    graph_hooks = build_graph_hooks(settings, clock, store, items, index, bus)
+    graph_built = build_graph_hooks(settings, clock, store, items, index, bus)
+    graph_hooks = graph_built.hooks
     webhooks = build_webhooks(settings, items=items, clock=clock)
-    memories = MemoryService(store, index, embedder, settings, clock, graph=graph_hooks, events=webhooks.events)
+    assistants = AssistantDirectory(items, index, clock)
+    memories = MemoryService(
+        store, index, embedder, settings, clock, graph=graph_hooks, events=webhooks.events, assistants=assistants
+    )
     recall = Recall(store, index, embedder, settings, clock, graph=graph_hooks)
 
     signals = SignalService(build_signal_detector(language_model))
-    state = RelationalStateService(items, settings, clock)
+    state = RelationalStateService(items, settings, clock, assistants=assistants)
     profiles = ProfileService(items, settings, clock)
     people = PeopleService(items, VaderSentimentScorer(), settings, clock)
     sessions = SessionService(items, settings, clock)
@@ -199,6 +207,7 @@ def build_services(
         recall=recall,
         interactions=interactions,
         privacy=PrivacyService(store, index, settings, clock, events=webhooks.events),
+        audit=AuditTrail(store, settings, clock),
         auth=ApiKeyAuthenticator(store, clock, record_use=True),
         signals=signals,
         relational_state=state,
@@ -212,7 +221,7 @@ def build_services(
         filter_decisions=pipeline.filter_decisions,
         pipeline=pipeline.runner,
         pipeline_trigger=pipeline_trigger or pipeline.trigger,
-        graph=build_graph_services(settings, clock, items, memories, graph_hooks),
+        graph=build_graph_services(settings, clock, items, memories, graph_built),
         sessions=sessions,
         governance=governance,
         idempotency=idempotency,
@@ -222,6 +231,7 @@ def build_services(
         users=UserDirectory(store, ProfileRepository(items), settings),
         user_export=UserExport(store, items, clock),
         user_import=UserImport(store, items, memories, settings, clock),
+        assistants=assistants,
     )
 
 

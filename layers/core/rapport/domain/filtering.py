@@ -8,6 +8,7 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from rapport.domain.models import Domain
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 
 
 class Verdict(StrEnum):
@@ -41,3 +42,8 @@ class FilterDecision(BaseModel):
     restored_memory_id: str | None = None  # the memory a restore stored from `original`
     restored_at: datetime | None = None
     decided_at: datetime
+    agent_id: str = DEFAULT_AGENT  # the assistant whose interaction it judged
+
+    def visible_to(self, scope: Scope) -> bool:
+        """A decision about a fact is every assistant's to see; one about a relational memory, its assistant's."""
+        return self.domain is Domain.USER or self.agent_id == scope.agent_id

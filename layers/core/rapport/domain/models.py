@@ -8,7 +8,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from rapport.domain.scope import Scope
+from rapport.domain.access import LEGACY_SCOPES, ApiScope
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 
 
 class Domain(StrEnum):
@@ -167,6 +168,9 @@ class Memory(BaseModel):
     # When the decay job last wrote `strength` down (None: never). Decay runs from the later of this and
     # last_reinforced_at, so a persisted decay is not applied twice (rapport.domain.lifecycle.decay).
     decayed_at: datetime | None = None
+    # The assistant it was made with. A relational memory belongs to that assistant's relationship with the person;
+    # a user memory is a fact about the person that every assistant of the tenant reads (docs/data-model.md).
+    agent_id: str = DEFAULT_AGENT
     embedding: list[float] | None = Field(default=None, repr=False)
 
     @model_validator(mode="before")
@@ -178,7 +182,16 @@ class Memory(BaseModel):
 
     @property
     def scope(self) -> Scope:
-        return Scope(tenant_id=self.tenant_id, user_id=self.user_id)
+        return Scope(tenant_id=self.tenant_id, user_id=self.user_id, agent_id=self.agent_id)
+
+    @property
+    def relationship(self) -> str | None:
+        """The assistant whose relationship it is part of (a relational memory's), None for a shared fact."""
+        return self.agent_id if self.domain is Domain.RELATIONAL else None
+
+    def visible_to(self, scope: Scope) -> bool:
+        """Whether this assistant of the tenant may read it: every user memory, its own relational ones."""
+        return self.domain is Domain.USER or self.agent_id == scope.agent_id
 
     def without_embedding(self) -> Memory:
         return self.model_copy(update={"embedding": None})
@@ -235,26 +248,34 @@ class Interaction(BaseModel):
     created_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
     memory_ids: list[str] = Field(default_factory=list)
+    agent_id: str = DEFAULT_AGENT  # the assistant that took part; the history itself is shared by all of them
 
     @property
     def scope(self) -> Scope:
-        return Scope(tenant_id=self.tenant_id, user_id=self.user_id)
+        return Scope(tenant_id=self.tenant_id, user_id=self.user_id, agent_id=self.agent_id)
 
 
 class AuditAction(StrEnum):
     ERASE_USER = "erase_user"
+    WRITE = "write"
+    PRIVILEGED_READ = "privileged_read"
 
 
 class AuditEvent(BaseModel):
-    """A privileged action and its effect. Never holds memory content."""
+    """A write or a privileged read, who made it and its outcome. Never holds content: names, texts, bodies."""
 
     id: str
     tenant_id: str
     action: AuditAction
-    actor: str
-    target_user_hash: str  # Scope.user_hash: the audit trail outlives the person, so it never holds their id
+    actor: str  # the key's id (a prefix of its hash), never the key
+    # Scope.user_hash: the audit trail outlives the person, so it never holds their id. None: a tenant-wide call.
+    target_user_hash: str | None
     at: datetime
     counts: dict[str, int] = Field(default_factory=dict)
+    operation: str | None = None  # the route's operation id (`memories_add`); None on events older than it
+    status: int | None = None  # the HTTP status answered
+    # What went of each assistant's relationship with the person (erasure): its relational memories and items.
+    agents: dict[str, dict[str, int]] = Field(default_factory=dict)
 
 
 class ApiKeyRecord(BaseModel):
@@ -265,6 +286,8 @@ class ApiKeyRecord(BaseModel):
     expires_at: datetime | None = None
     revoked_at: datetime | None = None
     last_used_at: datetime | None = None  # to the hour: a key used all day is written once an hour, not per request
+    # What the key may do (domain/access.py); a record stored before keys had scopes reads as the legacy default.
+    scopes: frozenset[ApiScope] = LEGACY_SCOPES
 
     @property
     def key_id(self) -> str:
@@ -285,11 +308,23 @@ class Page(BaseModel, Generic[T]):
     next_cursor: str | None = None
 
 
+class RelationshipCounts(BaseModel):
+    """One assistant's share of an erasure: its relational memories and its relationship's items (state, events,
+    sessions), each also counted in the totals."""
+
+    relational_memories: int = 0
+    items: int = 0
+
+
 class ErasureCounts(BaseModel):
     memories: int = 0
     interactions: int = 0
     other_items: int = 0
     index_entries: int = 0
+    agents: dict[str, RelationshipCounts] = Field(default_factory=dict)
 
     def as_dict(self) -> dict[str, int]:
-        return self.model_dump()
+        return self.model_dump(exclude={"agents"})
+
+    def by_agent(self) -> dict[str, dict[str, int]]:
+        return {agent: counts.model_dump() for agent, counts in sorted(self.agents.items())}

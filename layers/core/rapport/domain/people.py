@@ -121,12 +121,44 @@ def find_mentions(text: str, known: Sequence[Person] = ()) -> list[Mention]:
 
     Found by rule: a role word after "my"/"our" (with a capitalised name beside it when there is one), or the
     name of someone already known. A capitalised word alone is not enough to make a stranger a person: it could
-    be a place, a product or a weekday.
+    be a place, a product or a weekday. A sentence that names nobody but says "he"/"she" speaks of the person of
+    the sentence before it (within `PRONOUN_REACH` sentences) when exactly one fits the pronoun, so a feeling said
+    in the next sentence ("…I can't stand him") is theirs.
     """
     mentions: list[Mention] = []
+    previous: list[Mention] = []  # the people of the last sentence that spoke of anyone
+    genders: dict[str, str] = {}  # what a pronoun already told about a person of unknown gender, in this text
+    distance = 0
     for sentence in split_sentences(text):
-        mentions.extend(_mentions_in_sentence(sentence, known))
+        here = _mentions_in_sentence(sentence, known)
+        if not here and distance < rules.PRONOUN_REACH:
+            here = _referred_to(sentence, previous, genders)
+        if here:
+            mentions.extend(here)
+            previous, distance = here, 0
+        else:
+            distance += 1
     return mentions
+
+
+def _gender(mention: Mention, genders: dict[str, str]) -> str | None:
+    return rules.ROLE_GENDER.get(mention.role or "") or genders.get(mention.slug)
+
+
+def _referred_to(sentence: str, previous: list[Mention], genders: dict[str, str]) -> list[Mention]:
+    """The people of the previous sentence this one speaks of by pronoun alone: for each pronoun's gender, the one
+    person it fits. Two people it fits make it ambiguous, and then it is nobody's."""
+    said = {rules.PRONOUNS[w] for w in re.findall(r"[a-z]+", sentence.lower()) if w in rules.PRONOUNS}
+    referred: list[Mention] = []
+    for gender in sorted(said):
+        fits = [m for m in previous if _gender(m, genders) in (gender, None)]
+        if len(fits) != 1:
+            continue
+        person = fits[0]
+        genders.setdefault(person.slug, gender)
+        if all(m.slug != person.slug for m in referred):
+            referred.append(Mention(slug=person.slug, name=person.name, role=person.role, sentence=sentence))
+    return referred
 
 
 def _mentions_in_sentence(sentence: str, known: Sequence[Person]) -> list[Mention]:

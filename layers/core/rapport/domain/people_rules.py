@@ -95,6 +95,48 @@ UNIQUE_ROLES = frozenset(
     }
 )
 
+# Third-person pronouns that can refer back to a person named in an earlier sentence ("my boss moved the deadline
+# again. I'm so fed up with him."), by the gender they imply. "They" is left out: it refers to things and groups as
+# often as to one person, and a feeling attributed to the wrong one is worse than none.
+PRONOUNS: dict[str, str] = {
+    "he": "male",
+    "him": "male",
+    "his": "male",
+    "himself": "male",
+    "she": "female",
+    "her": "female",
+    "hers": "female",
+    "herself": "female",
+}
+
+# The gender a role implies, for matching a pronoun to it; roles not listed (boss, friend, doctor…) fit either.
+ROLE_GENDER: dict[str, str] = {
+    "mother": "female",
+    "stepmother": "female",
+    "wife": "female",
+    "girlfriend": "female",
+    "daughter": "female",
+    "sister": "female",
+    "grandmother": "female",
+    "aunt": "female",
+    "niece": "female",
+    "mother-in-law": "female",
+    "father": "male",
+    "stepfather": "male",
+    "husband": "male",
+    "boyfriend": "male",
+    "son": "male",
+    "brother": "male",
+    "grandfather": "male",
+    "uncle": "male",
+    "nephew": "male",
+    "father-in-law": "male",
+}
+
+# How many sentences on a pronoun may still refer back to the person last named; past that, a "he" is too far from
+# its person to be sure of.
+PRONOUN_REACH = 2
+
 # Words that introduce the user's own people.
 POSSESSIVES = ("my", "our")
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, Field
 
-from rapport.domain.models import DomainFilter, Memory, SourceKind
+from rapport.domain.models import DomainFilter, Memory, SourceKind, Trust
 from rapport.domain.relations import PathStep
 from rapport.domain.scoring import (
     MatchStrength,
@@ -18,6 +18,7 @@ from rapport.domain.scoring import (
     match_reasons,
     match_strength,
     relevance,
+    speaker_weight,
 )
 from rapport.settings import RecallWeights, Settings
 
@@ -80,7 +81,13 @@ class RecallScoring:
     def score(self, signals: RecallSignals) -> float:
         return round(hybrid_score(signals, self.weights, self.half_life_days), SCORE_PLACES)
 
+    def weighed(self, memory: Memory, signals: RecallSignals) -> RecallSignals:
+        """The signals with what whose words these are makes of them (`speaker_weight`): what `hit` scores."""
+        weight = speaker_weight(memory.trust is Trust.ASSISTANT_SAID, self.weights)
+        return signals if weight == signals.speaker_weight else replace(signals, speaker_weight=weight)
+
     def hit(self, memory: Memory, signals: RecallSignals) -> RecallHit:
+        signals = self.weighed(memory, signals)
         return RecallHit(
             memory=memory.without_embedding(),
             similarity=round(signals.similarity, SCORE_PLACES),
@@ -113,3 +120,58 @@ def place_of(memory: Memory) -> TurnPlace:
         speaker=source.speaker,
         asks=asks_question(memory.content),
     )
+
+
+def strong_by_meaning(similarity: float, best: float, min_similarity: float, margin: float) -> bool:
+    """A strong semantic match for this query: at least `min_similarity` close, or up to `margin` below that and no
+    more than `margin` short of the query's best cosine (the closest the query comes to anything it could find).
+    The second half is what an embedder's compressed range needs: MiniLM puts a paraphrase at 0.3..0.4 to its
+    question while unrelated memories stay near 0.1..0.3, so the best match can sit below an absolute cut."""
+    if similarity >= min_similarity:
+        return True
+    return similarity >= min_similarity - margin and similarity >= best - margin
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A candidate as ranking sees it: its id, its score (as the hit would report it) and its cosine. Ranking and the
+    keep rule work on these, so only the hits that are returned are built (a recall scores ~100 candidates)."""
+
+    memory_id: str
+    score: float
+    similarity: float
+
+
+def placed_order(placed: Iterable[Placed]) -> list[Placed]:
+    """The order `ranked` gives the hits: best score first, equal scores by id."""
+    return sorted(placed, key=lambda p: (-p.score, p.memory_id))
+
+
+def keeping_best_by_meaning(
+    placed: list[Placed],
+    limit: int,
+    by_meaning: Sequence[str],
+    share: float,
+    min_similarity: float,
+    margin: float = 0.0,
+) -> list[Placed]:
+    """The `limit` best of the ranked `placed`, where the first `share` x `limit` ids of `by_meaning` (candidates
+    best by cosine first) that are strong semantic matches (`strong_by_meaning`) are kept in: one pushed below the
+    cut by another's boosts takes the place of the lowest-ranked one not so kept. Ranked by score still, so a kept
+    one is simply last."""
+    top = placed[:limit]
+    similar = {p.memory_id: p.similarity for p in placed}
+    best = similar.get(by_meaning[0], -2.0) if by_meaning else -2.0
+    reserved = [
+        i
+        for i in by_meaning[: int(limit * share)]
+        if i in similar and strong_by_meaning(similar[i], best, min_similarity, margin)
+    ]
+    shown = {p.memory_id for p in top}
+    missing = {i for i in reserved if i not in shown}
+    if not missing:
+        return top
+    kept = set(reserved)
+    rising = [p for p in placed[limit:] if p.memory_id in missing]
+    leaving = {p.memory_id for p in [p for p in reversed(top) if p.memory_id not in kept][: len(rising)]}
+    return placed_order([*(p for p in top if p.memory_id not in leaving), *rising])

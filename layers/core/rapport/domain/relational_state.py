@@ -163,13 +163,35 @@ def _raise_trust(trust: float, amount: float, ceiling: float) -> float:
     return max(trust, min(ceiling, trust + amount))
 
 
+def observed_sentiment(mood_delta: float, neutral: float) -> float:
+    """A message's mood (-1..1) on the sentiment scale (0..1): -1 is 0, 0 is neutral, +1 is 1."""
+    mood = _clamp(mood_delta, -1.0, 1.0)
+    return neutral + mood * (1.0 - neutral) if mood >= 0 else neutral + mood * neutral
+
+
+def moved_sentiment(sentiment: float, effect: InteractionEffect, policy: RelationalSettings) -> float:
+    """Sentiment after one message: an exponential moving average whose step toward the message's observed mood
+    is `mood_factor` (0.7) of the distance, so it moves fast but no run of messages reaches a bound.
+
+    A message with no mood reading (0) is no evidence and changes nothing. The step never goes against the mood's
+    sign: a negative message is not evidence the person feels better because they felt worse before, and a crisis
+    message never raises sentiment whatever its wording scored."""
+    mood = _clamp(effect.mood_delta, -1.0, 1.0)
+    if mood == 0.0 and not effect.crisis:
+        return sentiment
+    step = _clamp(policy.mood_factor)
+    averaged = sentiment + step * (observed_sentiment(mood, policy.sentiment_neutral) - sentiment)
+    if effect.crisis or mood < 0:
+        return _clamp(min(sentiment, averaged))
+    return _clamp(max(sentiment, averaged))
+
+
 def apply_interaction(
     state: RelationalState, effect: InteractionEffect, at: datetime, policy: RelationalSettings
 ) -> RelationalState:
-    """One interaction at `at`: decay to then, then trust and familiarity grow, sentiment moves by the mood,
+    """One interaction at `at`: decay to then, then trust and familiarity grow, sentiment moves toward the mood,
     grudge grows by the grievance."""
     current = settle(state, at, policy)
-    mood = _clamp(effect.mood_delta, -1.0, 1.0)
     crisis_open = current.crisis_open or effect.crisis
     return current.model_copy(
         update={
@@ -177,7 +199,7 @@ def apply_interaction(
             "trust_at": _later(current.trust_at, at),
             "familiarity": _clamp(current.familiarity + policy.familiarity_per_interaction),
             "familiarity_at": _later(current.familiarity_at, at),
-            "sentiment": _clamp(current.sentiment + mood * policy.mood_factor),
+            "sentiment": moved_sentiment(current.sentiment, effect, policy),
             "grudge": _clamp(current.grudge + grudge_increment(effect, policy)),
             "crisis_open": crisis_open,
             "crisis_flagged_at": _later(current.crisis_flagged_at, at) if effect.crisis else current.crisis_flagged_at,

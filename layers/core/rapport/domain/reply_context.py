@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rapport.domain.models import Domain, Memory, UserMemoryType
+from rapport.domain.models import Domain, Memory, MessageRole, Trust, UserMemoryType
 from rapport.domain.people import Person, SentimentLabel
 from rapport.domain.relational_state import StateReading, ToneModifier
 from rapport.domain.signals import Emotion, Intent
@@ -74,13 +74,29 @@ def data_text(text: str) -> str:
     return " ".join(text.translate(_DEFANGED).split())
 
 
+def said_by_assistant(memory: Memory) -> bool:
+    """The assistant's own earlier reply, kept as history: never a fact about the person."""
+    return memory.trust is Trust.ASSISTANT_SAID
+
+
+def _speaker(memory: Memory) -> str:
+    """Who said a message, in the words of a prompt written to the assistant: "you" for its own replies, "they"
+    for the person's (their name when the message carried one)."""
+    if said_by_assistant(memory):
+        return "you"
+    speaker = memory.source.speaker
+    if not speaker or speaker == MessageRole.USER.value:
+        return "they"
+    return data_text(speaker)
+
+
 def render_memory(memory: Memory) -> str:
     text = data_text(memory.content)
     if len(text) > MAX_MEMORY_CHARS:
         text = text[: MAX_MEMORY_CHARS - 1] + "…"
     if memory.type == UserMemoryType.EPISODE.value:
         when = (memory.occurred_at or memory.created_at).strftime("%d %B %Y")
-        return f"[{when}] {memory.source.speaker or 'someone'} said: {text}"
+        return f"[{when}] {_speaker(memory)} said: {text}"
     return text
 
 
@@ -116,11 +132,20 @@ def build_system_prompt(context: ReplyContext) -> str:
         )
     else:
         lines.append(f"- Tone modifier: none (grudge {state.grudge:.2f}).")
-    user_memories = [m for m in context.memories if m.domain is Domain.USER]
+    # What the person said and what was noted of them comes first; the assistant's own replies are kept apart, so a
+    # reply is never read as something the person said or is.
+    user_memories = [m for m in context.memories if m.domain is Domain.USER and not said_by_assistant(m)]
+    replies = [m for m in context.memories if m.domain is Domain.USER and said_by_assistant(m)]
     relational = [m for m in context.memories if m.domain is Domain.RELATIONAL]
     data: list[str] = []
     if user_memories:
         data += ["", "### What you remember about them", *(f"- {render_memory(m)}" for m in user_memories)]
+    if replies:
+        data += [
+            "",
+            "### What you told them before (your own replies, not facts about them)",
+            *(f"- {render_memory(m)}" for m in replies),
+        ]
     if relational:
         data += ["", "### How you work together (your own notes)", *(f"- {render_memory(m)}" for m in relational)]
     if context.people:

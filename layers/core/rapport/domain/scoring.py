@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rapport.domain.text import tokenize, words
+from rapport.domain.text import term_set, tokenize, words
 from rapport.settings import RecallContextWeights, RecallWeights
 
 
@@ -47,6 +48,9 @@ class RecallSignals:
     linked_by: tuple[str, ...] = ()
     # What the memory's conversation adds (context_boosts); nothing for a memory that is not among the candidates.
     context: ContextBoost = ContextBoost()
+    # What whose words these are makes of the score: below 1 for the assistant's own replies, which are history of
+    # the conversation, not what the person said (speaker_weight).
+    speaker_weight: float = 1.0
 
     @property
     def coverage(self) -> float:
@@ -63,7 +67,7 @@ def hybrid_score(signals: RecallSignals, weights: RecallWeights, half_life_days:
     """The recall score, composed here and nowhere else: the query match (similarity, keywords), recency, importance,
     strength and the relation component, each with its weight, plus what the conversation adds (in score units)."""
     similarity = max(signals.similarity, 0.0)
-    return (
+    return signals.speaker_weight * (
         weights.vector * similarity
         + weights.keyword * signals.keyword
         + weights.recency * recency(signals.age_days, half_life_days)
@@ -72,6 +76,12 @@ def hybrid_score(signals: RecallSignals, weights: RecallWeights, half_life_days:
         + weights.relation * signals.relation
         + signals.context.total
     )
+
+
+def speaker_weight(said_by_assistant: bool, weights: RecallWeights) -> float:
+    """The person's own words count in full; the assistant's replies by `assistant_words`, so when both match, what
+    the person said ranks first ("what do you remember about them" is about them)."""
+    return weights.assistant_words if said_by_assistant else 1.0
 
 
 def relevance(signals: RecallSignals, weights: RecallWeights) -> float:
@@ -104,6 +114,8 @@ def match_reasons(signals: RecallSignals, half_life_days: float) -> list[str]:
     if signals.strength >= 0.8:
         reasons.append(f"strong ({signals.strength:.2f})")
     reasons += context_reasons(signals.context)
+    if signals.speaker_weight < 1.0:
+        reasons.append(f"the assistant's own reply (weighed {signals.speaker_weight:.2f})")
     if signals.relation > 0:
         reasons.append("linked: " + ", ".join(signals.linked_by))
     return reasons
@@ -111,13 +123,20 @@ def match_reasons(signals: RecallSignals, half_life_days: float) -> list[str]:
 
 def matched_terms(query: str, content: str) -> tuple[str, ...]:
     """The query's words (as written, stopwords dropped) whose stems occur in the content, in query order, once each."""
-    content_terms = set(tokenize(content))
+    content_terms = term_set(content)
+    return tuple(word for stem, word in _query_terms(query) if stem in content_terms)
+
+
+@functools.lru_cache(maxsize=1_024)
+def _query_terms(query: str) -> tuple[tuple[str, str], ...]:
+    """Each distinct stem of the query with the first word written for it: one query is matched against every
+    candidate."""
     found: dict[str, str] = {}
     for word in words(query):
         stem = tokenize(word)
-        if stem and stem[0] in content_terms:
+        if stem:
             found.setdefault(stem[0], word)
-    return tuple(found.values())
+    return tuple(found.items())
 
 
 # Conversation context: a message is read in its conversation, as the person who said it.

@@ -16,15 +16,7 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"argh+",
         r"fed up",
         r"(sick|tired) of",
-        r"keeps \w+ing",
-        r"(i|we|it|they) keep \w+ing",
-        r"over and over",
-        r"yet again",
-        r"(still|again) (not|doesn't|isn't|won't|can't|didn't)\b",
-        r"(not|doesn't|isn't|won't) work(ing)?",
         r"waste of (my )?time",
-        r"give up",
-        r"(broken|broke|crash\w*|fail\w*) again",
     ),
     "anger": (
         r"angry",
@@ -47,17 +39,29 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"shut up",
     ),
     "anxiety": (
-        r"anxious",
+        r"anxious\w*",
         r"anxiety",
-        r"worr(y|ied|ying)",
-        r"nervous",
-        r"scared",
+        r"worr(y|ied|ies|ying|isome)",
+        r"nervous\w*",
+        r"scar(ed|y)",
         r"afraid",
+        r"fear(s|ful|ing)?",
+        r"terrif(ied|ying)",
+        r"frighten\w*",
         r"panic\w*",
         r"stress(ed|ful)?",
         r"overwhelm\w*",
         r"freak(ing|ed)? out",
         r"dread\w*",
+        r"on edge",
+        r"uneasy",
+        r"apprehensive",
+        r"jitter(s|y)",
+        r"(can't|cannot|couldn't|could not) (sleep|stop thinking)",
+        r"sleepless",
+        r"(not|barely|hardly) sleeping",
+        r"(lie|lying|lay|laying|was|am|been) awake",
+        r"(up|awake) all night",
     ),
     "sadness": (
         r"sad(ly|ness)?",
@@ -101,6 +105,20 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Repetition and failure are frustration only when nothing in the sentence says fear or sorrow: "it keeps failing
+# again" is a complaint, "I keep waking up at 3am worrying about the operation" is worry that will not let go. These
+# cues count for frustration in a sentence with no anxiety or sadness cue.
+FRUSTRATION_UNLESS_WORRIED: tuple[str, ...] = (
+    r"keeps \w+ing",
+    r"(i|we|it|they|he|she) keep \w+ing",
+    r"over and over",
+    r"yet again",
+    r"(still|again) (not|doesn't|isn't|won't|can't|didn't)\b",
+    r"(not|doesn't|isn't|won't) work(ing)?",
+    r"give up",
+    r"(broken|broke|crash\w*|fail\w*) again",
+)
+
 # How an emotion colours the mood when the lexicon score is silent ("my boss keeps moving deadlines" has no
 # lexicon word, yet it is a complaint).
 EMOTION_VALENCE: dict[str, float] = {
@@ -115,6 +133,10 @@ EMOTION_VALENCE: dict[str, float] = {
 # Below this absolute lexicon score a message counts as neutral, and the emotion valence above decides.
 NEUTRAL_POLARITY = 0.05
 
+# Crisis language is never good news, whatever the lexicon makes of its words ("everyone would be better off
+# without me" scores positive): its mood is at most this.
+CRISIS_MOOD_CEILING = -0.6
+
 # A cue preceded (within this many words) by one of these is negated: "not happy" is not joy.
 NEGATORS = ("not", "no", "never", "don't", "dont", "didn't", "isn't", "wasn't", "aren't", "ain't", "hardly")
 NEGATION_WINDOW = 3
@@ -125,6 +147,7 @@ CRISIS_PATTERNS: tuple[str, ...] = (
     r"\bsuicid\w*",
     r"\bend(ing)? (my|it) (life|all)\b",
     r"\bend it all\b",
+    r"\b(want|wish|need) (it all|everything|all of it|it) to (end|be over)\b",
     r"\btake my (own )?life\b",
     r"\b(want|wanna|going|ready) to die\b",
     r"\bwish i (was|were) dead\b",
@@ -134,6 +157,12 @@ CRISIS_PATTERNS: tuple[str, ...] = (
     r"\bbetter off (dead|without me)\b",
     r"\bself[- ]?harm\w*",
     r"\boverdos\w*",
+    r"\b(can't|cannot) go on (living|like this|anymore|any more)\b",
+    r"\bnothing (left )?to live for\b",
+    r"\b(life|living) (isn't|is not|doesn't feel|does not feel|no longer feels) worth (living|it)\b",
+    r"\bnot worth living\b",
+    r"\b(don't|do not) want to be (here|around|alive) (anymore|any more)\b",
+    r"\bno reason to (stay|keep) (alive|going|living)\b",
 )
 
 # Shouting: most letters are capitals (in a message long enough for that to mean something), or "!" repeated.

@@ -59,6 +59,7 @@ class Signals(BaseModel):
 @dataclass(frozen=True)
 class _Compiled:
     emotions: tuple[tuple[Emotion, tuple[re.Pattern[str], ...]], ...]
+    frustration_unless_worried: tuple[re.Pattern[str], ...]
     crisis: tuple[re.Pattern[str], ...]
     intents: tuple[tuple[Intent, tuple[re.Pattern[str], ...]], ...]
     first_person: re.Pattern[str]
@@ -72,6 +73,7 @@ def _compiled() -> _Compiled:
             (Emotion(name), tuple(re.compile(rf"\b(?:{cue})\b") for cue in cues))
             for name, cues in rules.EMOTION_CUES.items()
         ),
+        frustration_unless_worried=tuple(re.compile(rf"\b(?:{cue})\b") for cue in rules.FRUSTRATION_UNLESS_WORRIED),
         crisis=tuple(re.compile(p) for p in rules.CRISIS_PATTERNS),
         intents=tuple(
             (Intent(name), tuple(re.compile(p) for p in patterns)) for name, patterns in rules.INTENT_PATTERNS
@@ -88,20 +90,30 @@ def normalise(text: str) -> str:
 
 
 def _negated(text: str, start: int) -> bool:
-    before = re.findall(r"[a-z']+", text[:start])[-rules.NEGATION_WINDOW :]
+    # A negator counts within its own clause: "still not sleeping, the dread…" negates the sleeping, not the dread.
+    clause = re.split(r"[,;:]", text[:start])[-1]
+    before = re.findall(r"[a-z']+", clause)[-rules.NEGATION_WINDOW :]
     return any(word in rules.NEGATORS or word.endswith("n't") for word in before)
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
+_WORRY = frozenset({Emotion.ANXIETY, Emotion.SADNESS})
+
+
+def _cued(text: str, patterns: Iterable[re.Pattern[str]]) -> bool:
+    return any(not _negated(text, m.start()) for pattern in patterns for m in pattern.finditer(text))
+
+
 def find_emotions(text: str) -> tuple[Emotion, ...]:
-    """Emotions with at least one cue in the text that is not negated, in the rule table's order."""
-    lowered = normalise(text)
-    found: list[Emotion] = []
-    for emotion, patterns in _compiled().emotions:
-        for pattern in patterns:
-            if any(not _negated(lowered, m.start()) for m in pattern.finditer(lowered)):
-                found.append(emotion)
-                break
-    return tuple(found)
+    """Emotions with at least one cue in the text that is not negated, in the rule table's order. Repetition and
+    failure ("keeps …ing", "still not") are frustration only in a sentence that says no fear or sorrow."""
+    found: set[Emotion] = set()
+    for sentence in _SENTENCE_BREAK.split(normalise(text)):
+        here = {emotion for emotion, patterns in _compiled().emotions if _cued(sentence, patterns)}
+        if not here & _WORRY and _cued(sentence, _compiled().frustration_unless_worried):
+            here.add(Emotion.FRUSTRATION)
+        found |= here
+    return tuple(emotion for emotion, _ in _compiled().emotions if emotion in found)
 
 
 def is_shouting(text: str) -> bool:
@@ -139,6 +151,12 @@ def mood_delta(polarity: float, emotions: Iterable[Emotion]) -> float:
     return sum(valences) / len(valences) if valences else 0.0
 
 
+def with_crisis(mood: float, crisis: bool) -> float:
+    """The mood of a message, held at or below the crisis ceiling when it carries crisis language: however its
+    words score, it is never read as good news."""
+    return min(mood, rules.CRISIS_MOOD_CEILING) if crisis else mood
+
+
 def read_message(text: str, polarity: float, detector: str = "rules") -> Signals:
     """Every signal of one message, given the lexicon's polarity score of it (-1..1)."""
     emotions = find_emotions(text)
@@ -148,25 +166,28 @@ def read_message(text: str, polarity: float, detector: str = "rules") -> Signals
         shouting=is_shouting(text),
         crisis=crisis,
         intent=classify_intent(text, emotions, crisis),
-        mood_delta=mood_delta(polarity, emotions),
+        mood_delta=with_crisis(mood_delta(polarity, emotions), crisis),
         detector=detector,
     )
 
 
 def combine(readings: list[Signals]) -> Signals:
     """The signals of an interaction with several user messages: emotions and flags of any message, the mean mood,
-    and the intent of the last message (what the person wants now)."""
+    and the intent of the last message (what the person wants now) — emotional support when any message carries
+    crisis language, whose mood ceiling holds for the whole interaction."""
     if not readings:
         return Signals()
     if len(readings) == 1:
         return readings[0]
     emotions = tuple(dict.fromkeys(e for r in readings for e in r.emotions))
+    crisis = any(r.crisis for r in readings)
     return Signals(
         emotions=emotions,
         shouting=any(r.shouting for r in readings),
-        crisis=any(r.crisis for r in readings),
-        intent=readings[-1].intent,
-        mood_delta=sum(r.mood_delta for r in readings) / len(readings),
+        crisis=crisis,
+        # a crisis in one message is not averaged away by a polite "thanks" in another
+        intent=Intent.EMOTIONAL_SUPPORT if crisis else readings[-1].intent,
+        mood_delta=with_crisis(sum(r.mood_delta for r in readings) / len(readings), crisis),
         detector=readings[-1].detector,
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from rapport.domain.stemming import porter_stem
@@ -48,3 +49,10 @@ def words(text: str, *, keep_stopwords: bool = False) -> list[str]:
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
     """Lower-case word tokens, stemmed; stopwords dropped unless asked for."""
     return [_stem(t) for t in words(text, keep_stopwords=keep_stopwords)]
+
+
+@functools.lru_cache(maxsize=32_768)
+def term_set(text: str) -> frozenset[str]:
+    """The text's stems as a set. Recall asks it of every candidate of every query, and the same memories come back
+    query after query: kept, it costs a lookup instead of a tokenisation."""
+    return frozenset(tokenize(text))

@@ -118,7 +118,15 @@ def measure_governance_writes(data_dir: Path, *, interactions: int = 30, days: i
     from rapport.domain.scope import Scope
     from rapport.jobs.report import JobName
     from rapport.services.interactions import NewInteraction
-    from rapport.settings import EmbedderKind, LlmKind, PipelineMode, Settings, StoreBackend
+    from rapport.settings import (
+        EmbedderKind,
+        EnrichmentMode,
+        GraphSettings,
+        LlmKind,
+        PipelineMode,
+        Settings,
+        StoreBackend,
+    )
 
     data_dir.mkdir(parents=True, exist_ok=True)
     scope = Scope("tenant-governance", "user-governance")
@@ -141,6 +149,8 @@ def measure_governance_writes(data_dir: Path, *, interactions: int = 30, days: i
             hashing_dimensions=DIMENSIONS,
             llm=LlmKind.RULES,
             pipeline=PipelineMode.LOCAL,
+            # Inline, so the write path's count holds enrichment's writes and none lands in a job's window
+            graph=GraphSettings(enrichment=EnrichmentMode.INLINE),
         )
         services = build_services(
             settings,

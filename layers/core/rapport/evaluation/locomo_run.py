@@ -25,8 +25,10 @@ from rapport.evaluation.baselines import (
     render_raw_turn,
     top_k,
 )
+from rapport.evaluation.embedding_cache import CachedEmbedder
 from rapport.evaluation.locomo import Conversation, EvidenceDefects, Session, Turn
 from rapport.evaluation.metrics import ALL_AT, QuestionScore, score_question, summarise_by_category
+from rapport.evaluation.splits import TUNING_IDS, members
 from rapport.ports.embedder import Embedder
 from rapport.services.interactions import NewInteraction
 from rapport.settings import LlmKind, PipelineMode, Settings, StoreBackend, VectorBackend
@@ -36,6 +38,7 @@ CHANNEL = "locomo"
 DEPTH = ALL_AT  # every figure is read off the top 10
 BASELINE_POOL = 100  # how deep each raw ranking goes into the RRF hybrid
 _RETENTION_CAPS = ("community_max_messages", "clinic_max_messages", "enterprise_max_messages")
+ENRICHMENT_WAIT_SECONDS = 600.0
 # Questions are asked the day after a conversation's last session, as an assistant would the next time it is used.
 ASKED_AFTER = timedelta(days=1)
 
@@ -74,22 +77,36 @@ class TurnMap:
 
 @dataclass
 class LocomoRun:
-    product: list[QuestionScore] = field(default_factory=list)
-    baselines: dict[str, list[QuestionScore]] = field(default_factory=dict)
+    """Each conversation's scores, by sample id in run order, so a report can group them into sets."""
+
+    product_by_conversation: dict[str, list[QuestionScore]] = field(default_factory=dict)
+    baselines_by_conversation: dict[str, dict[str, list[QuestionScore]]] = field(default_factory=dict)
     turns: int = 0
     conversations: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
 
-    def report(self, defects: EvidenceDefects) -> dict[str, Any]:
-        overall, by_category = summarise_by_category(self.product)
-        baselines: dict[str, Any] = {}
-        for name, scores in self.baselines.items():
-            base_overall, base_by_category = summarise_by_category(scores)
-            baselines[name] = {"label": BASELINE_NAMES[name], "overall": base_overall, "by_category": base_by_category}
+    @property
+    def product(self) -> list[QuestionScore]:
+        return [s for scores in self.product_by_conversation.values() for s in scores]
+
+    @property
+    def baselines(self) -> dict[str, list[QuestionScore]]:
+        return self._baselines_of(list(self.baselines_by_conversation))
+
+    def _baselines_of(self, sample_ids: Sequence[str]) -> dict[str, list[QuestionScore]]:
+        found = [self.baselines_by_conversation[i] for i in sample_ids if i in self.baselines_by_conversation]
+        return {name: [s for scores in found for s in scores[name]] for name in BASELINE_NAMES if found}
+
+    def report(self, defects: EvidenceDefects, tuning_ids: Sequence[str] = TUNING_IDS) -> dict[str, Any]:
+        """All conversations together, as before, then `sets`: the same figures for the tuning and check sets."""
+        sets: dict[str, Any] = {}
+        for name, ids in members(list(self.product_by_conversation), tuning_ids).items():
+            product = [s for i in ids for s in self.product_by_conversation[i]]
+            sets[name] = {"conversations": ids, **_figures(product, self._baselines_of(ids))}
         return {
-            "overall": overall,
-            "by_category": by_category,
-            "baselines": baselines,
+            **_figures(self.product, self.baselines),
+            "sets": sets,
+            "tuning_ids": list(tuning_ids),
             "dataset": {
                 "conversations": self.conversations,
                 "turns": self.turns,
@@ -98,6 +115,15 @@ class LocomoRun:
             },
             "seconds": {name: round(value, 1) for name, value in self.seconds.items()},
         }
+
+
+def _figures(product: Sequence[QuestionScore], baselines: dict[str, list[QuestionScore]]) -> dict[str, Any]:
+    overall, by_category = summarise_by_category(product)
+    reference: dict[str, Any] = {}
+    for name, scores in baselines.items():
+        base_overall, base_by_category = summarise_by_category(scores)
+        reference[name] = {"label": BASELINE_NAMES[name], "overall": base_overall, "by_category": base_by_category}
+    return {"overall": overall, "by_category": by_category, "baselines": reference}
 
 
 @contextmanager
@@ -155,6 +181,14 @@ def ingest(
                     occurred_at=session.occurred_at,
                 ),
             )
+            # Enrichment runs in the background by default: waited for here, so each session is linked as of its
+            # own date and the questions read the whole graph, run after run. On a loaded machine the default
+            # minute can run out, and a run that went on would score a graph missing links: an error instead.
+            if not services.graph.flush(timeout=ENRICHMENT_WAIT_SECONDS):
+                raise RuntimeError(
+                    f"enrichment of {conversation.sample_id} session {session.number} did not finish within "
+                    f"{ENRICHMENT_WAIT_SECONDS:.0f} s"
+                )
             interaction_id = recorded.interaction.id
             for position, turn in enumerate(chunk):
                 turn_map.by_message[(interaction_id, position)] = turn.dia_id
@@ -233,7 +267,7 @@ def run_locomo(
     on_step: Callable[[int, int], None] | None = None,
 ) -> LocomoRun:
     """`on_step(done, total)` reports each ingested session and asked question; given, it replaces tqdm's bar."""
-    run = LocomoRun(baselines={name: [] for name in BASELINE_NAMES} if baselines else {})
+    run = LocomoRun()
     run.seconds = {"ingest": 0.0, "recall": 0.0, "baselines": 0.0}
     steps = sum(len(c.sessions) + len(c.questions) for c in conversations)
     clock = FixedClock(conversations[0].sessions[0].occurred_at if conversations else datetime.now(UTC))
@@ -257,7 +291,10 @@ def run_locomo(
             run.seconds["ingest"] += time.perf_counter() - started
             clock.set(conversation.sessions[-1].occurred_at + ASKED_AFTER)
             started = time.perf_counter()
-            run.product.extend(
+            if isinstance(embedder, CachedEmbedder):
+                # The questions in one batch: recall's own one-text calls then find their vectors waiting.
+                embedder.embed([q.text.strip() for q in conversation.questions if q.evidence and q.text.strip()])
+            run.product_by_conversation.setdefault(conversation.sample_id, []).extend(
                 ask(
                     services,
                     user_id,
@@ -270,8 +307,9 @@ def run_locomo(
             run.seconds["recall"] += time.perf_counter() - started
             if baselines:
                 started = time.perf_counter()
+                found = run.baselines_by_conversation.setdefault(conversation.sample_id, {})
                 for name, scores in run_baselines(conversation, embedder).items():
-                    run.baselines[name].extend(scores)
+                    found.setdefault(name, []).extend(scores)
                 run.seconds["baselines"] += time.perf_counter() - started
             run.turns += len(conversation.turns)
             run.conversations += 1

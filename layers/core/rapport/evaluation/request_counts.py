@@ -10,7 +10,7 @@ from typing import Any
 
 from rapport.domain.models import Memory
 from rapport.domain.scope import Scope
-from rapport.ports.vector_index import IndexHit, IndexQuery, VectorIndex
+from rapport.ports.vector_index import HybridHits, IndexHit, IndexQuery, VectorIndex
 
 
 @dataclass
@@ -46,6 +46,15 @@ def count_dynamodb(client: Any, tally: Tally) -> None:
     client.meta.events.register("provide-client-params.dynamodb", on_params)
 
 
+def count_kms(client: Any, tally: Tally) -> None:
+    """Every KMS operation the client makes (the per-person keys' GenerateDataKey and Decrypt), by name."""
+
+    def on_params(model: Any, **_: Any) -> None:
+        tally.counts[f"kms:{model.name}"] += 1
+
+    client.meta.events.register("provide-client-params.kms", on_params)
+
+
 class CountingIndex:
     """A `VectorIndex` that counts its calls (in AWS each is one OpenSearch request) and delegates."""
 
@@ -75,6 +84,10 @@ class CountingIndex:
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         self._tally.counts["index:keyword_search"] += 1
         return self._inner.keyword_search(query, text)
+
+    def hybrid_search(self, query: IndexQuery, vector: list[float], text: str, *, keyword_k: int) -> HybridHits:
+        self._tally.counts["index:hybrid_search"] += 1
+        return self._inner.hybrid_search(query, vector, text, keyword_k=keyword_k)
 
     def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:
         self._tally.counts["index:vectors"] += 1
@@ -167,6 +180,9 @@ class OperationCounts:
     recall: dict[str, int]  # GET /v1/users/{u}/memories?query=…
     embedded_chars_per_interaction: int
     prompt_chars_per_interaction: int
+    # POST /v1/users/{u}/memories of an end user the process has not served yet: their data key is looked up (and,
+    # for a new person, made) once, then cached (docs/security.md, "Per-person keys").
+    first_remember: dict[str, int] = field(default_factory=dict)
 
 
 def counting_bus(tally: Tally) -> Any:
@@ -189,13 +205,16 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
     import boto3
     from moto import mock_aws
 
+    from rapport.adapters.aws.kms_data_keys import KmsDataKeys
+    from rapport.adapters.dynamodb.person_keys import DynamoDbPersonKeys, create_person_keys_table
     from rapport.adapters.dynamodb.store import DynamoDbMemoryStore, create_table
     from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
     from rapport.adapters.local.hashing_embedder import HashingEmbedder
     from rapport.composition.language_models import build_rules_model
     from rapport.composition.services import build_services
-    from rapport.domain.models import Domain, Message, MessageRole
+    from rapport.domain.models import AuditAction, Domain, Message, MessageRole
     from rapport.domain.recall import RecallQuery
+    from rapport.sealing import Keyring
     from rapport.services.interactions import NewInteraction
     from rapport.services.memories import NewMemory
     from rapport.settings import (
@@ -213,6 +232,17 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
         resource = boto3.resource("dynamodb", region_name="us-east-1")
         create_table(resource, "rapport-cost")
         count_dynamodb(resource.meta.client, tally)
+        # Per-person keys as the stack runs them: a keys table of its own and KMS, both counted.
+        keys_resource = boto3.resource("dynamodb", region_name="us-east-1")
+        create_person_keys_table(keys_resource, "rapport-cost-keys")
+        count_dynamodb(keys_resource.meta.client, tally)
+        kms = boto3.client("kms", region_name="us-east-1")
+        count_kms(kms, tally)
+        kms_key = kms.create_key(Description="rapport-cost person keys")["KeyMetadata"]["KeyId"]
+        keyring = Keyring(
+            DynamoDbPersonKeys("rapport-cost-keys", KmsDataKeys(kms_key, client=kms), dynamodb_resource=keys_resource),
+            ttl_seconds=3600,
+        )
         settings = Settings(
             data_dir=data_dir,
             store=StoreBackend.DYNAMODB,
@@ -225,13 +255,25 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
         embedder = HashingEmbedder(256)
         services = build_services(
             settings,
-            store=DynamoDbMemoryStore("rapport-cost", dynamodb_resource=resource),
+            store=DynamoDbMemoryStore("rapport-cost", dynamodb_resource=resource, keyring=keyring),
             index=CountingIndex(EmbeddedVectorIndex(data_dir / "vectors.sqlite3", 256), tally),
             embedder=CountingEmbedder(embedder, tally),
             language_model=CountingLanguageModel(build_rules_model(settings), tally),
             bus=counting_bus(tally),
         )
         tenant, user = "tenant-cost", "user-cost"
+
+        def audited(operation: str, status: int) -> None:
+            # What the API adds to every write it answers (api/access.py): one audit event, one PutItem. A recall is
+            # not audited, so it costs nothing here.
+            services.audit.record(
+                tenant,
+                actor="bench",
+                action=AuditAction.WRITE,
+                operation=operation,
+                user_hash=Scope(tenant, user).user_hash,
+                status=status,
+            )
 
         def interaction(n: int) -> NewInteraction:
             return NewInteraction(
@@ -248,11 +290,18 @@ def measure_operation_counts(data_dir: Any) -> OperationCounts:
             services.memories.remember(Scope(tenant, user), NewMemory(content=f"Prefers tea {n}", domain=Domain.USER))
         tally.reset()
         services.memories.remember(Scope(tenant, user), NewMemory(content="Has a dog named Max", domain=Domain.USER))
+        audited("memories_add", 201)
         remember = tally.snapshot()
         tally.reset()
         services.interactions.record(Scope(tenant, user), interaction(99))
+        audited("interactions_record", 201)
         recorded, embedded, prompt = tally.snapshot(), tally.embedded_chars, tally.prompt_chars
         tally.reset()
         services.recall.recall(Scope(tenant, user), RecallQuery(query="where does the user live?", limit=5))
         recall = tally.snapshot()
-    return OperationCounts(remember, recorded, recall, embedded, prompt)
+        tally.reset()
+        newcomer = Scope(tenant, "user-new")
+        services.memories.remember(newcomer, NewMemory(content="Has a cat named Ada", domain=Domain.USER))
+        audited("memories_add", 201)  # the same one PutItem whoever it names
+        first_remember = tally.snapshot()
+    return OperationCounts(remember, recorded, recall, embedded, prompt, first_remember)

@@ -11,7 +11,7 @@ from rapport.clock import Clock
 from rapport.domain.models import Domain, Memory, MemoryStatus, UserMemoryType
 from rapport.domain.relations import Edge, EdgeType, EnrichmentType, RelationType
 from rapport.domain.scope import Scope
-from rapport.domain.text import tokenize
+from rapport.domain.text import term_set
 from rapport.graph.patterns import (
     PATTERN_PREFIX,
     PATTERN_TYPE,
@@ -109,6 +109,7 @@ class Enricher:
         recounted = existing.model_copy(
             update={
                 "occurrences": occurrences,
+                "exemplars": occurrences,
                 "confidence": pattern_confidence(
                     occurrences, settings.pattern_min_occurrences, settings.pattern_full_confidence
                 ),
@@ -256,6 +257,15 @@ class Enricher:
             term: [h.memory_id for h in self._index.keyword_search(query, term)]
             for term in dict.fromkeys(t for terms in terms_of.values() for t in terms)
         }
+        hits_of = {term: ids for term, ids in hits_of.items() if len(ids) >= settings.pattern_min_occurrences}
+        existing_of = self._patterns.get_many(run.scope, list(hits_of)) if hits_of else {}
+        # A pattern that holds all the memories it may is left as it is: none of its term's memories are read, and
+        # nothing is written for it, so what a memory costs stops growing with the memories that share its words.
+        hits_of = {
+            term: ids
+            for term, ids in hits_of.items()
+            if term not in existing_of or (existing_of[term].exemplars or 0) < settings.pattern_exemplar_limit
+        }
         candidates = run.memories({i for ids in hits_of.values() for i in ids} | {m.id for m in batch})
         members_of: dict[str, list[Memory]] = {}
         for term, ids in hits_of.items():
@@ -263,28 +273,31 @@ class Enricher:
             members = [
                 candidates[i]
                 for i in dict.fromkeys(ids)
-                if i in candidates and not _is_episode(candidates[i]) and term in tokenize(candidates[i].content)
+                if i in candidates and not _is_episode(candidates[i]) and term in term_set(candidates[i].content)
             ]
             if len(members) >= settings.pattern_min_occurrences:
                 members_of[term] = members
-        existing_of = self._patterns.get_many(run.scope, list(members_of)) if members_of else {}
         for term, members in members_of.items():
             confidence = pattern_confidence(
                 len(members), settings.pattern_min_occurrences, settings.pattern_full_confidence
             )
             existing = existing_of.get(term)
+            # A new pattern gathers every memory that shows it; later, only the memories that carry the term, while
+            # the pattern has room for them.
+            linked = members if existing is None else [m for m in members if m.id in terms_of]
+            already = 0 if existing is None else (existing.exemplars or existing.occurrences)
+            linked = linked[: max(0, settings.pattern_exemplar_limit - already)]
             pattern = Pattern(
                 id=pattern_id(term),
                 key_terms=[term],
                 occurrences=len(members),
+                exemplars=already + len(linked),
                 confidence=confidence,
                 created_at=existing.created_at if existing else now,
                 updated_at=now,
             )
             run.patterns.append(self._patterns.write(term, pattern))
             outcome.patterns.append(pattern.id)
-            # A new pattern gathers every memory that shows it; later, only the memories that carry the term.
-            linked = members if existing is None else [m for m in members if m.id in terms_of]
             for memory in linked:
                 run.link(
                     memory.id,

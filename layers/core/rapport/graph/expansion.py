@@ -105,7 +105,8 @@ class UserEdges:
         self._load(other for seed in seen for _, other, _ in _neighbours(seed, self._cache[seed]))
         reaches = {seed.memory.id: self._reach(seed.memory.id, min_strength, seen) for seed in seeds}
         wanted = {r.memory_id for found in reaches.values() for r in found}
-        memories = {m.id: m for m in self._store.get_memories(self._scope, wanted)}
+        # Another assistant's relational memory may be linked to a fact both read: it is not this assistant's to see.
+        memories = {m.id: m for m in self._store.get_memories(self._scope, wanted) if m.visible_to(self._scope)}
         self._load(wanted)  # those reached through a pattern: their edges for their relation scores
         # As recall's own candidates: compressed memories are live; the rest is history, for include_archived.
         statuses = set(recalled_statuses(query.include_archived))

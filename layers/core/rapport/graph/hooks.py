@@ -46,7 +46,7 @@ class GraphHooks:
         if mode is EnrichmentMode.OFF or not memories:
             return
         try:
-            if mode is EnrichmentMode.EVENT:
+            if mode in (EnrichmentMode.EVENT, EnrichmentMode.BACKGROUND):
                 self._announce(scope, memories)
             else:
                 self._enricher.enrich_memories(scope, memories)

@@ -28,6 +28,9 @@ class Pattern(BaseModel):
     key_terms: list[str]
     pattern_type: str = PATTERN_TYPE
     occurrences: int = Field(ge=0)
+    # The memories linked to it (its incoming EXEMPLIFIES edges), which `pattern_exemplar_limit` bounds; None for a
+    # node stored before the count was kept, until its next write.
+    exemplars: int | None = Field(None, ge=0)
     confidence: float = Field(ge=0.0, le=1.0)
     created_at: datetime
     updated_at: datetime

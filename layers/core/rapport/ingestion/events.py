@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from rapport.domain.models import Message, MessageRole
 from rapport.ports.event_bus import BusEvent
-from rapport.services.interactions import NewInteraction
+
+if TYPE_CHECKING:
+    # The write path's model, needed once an event is recorded; the ingest function imports this module at init.
+    from rapport.services.interactions import NewInteraction
 
 # Every ingestion source is `rapport.ingest.<system>`: the bus rule matches the prefix, so a tenant's own producer
 # picks its own suffix (`rapport.ingest.crm`) without a stack change. `aws.` sources are EventBridge's own.
@@ -55,6 +58,8 @@ class InteractionReceived(BaseModel):
         return BusEvent(source=source, detail_type=INTERACTION_RECEIVED, detail=self.model_dump(mode="json"))
 
     def to_new_interaction(self) -> NewInteraction:
+        from rapport.services.interactions import NewInteraction
+
         return NewInteraction(
             messages=[Message(role=m.role, content=m.content, name=m.name) for m in self.messages],
             channel=self.channel,

@@ -13,16 +13,20 @@ import logging
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from rapport.domain.scope import Scope
 from rapport.errors import RapportError
 from rapport.ids import new_id
-from rapport.jobs.governance import GovernanceJobs
 from rapport.jobs.report import JobName, JobReport
-from rapport.ports.store import MemoryStore
-from rapport.ports.work_queue import WorkQueue
+
+if TYPE_CHECKING:
+    # The producer only starts a run: the jobs themselves (and the use cases under them) load in the worker.
+    from rapport.jobs.governance import GovernanceJobs
+    from rapport.ports.store import MemoryStore
+    from rapport.ports.work_queue import WorkQueue
 
 logger = logging.getLogger(__name__)
 

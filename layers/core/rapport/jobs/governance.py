@@ -166,14 +166,16 @@ class GovernanceJobs:
         memories = list(self._memories(scope))
         report.examined = len(memories)
         retiring = leaving_short_term([m for m in memories if is_conversation_message(m)], as_of, self._settings)
-        sessions: dict[str, bool] = {}
+        sessions: dict[tuple[str, str], bool] = {}
         for memory in memories:
             session_id = memory.source.session_id
             if memory.status is not MemoryStatus.ACTIVE or not session_id:
                 continue
-            if session_id not in sessions:
-                sessions[session_id] = self._sessions.is_live(scope, session_id, as_of)
-            if working_memory_over(memory, sessions[session_id], as_of, self._settings):
+            # Sessions are each assistant's: the one the memory was made with decides.
+            session = (memory.agent_id, session_id)
+            if session not in sessions:
+                sessions[session] = self._sessions.is_live(memory.scope, session_id, as_of)
+            if working_memory_over(memory, sessions[session], as_of, self._settings):
                 retiring.append(memory)
         interactions: dict[str, Interaction | None] = {}
         for memory in retiring:
@@ -215,7 +217,11 @@ class GovernanceJobs:
     def _memories(self, scope: Scope) -> Iterator[Memory]:
         cursor: str | None = None
         while True:
-            page = self._store.list_memories(scope, domains=_ALL_DOMAINS, limit=_PAGE, cursor=cursor)
+            # Every assistant's: decay, compression, consolidation and retention look after the whole person, and
+            # group a relationship's memories by its assistant where that matters (compression, consolidation).
+            page = self._store.list_memories(
+                scope, domains=_ALL_DOMAINS, limit=_PAGE, cursor=cursor, every_assistant=True
+            )
             yield from page.items
             cursor = page.next_cursor
             if cursor is None:

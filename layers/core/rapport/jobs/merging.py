@@ -46,10 +46,11 @@ class Merging:
 
     def consolidate(self, scope: Scope, memories: Sequence[Memory], as_of: datetime, report: JobReport) -> None:
         apart = self._derivations.kept_apart(scope)
-        by_type: dict[tuple[str, str], list[Memory]] = defaultdict(list)
+        # One assistant's relational memories are never merged with another's: each is its own relationship.
+        by_type: dict[tuple[str, str, str], list[Memory]] = defaultdict(list)
         for memory in memories:
             if is_consolidatable(memory, self._settings):
-                by_type[(memory.domain.value, memory.type)].append(memory)
+                by_type[(memory.domain.value, memory.type, memory.relationship or "")].append(memory)
         for key in sorted(by_type):
             ordered = strongest_first(by_type[key], as_of, self._settings)[
                 : self._settings.consolidation_max_candidates
@@ -139,4 +140,5 @@ class Merging:
             occurred_at=min(occurred) if occurred else None,
             last_reinforced_at=max(m.last_reinforced_at for m in members),
             decayed_at=as_of,
+            agent_id=first.agent_id,  # relational members are all one assistant's (grouped so)
         )

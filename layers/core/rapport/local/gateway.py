@@ -26,9 +26,10 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 
 from rapport import __version__
 from rapport.api.app import HEALTH_PATH, PUBLIC_PATHS
-from rapport.api.identity import api_key_from_headers
+from rapport.api.identity import SCOPES_CONTEXT, api_key_from_headers
+from rapport.domain.access import scopes_text
 from rapport.explorer.site import StaticSite
-from rapport.services.auth import ApiKeyAuthenticator, hash_key
+from rapport.services.auth import ApiKeyAuthenticator
 
 AsgiScope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -89,12 +90,17 @@ class LocalGateway:
         authorizer: dict[str, str] | None = None
         if scope["path"] not in PUBLIC_PATHS:
             key = api_key_from_headers(dict(headers))
-            tenant = await self._run(self._auth.tenant_for_key, key) if key else None
-            if tenant is None or key is None:
+            record = await self._run(self._auth.identify, key) if key else None
+            if record is None or key is None:
                 reason = "missing API key: send 'Authorization: Bearer <key>'" if not key else "unknown API key"
                 await _send_json(send, 401, {"error": "unauthorized", "message": reason})
                 return
-            authorizer = {"tenant_id": tenant, "principalId": "key:" + hash_key(key)[:12]}
+            # As the AWS authorizer leaves it: the key's id as the principal, its scopes as one string.
+            authorizer = {
+                "tenant_id": record.tenant_id,
+                "principalId": record.key_id,
+                SCOPES_CONTEXT: scopes_text(record.scopes),
+            }
         body = await self._read_body(receive, send)
         if body is None:
             return

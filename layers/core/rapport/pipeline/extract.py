@@ -13,7 +13,6 @@ from rapport.domain.prompts import extract_user as user_prompt
 from rapport.domain.prompts import payload
 from rapport.domain.prompts.conversation import ConversationInput
 from rapport.domain.quarantine import withheld_messages
-from rapport.domain.scope import Scope
 from rapport.pipeline.asking import ask
 from rapport.ports.language_model import LanguageModel
 from rapport.ports.pipeline import Candidate, ExtractionResult, PipelineState
@@ -45,6 +44,8 @@ class Extract:
                 confidence=m.confidence,
                 slot=_slot(m.slot),
                 correction=m.correction,
+                replaces=_short(m.replaces, _MAX_REPLACED_CHARS),
+                change=_short(m.change, _MAX_CHANGE_CHARS),
                 evidence=m.evidence,
             )
 
@@ -102,7 +103,7 @@ class Extract:
 
     def _conversation(self, state: PipelineState, interaction: Interaction | None) -> BaseModel:
         if interaction is None:
-            interaction = self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
+            interaction = self._store.get_interaction(state.scope, state.interaction_id)
         # What reads as instructions to the assistant never reaches an extractor, so no model (or rule) can turn it
         # into a fact or a lesson of the assistant's own; its episode keeps it, quarantined.
         withheld = withheld_messages(interaction.messages)
@@ -124,6 +125,16 @@ class Extract:
             if len(kept) >= self._settings.pipeline_max_candidates:
                 break
         return kept
+
+
+_MAX_REPLACED_CHARS = 120
+_MAX_CHANGE_CHARS = 300
+
+
+def _short(text: str | None, limit: int) -> str | None:
+    """A model's free text, on one line and within bounds; None when empty."""
+    cleaned = " ".join((text or "").split())[:limit]
+    return cleaned or None
 
 
 def _slot(slot: str | None) -> str | None:

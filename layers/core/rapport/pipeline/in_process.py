@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 
 from rapport.domain.models import Interaction
-from rapport.domain.scope import Scope
 from rapport.errors import RapportError
 from rapport.pipeline.redrive import letter_of
 from rapport.pipeline.runner import PipelineRunner
@@ -42,7 +42,8 @@ class InProcessPipeline:
     def start(self, request: PipelineRequest, *, wait: bool, recorded: Interaction | None = None) -> PipelineRun:
         if not wait:
             handed = recorded.model_copy(deep=True) if recorded is not None else None  # the caller keeps its own
-            future = self._background().submit(self._run_logged, request, handed)
+            # In a copy of the request's context: the run acts for the tenant the request acted for.
+            future = self._background().submit(copy_context().run, self._run_logged, request, handed)
             with self._lock:
                 self._pending.add(future)
             future.add_done_callback(self._forget)
@@ -61,7 +62,7 @@ class InProcessPipeline:
         outcome, memories = stored.outcome, stored.memories
         if memories is None:  # a run completed before: what it stored is read
             ids = [*outcome.stored, *outcome.reinforced]
-            found = {m.id: m for m in self._store.get_memories(Scope(request.tenant_id, request.user_id), ids)}
+            found = {m.id: m for m in self._store.get_memories(request.scope, ids)}
             memories = [found[i] for i in ids if i in found]
         return PipelineRun(
             interaction_id=request.interaction_id,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rapport.domain.models import Interaction
-from rapport.domain.scope import Scope
 from rapport.pipeline.runs import PipelineRunRepository
 from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineStatus, RecordOutcome
 from rapport.ports.store import MemoryStore
@@ -37,7 +36,7 @@ class OpenRun:
         """The step, for the in-process runner, which hands what it read to the later steps (the state machine's
         tasks read it for themselves: their state carries no text). `recorded`: the interaction as the request
         that stored it has it; its run is opened without reading either back, unless a run of it exists already."""
-        scope = Scope(request.tenant_id, request.user_id)
+        scope = request.scope
         if recorded is not None:
             first = self._runs.first_started(scope, request.interaction_id)
             if first is not None:

@@ -3,6 +3,7 @@ contradicts. Every write is keyed deterministically, so doing it twice changes n
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,6 @@ from rapport.domain.models import (
 )
 from rapport.domain.quarantine import QUARANTINE_KEY, quarantine_marker
 from rapport.domain.relations import Edge, RelationType
-from rapport.domain.scope import Scope
 from rapport.errors import NotFoundError
 from rapport.ids import derived_id
 from rapport.pipeline.slots import SlotHolder, SlotRepository
@@ -43,7 +43,7 @@ class Placement:
     judged: Judged
     created: bool  # the memory is this interaction's own (written now, or by an earlier run of the same interaction)
     reinforced: bool = False
-    invalidated: str | None = None  # the id of the fact this one contradicted
+    invalidated: tuple[str, ...] = ()  # the ids of the facts this one contradicted or ended
     edges: tuple[Edge, ...] = ()  # the links the placement made, for the store step to write with its other items
 
 
@@ -173,54 +173,112 @@ class Placer:
         invalidated = self._supersede(interaction, judged, memory, edges)
         return Placement(memory=memory, judged=judged, created=created, invalidated=invalidated, edges=tuple(edges))
 
-    def _supersede(self, interaction: Interaction, judged: Judged, memory: Memory, edges: list[Edge]) -> str | None:
-        """A single-valued user fact with a new value invalidates the old one: kept as history, linked, not deleted."""
-        slot = judged.candidate.slot
-        if memory.domain is not Domain.USER or not slot or memory.status is MemoryStatus.QUARANTINED:
-            return None
+    def _supersede(
+        self, interaction: Interaction, judged: Judged, memory: Memory, edges: list[Edge]
+    ) -> tuple[str, ...]:
+        """A single-valued user fact with a new value invalidates the old one, and an update of fact ("I moved from
+        Berlin", "I no longer work at Acme") the memories stating the value it ends: kept as history, linked with
+        the reason, never deleted.
+
+        An update that only ends a value ("User no longer works at Acme": it names the value it replaces) ends the
+        memories stating that value, not whatever holds the slot now — the user may have said Globex since. An
+        update with no slot of its own ("User left Acme for Globex") takes the slot of the fact it ended."""
+        candidate = judged.candidate
+        if memory.domain is not Domain.USER or memory.status is MemoryStatus.QUARANTINED:
+            return ()
+        invalidated: list[str] = []
+        ended_slots: list[str] = []
+        if candidate.replaces:
+            reason = candidate.change or f"no longer {candidate.replaces}"
+            for stating in self._stating(interaction, candidate.replaces, candidate.slot, memory):
+                if self._invalidate(stating, memory, edges, reason):
+                    invalidated.append(stating.id)
+                    ended_slots += [str(stating.metadata["slot"])] if stating.metadata.get("slot") else []
+        slot = candidate.slot or next(iter(ended_slots), None)
+        if not slot:
+            return tuple(invalidated)
         holder = self._slots.holder(interaction.scope, slot)
         old_id = holder.memory_id if holder else None
-        invalidated: str | None = None
+        ends_only = bool(candidate.replaces) and _mentions(memory.content, candidate.replaces or "")
         old = self._get(interaction, old_id) if old_id and old_id != memory.id else None
-        if old is not None:
-            if old.status is MemoryStatus.ACTIVE and not _same(old.content, memory.content):
-                now = self._clock.now()
-                marked = old.model_copy(
-                    update={
-                        "status": MemoryStatus.INVALIDATED,
-                        "updated_at": now,
-                        "metadata": {**old.metadata, "invalidated_by": memory.id, "invalidated_at": now.isoformat()},
-                    }
-                )
-                self._memories.save(marked, previous=old)
-                invalidated = old.id
-            elif old.metadata.get("invalidated_by") == memory.id:
-                invalidated = old.id  # a rerun after a crash: the invalidation happened, finish linking it
-            if invalidated:
-                reason = "corrected by the user" if judged.candidate.correction else f"a newer value for {slot}"
-                edges.append(edge_at(old.id, RelationType.INVALIDATED_BY, memory.id, memory.created_at, reason=reason))
-        if old_id != memory.id:
+        if old is not None and old.id not in invalidated and not ends_only:
+            if candidate.change:
+                reason = candidate.change
+            else:
+                reason = "corrected by the user" if candidate.correction else f"a newer value for {slot}"
+            if self._invalidate(old, memory, edges, reason):
+                invalidated.append(old.id)
+        takes_slot = not ends_only or old_id is None or old_id in invalidated
+        if old_id != memory.id and takes_slot:
             self._slots.hold(
                 interaction.scope, slot, SlotHolder(memory_id=memory.id, content=memory.content), now=memory.created_at
             )
-        return invalidated
+        return tuple(invalidated)
+
+    def _invalidate(self, old: Memory, memory: Memory, edges: list[Edge], reason: str) -> bool:
+        """`old` invalidated by `memory` with the reason (and linked); False when it was not `memory`'s to end."""
+        if old.status is MemoryStatus.ACTIVE and not _same(old.content, memory.content):
+            now = self._clock.now()
+            marked = old.model_copy(
+                update={
+                    "status": MemoryStatus.INVALIDATED,
+                    "updated_at": now,
+                    "metadata": {
+                        **old.metadata,
+                        "invalidated_by": memory.id,
+                        "invalidated_at": now.isoformat(),
+                        "invalidated_reason": reason,
+                    },
+                }
+            )
+            self._memories.save(marked, previous=old)
+        elif old.metadata.get("invalidated_by") != memory.id:
+            return False  # a rerun after a crash finds its own invalidation done and finishes linking it
+        edges.append(edge_at(old.id, RelationType.INVALIDATED_BY, memory.id, memory.created_at, reason=reason))
+        return True
+
+    def _stating(self, interaction: Interaction, value: str, slot: str | None, memory: Memory) -> list[Memory]:
+        """The user's live facts and preferences that state `value` ("User works at Acme" for Acme): of the update's
+        own slot when it has one, else of any slot but where the user comes from (that does not change)."""
+        query = IndexQuery(
+            tenant_id=interaction.tenant_id,
+            user_id=interaction.user_id,
+            domains=(Domain.USER,),
+            statuses=(MemoryStatus.ACTIVE.value, MemoryStatus.INVALIDATED.value),
+            k=_NEIGHBOURS,
+        )
+        found_ids = [hit.memory_id for hit in self._index.keyword_search(query, value) if hit.memory_id != memory.id]
+        stating: list[Memory] = []
+        for old in self._store.get_memories(interaction.scope, found_ids) if found_ids else []:
+            old_slot = old.metadata.get("slot")
+            if (
+                old.type in _UPDATABLE_TYPES
+                and _mentions(old.content, value)
+                and not _ENDED_WORDING.search(old.content)
+                and (old_slot == slot if slot else old_slot not in _LASTING_SLOTS)
+            ):
+                stating.append(old)
+        return sorted(stating, key=lambda m: m.id)
 
     # near-duplicates
 
     def _near_duplicate(self, interaction: Interaction, memory: Memory, judged: Judged) -> Memory | None:
         assert memory.embedding is not None
         tenant, user = interaction.tenant_id, interaction.user_id
-        query = IndexQuery(tenant_id=tenant, user_id=user, domains=(memory.domain,), k=_NEIGHBOURS)
+        query = IndexQuery(
+            tenant_id=tenant, user_id=user, domains=(memory.domain,), k=_NEIGHBOURS, agent_id=interaction.agent_id
+        )
         threshold = self._settings.pipeline_duplicate_similarity
         scores = {hit.memory_id: hit.score for hit in self._index.knn_search(query, memory.embedding)}
         close = [memory_id for memory_id, score in scores.items() if score >= threshold]
         if not close:
             return None
-        found = self._store.get_memories(Scope(tenant, user), close)
+        found = self._store.get_memories(interaction.scope, close)
         eligible = [
             m
             for m in found
             if m.status is MemoryStatus.ACTIVE
+            and m.visible_to(interaction.scope)  # another assistant's relationship is not this one's to reinforce
             and m.type != UserMemoryType.EPISODE.value  # what was said is history, not a memory to reinforce
             and not _other_value_of_slot(m, judged)
         ]
@@ -270,6 +328,23 @@ class Placer:
             return self._store.get_memory(interaction.scope, memory_id)
         except NotFoundError:
             return None
+
+
+# What an update of fact can end: a lasting truth or a taste, not an event that happened or a goal.
+_UPDATABLE_TYPES = frozenset({UserMemoryType.FACT.value, UserMemoryType.PREFERENCE.value})
+# Slots that no change of the present ends: moving from Berlin does not change where the user is from.
+_LASTING_SLOTS = frozenset({"origin", "hometown", "birthplace", "nationality", "name"})
+# A memory already saying the value ended, or saying it with a negative, is not the statement to end.
+_ENDED_WORDING = re.compile(
+    r"(?i)\b(?:no longer|not|never|used to|stopped|quit|left|gave up|switched from|dislikes|hates|instead of)\b"
+    r"|n['’]t\b"
+)
+
+
+def _mentions(content: str, value: str) -> bool:
+    """Whether the memory names the value as a whole phrase, whatever the case: "Acme" is in "User works at Acme",
+    not in "User works at Acmeville"."""
+    return bool(re.search(rf"(?<![\w]){re.escape(value.strip())}(?![\w])", content, flags=re.IGNORECASE))
 
 
 def _same(a: str, b: str) -> bool:

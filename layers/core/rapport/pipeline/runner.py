@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 
 from rapport.domain.models import Interaction
-from rapport.domain.scope import Scope
 from rapport.errors import RapportError
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.pipeline.extract import Extract
@@ -51,15 +51,14 @@ class PipelineRunner:
             opened = self.open_run.open(request, recorded)
             state.recorded, interaction = opened.outcome, opened.interaction
             pool = self._extraction_pool()
-            user = pool.submit(self.extract.user, state, interaction)
-            relational = pool.submit(self.extract.relational, state, interaction)
+            # Each in a copy of this context: the extractions act for the run's tenant, as this thread does.
+            user = pool.submit(copy_context().run, self.extract.user, state, interaction)
+            relational = pool.submit(copy_context().run, self.extract.relational, state, interaction)
             state.extracted = [user.result(), relational.result()]
             state.filtered = self.constructive_filter(state)
             return self.store.store(state, interaction, run=opened.run, first_attempt=opened.first_attempt)
         except RapportError as exc:
-            self._runs.failed(
-                Scope(request.tenant_id, request.user_id), request.interaction_id, f"{type(exc).__name__}: {exc}"
-            )
+            self._runs.failed(request.scope, request.interaction_id, f"{type(exc).__name__}: {exc}")
             raise
 
     def _extraction_pool(self) -> ThreadPoolExecutor:

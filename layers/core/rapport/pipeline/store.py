@@ -11,7 +11,6 @@ from rapport.domain.filtering import FilterDecision, Verdict
 from rapport.domain.models import Domain, Interaction, Memory, MemoryStatus
 from rapport.domain.quarantine import DETECTOR, QUARANTINE_KEY, withheld_messages
 from rapport.domain.relations import Edge, RelationType
-from rapport.domain.scope import Scope
 from rapport.domain.webhooks import OutboundEventType
 from rapport.errors import InvalidInputError
 from rapport.ids import derived_id
@@ -82,13 +81,13 @@ class Store:
         earlier attempt wrote and its decisions (not on a first attempt), the near-duplicates; writes: the
         memories, then every edge, decision and the run's item in one write."""
         if run is None:
-            run = self._runs.get(Scope(state.tenant_id, state.user_id), state.interaction_id)
+            run = self._runs.get(state.scope, state.interaction_id)
         if run is not None and run.status is PipelineStatus.COMPLETED and run.outcome is not None:
             return Stored(run.outcome.model_copy(update={"skipped": True}))
         if state.filtered is None:
             raise InvalidInputError("the store step needs the filter's outcome under 'filtered'")
         if interaction is None:
-            interaction = self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
+            interaction = self._store.get_interaction(state.scope, state.interaction_id)
         kept = [j for j in state.filtered.judged if j.verdict is not Verdict.BLOCKED and j.content]
 
         built = [self._placer.build(interaction, j) for j in kept]
@@ -99,7 +98,7 @@ class Store:
         # (NotFoundError, a permanent failure: the interaction is gone).
         # No registration of the user here: the interaction still exists, and the user is registered with it (an
         # erasure removes the registration last).
-        self._store.get_interaction(Scope(state.tenant_id, state.user_id), state.interaction_id)
+        self._store.get_interaction(state.scope, state.interaction_id)
         existing = {} if first_attempt else self._placer.existing(interaction, [m.id for m in built])
         placements: list[Placement] = []
         for j, m, v in zip(kept, built, vectors, strict=True):
@@ -116,7 +115,7 @@ class Store:
             interaction_id=interaction.id,
             stored=_unique(p.memory.id for p in placements if p.created),
             reinforced=_unique(p.memory.id for p in placements if p.reinforced),
-            invalidated=_unique(p.invalidated for p in placements if p.invalidated),
+            invalidated=_unique(i for p in placements for i in p.invalidated),
             decisions=[d.id for d in decisions],
         )
         completed = self._runs.completed_record(outcome, run)
@@ -214,6 +213,7 @@ class Store:
                 fallback_reason="; ".join(fallbacks) or None,
                 memory_id=memory.id if memory else None,
                 decided_at=now,
+                agent_id=interaction.agent_id,
             )
             decisions.append(decision)
         decisions += of_episodes
@@ -247,6 +247,7 @@ def _episode_decision(interaction: Interaction, episode: Memory, now: datetime) 
         decided_by=str(marker.get("detector", DETECTOR)),
         memory_id=episode.id,
         decided_at=now,
+        agent_id=interaction.agent_id,
     )
 
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from rapport.domain.models import Page
-from rapport.domain.scope import Scope
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 
 # Kinds the stores use for their own items; a feature cannot shadow them.
 RESERVED_KINDS = frozenset({"MEM", "EMB", "INT", "USER", "APIKEY", "AUDIT", "TENANT"})
@@ -72,6 +72,36 @@ class ItemQuery(BaseModel):
 
 
 ItemRef = tuple[str, str]  # (kind, key): one item of a scope
+
+# One assistant's part of a person's relationship (its state, reported events, sessions) sits in the person's
+# partition beside what every assistant shares. The default assistant's items keep the kinds and keys they had before
+# assistants had names (`STATE`, `STATE_EVENT#{id}`, `SESSION#{id}`), so items already stored read unchanged; a named
+# assistant's take the kind `AGENT_{KIND}` and a key that starts with the assistant (`AGENT_STATE#coach`,
+# `AGENT_STATE_EVENT#coach#{id}`): a listing of one assistant's items is one key prefix, and never meets another's.
+AGENT_KIND_PREFIX = "AGENT_"
+# The kinds the default assistant's relationship is kept under: what an erasure counts as its share.
+DEFAULT_RELATIONSHIP_KINDS = frozenset({"STATE", "STATE_EVENT", "STATE_EVENT_KEY", "SESSION"})
+
+
+def relationship_ref(kind: str, key: str, agent_id: str) -> ItemRef:
+    """Where one assistant keeps its item `(kind, key)` of a person's relationship."""
+    if agent_id == DEFAULT_AGENT:
+        return (kind, key)
+    return (f"{AGENT_KIND_PREFIX}{kind}", f"{agent_id}#{key}" if key else agent_id)
+
+
+def relationship_query(kind: str, agent_id: str, **options: Any) -> ItemQuery:
+    """One assistant's items of a kind (`relationship_ref`), listed with the options of `ItemQuery`."""
+    if agent_id == DEFAULT_AGENT:
+        return ItemQuery(kind=kind, **options)
+    return ItemQuery(kind=f"{AGENT_KIND_PREFIX}{kind}", key_prefix=f"{agent_id}#", **options)
+
+
+def relationship_of(kind: str, key: str) -> str | None:
+    """The assistant whose relationship an item is part of, None for an item every assistant shares."""
+    if kind.startswith(AGENT_KIND_PREFIX):
+        return key.split("#", 1)[0]
+    return DEFAULT_AGENT if kind in DEFAULT_RELATIONSHIP_KINDS else None
 
 
 class ItemPut(BaseModel):

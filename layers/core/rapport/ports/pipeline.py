@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from rapport.domain.filtering import Verdict
 from rapport.domain.models import Domain, Interaction, Memory
-from rapport.domain.scope import Scope
+from rapport.domain.scope import AGENT_ID_PATTERN, DEFAULT_AGENT, Scope
 
 
 class PipelineStatus(StrEnum):
@@ -35,6 +35,21 @@ class PipelineRequest(BaseModel):
     tenant_id: str = Field(min_length=1)
     user_id: str = Field(min_length=1)
     interaction_id: str = Field(min_length=1)
+    # The assistant that took part, for whoever reads the execution (a named one's only: the default assistant's
+    # request is the one it always was, which a request queued before assistants had names also is). The steps take
+    # it from the interaction they read, so a dead letter, which keeps the three ids, replays as it ran.
+    agent_id: str = Field(DEFAULT_AGENT, pattern=AGENT_ID_PATTERN)
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(self.tenant_id, self.user_id, self.agent_id)
+
+    @model_serializer(mode="wrap")
+    def _named_agent_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("agent_id") == DEFAULT_AGENT:
+            data.pop("agent_id")
+        return data
 
 
 class RecordOutcome(BaseModel):
@@ -56,6 +71,10 @@ class Candidate(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0)
     slot: str | None = None
     correction: bool = False
+    # An update of fact: the earlier value the user says stopped being true, and their words for the change (the
+    # reason the memories stating it are invalidated with).
+    replaces: str | None = None
+    change: str | None = None
     evidence: list[int] = Field(default_factory=list)
 
 
@@ -103,7 +122,9 @@ class PipelineState(PipelineRequest):
     filtered: FilterOutcome | None = None
 
     def request(self) -> PipelineRequest:
-        return PipelineRequest(tenant_id=self.tenant_id, user_id=self.user_id, interaction_id=self.interaction_id)
+        return PipelineRequest(
+            tenant_id=self.tenant_id, user_id=self.user_id, interaction_id=self.interaction_id, agent_id=self.agent_id
+        )
 
     @property
     def already_done(self) -> bool:

@@ -50,8 +50,12 @@ class MemoryStore(Protocol):
         memory_type: str | None = None,
         limit: int,
         cursor: str | None = None,
+        every_assistant: bool = False,
     ) -> Page[Memory]:
-        """Memories newest first, one page at a time, without their embeddings (read them by id)."""
+        """Memories newest first, one page at a time, without their embeddings (read them by id): the user memories
+        and the relational memories of the scope's assistant, or (`every_assistant`, for the governance jobs) of
+        every assistant. Reads by id (`get_memory`, `get_memories`) are the person's whatever the assistant: an id
+        names one memory of the person; a use case answering a client checks `Memory.visible_to`."""
 
     def count_memories(self, scope: Scope) -> int:
         """How many memories this end user has, in every domain and status."""
@@ -108,9 +112,20 @@ class MemoryStore(Protocol):
 
     # privacy
     def erase_user(self, scope: Scope) -> ErasureCounts:
-        """Remove every item of the end user; counts of what went."""
+        """Remove every item of the end user, every assistant's relationship with them included; counts of what
+        went, in total and per assistant."""
 
     def put_audit_event(self, event: AuditEvent) -> None: ...
 
-    def list_audit_events(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[AuditEvent]:
-        """Audit events newest first."""
+    def list_audit_events(
+        self,
+        tenant_id: str,
+        *,
+        limit: int,
+        cursor: str | None = None,
+        user_hash: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> Page[AuditEvent]:
+        """Audit events newest first; of one end user only (`user_hash`, as `Scope.user_hash`), and only those at
+        or after `since` and before `until`, each bound read from the store's keys, not filtered after reading."""

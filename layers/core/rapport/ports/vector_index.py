@@ -8,7 +8,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict
 
 from rapport.domain.models import Domain, Memory
-from rapport.domain.scope import Scope
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 
 
 class IndexHit(BaseModel):
@@ -19,7 +19,8 @@ class IndexHit(BaseModel):
 
 
 class IndexQuery(BaseModel):
-    """Every search is fenced to one tenant and end user, and to the asked domains and statuses."""
+    """Every search is fenced to one tenant and end user, and to the asked domains and statuses; relational
+    memories to those of one assistant (`agent_id`), user memories being every assistant's."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -28,6 +29,26 @@ class IndexQuery(BaseModel):
     domains: tuple[Domain, ...]
     statuses: tuple[str, ...] = ("active",)
     k: int = 50
+    agent_id: str = DEFAULT_AGENT
+
+
+class HybridHits(BaseModel):
+    """What one hybrid search found: the nearest by meaning and the best by keywords, each best first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    by_meaning: tuple[IndexHit, ...] = ()
+    by_keywords: tuple[IndexHit, ...] = ()
+
+
+class RelationshipTally(BaseModel):
+    """What the index holds of one assistant's relationships: how many people it has relational memories of, and
+    how many such memories (every status)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    people: int = 0
+    relational_memories: int = 0
 
 
 class VectorIndex(Protocol):
@@ -46,8 +67,15 @@ class VectorIndex(Protocol):
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         """BM25 matches over the memory content, best first."""
 
+    def hybrid_search(self, query: IndexQuery, vector: list[float], text: str, *, keyword_k: int) -> HybridHits:
+        """`knn_search(query, vector)` and `keyword_search(query with k = keyword_k, text)` with the same answers, in
+        one request where the index is remote (a recall's candidates)."""
+
     def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:
         """The vectors the index holds for these memories of one end user, by id, in one request: unit length, as
         the index searches with them. An id it does not hold (not indexed yet, or another user's) is left out."""
 
     def count(self, scope: Scope) -> int: ...
+
+    def relationship_tallies(self, tenant_id: str) -> dict[str, RelationshipTally]:
+        """Per assistant of the tenant, what it holds of its relationships, in one request (an aggregation)."""

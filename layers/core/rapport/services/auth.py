@@ -1,14 +1,16 @@
-"""API keys: a key maps to one tenant; only its SHA-256 is ever stored. Keys expire, are revoked and rotated; a
-revoked or expired key is refused everywhere the key is checked (the local gateway, the AWS authorizer — whose
-cache can keep accepting it for up to its TTL, 5 minutes)."""
+"""API keys: a key maps to one tenant and carries its scopes (what it may do); only its SHA-256 is ever stored. Keys
+expire, are revoked and rotated; a revoked or expired key is refused everywhere the key is checked (the local gateway,
+the AWS authorizer — whose cache can keep accepting it for up to its TTL, 5 minutes)."""
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from rapport.clock import Clock, SystemClock
+from rapport.domain.access import LEGACY_SCOPES, ApiScope
 from rapport.domain.models import ApiKeyRecord
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.ports.store import MemoryStore
@@ -32,6 +34,11 @@ class ApiKeyAuthenticator:
         self._record_use = record_use
 
     def tenant_for_key(self, raw_key: str) -> str | None:
+        record = self.identify(raw_key)
+        return record.tenant_id if record else None
+
+    def identify(self, raw_key: str) -> ApiKeyRecord | None:
+        """The usable key's record (its tenant and scopes), or None: unknown, revoked or expired."""
         if not raw_key:
             return None
         record = self._store.find_api_key(hash_key(raw_key))
@@ -39,15 +46,23 @@ class ApiKeyAuthenticator:
         if record is None or not record.usable(now):
             return None
         if self._record_use and (record.last_used_at is None or now - record.last_used_at >= _LAST_USED_GRAIN):
-            self._store.put_api_key(
-                record.model_copy(update={"last_used_at": now.replace(minute=0, second=0, microsecond=0)})
-            )
-        return record.tenant_id
+            record = record.model_copy(update={"last_used_at": now.replace(minute=0, second=0, microsecond=0)})
+            self._store.put_api_key(record)
+        return record
 
     def register_key(
-        self, raw_key: str, tenant_id: str, name: str = "default", *, expires_at: datetime | None = None
+        self,
+        raw_key: str,
+        tenant_id: str,
+        name: str = "default",
+        *,
+        expires_at: datetime | None = None,
+        scopes: Iterable[ApiScope] = LEGACY_SCOPES,
     ) -> ApiKeyRecord:
         """Store a key chosen elsewhere (seeded from settings, or issued below); registering it again revives it."""
+        granted = frozenset(scopes)
+        if not granted:
+            raise InvalidInputError("a key needs at least one scope")
         now = self._clock.now()
         existing = self._store.find_api_key(hash_key(raw_key))
         record = ApiKeyRecord(
@@ -57,16 +72,24 @@ class ApiKeyAuthenticator:
             created_at=existing.created_at if existing and existing.tenant_id == tenant_id else now,
             expires_at=expires_at,
             last_used_at=existing.last_used_at if existing and existing.tenant_id == tenant_id else None,
+            scopes=granted,
         )
         self._store.put_api_key(record)
         return record
 
-    def issue_key(self, tenant_id: str, name: str = "default", *, expires_at: datetime | None = None) -> str:
+    def issue_key(
+        self,
+        tenant_id: str,
+        name: str = "default",
+        *,
+        expires_at: datetime | None = None,
+        scopes: Iterable[ApiScope] = LEGACY_SCOPES,
+    ) -> str:
         """A new random key for the tenant; the caller shows it once, it is never stored in clear."""
         if expires_at is not None and expires_at <= self._clock.now():
             raise InvalidInputError("the expiry must be in the future")
         raw_key = "rk_" + secrets.token_urlsafe(32)
-        self.register_key(raw_key, tenant_id, name, expires_at=expires_at)
+        self.register_key(raw_key, tenant_id, name, expires_at=expires_at, scopes=scopes)
         return raw_key
 
     def list_keys(self, tenant_id: str) -> list[ApiKeyRecord]:
@@ -81,12 +104,12 @@ class ApiKeyAuthenticator:
         return revoked
 
     def rotate(self, tenant_id: str, key_id: str, *, grace: timedelta) -> tuple[str, ApiKeyRecord]:
-        """A new key with the old one's name; the old one keeps working for `grace` (0: stops now), so clients can
-        move over without an outage."""
+        """A new key with the old one's name and scopes; the old one keeps working for `grace` (0: stops now), so
+        clients can move over without an outage."""
         old = self._find(tenant_id, key_id)
         if not old.usable(self._clock.now()):
             raise InvalidInputError(f"key {key_id} is revoked or expired: issue a new key instead")
-        raw_key = self.issue_key(tenant_id, old.name, expires_at=old.expires_at)
+        raw_key = self.issue_key(tenant_id, old.name, expires_at=old.expires_at, scopes=old.scopes)
         ends = self._clock.now() + grace
         if grace <= timedelta(0):
             self._store.put_api_key(old.model_copy(update={"revoked_at": self._clock.now()}))

@@ -49,9 +49,10 @@ class FilterDecisionRepository:
 
     def get(self, scope: Scope, decision_id: str) -> FilterDecision:
         item = self._items.get_item(ItemScope.of_user(scope), FILTER_KIND, decision_id)
-        if item is None:
+        decision = FilterDecision.model_validate(item.body) if item is not None else None
+        if decision is None or not decision.visible_to(scope):
             raise NotFoundError(f"filter decision {decision_id} not found")
-        return FilterDecision.model_validate(item.body)
+        return decision
 
     def list(self, scope: Scope, *, limit: int, cursor: str | None) -> Page[FilterDecision]:
         page = self._items.list_items(
@@ -85,13 +86,13 @@ class FilterDecisionService:
     ) -> Page[FilterDecision]:
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
-        if verdict is None:
-            return self._decisions.list(scope, limit=limit, cursor=cursor)
-        # Decisions of one verdict are a minority worth reading through pages for; there is no index per verdict.
+        # The person's decisions are kept together, in time order; those about another assistant's relational
+        # memories, and (when asked) those of another verdict, are read through and left out.
         wanted: list[FilterDecision] = []
         while True:
-            page = self._decisions.list(scope, limit=limit, cursor=cursor)
-            wanted += [d for d in page.items if d.verdict is verdict]
+            # Only what the page still lacks, so the cursor stays just past the last decision read.
+            page = self._decisions.list(scope, limit=limit - len(wanted), cursor=cursor)
+            wanted += [d for d in page.items if d.visible_to(scope) and (verdict is None or d.verdict is verdict)]
             cursor = page.next_cursor
             if len(wanted) >= limit or cursor is None:
                 return Page[FilterDecision](items=wanted[:limit], next_cursor=cursor if len(wanted) >= limit else None)

@@ -160,6 +160,7 @@ class InteractionService:
         interaction.memory_ids = [m.id for m in episodes]
         for then in self._commit(interaction, episodes):
             _run_derived(then, interaction)
+        self._memories.note_assistant(scope)
         self._memories.announce_stored(scope, episodes)
         return RecordedInteraction(
             interaction=interaction,
@@ -251,6 +252,7 @@ class InteractionService:
             occurred_at=new.occurred_at or now,
             created_at=now,
             metadata=new.metadata or {},
+            agent_id=scope.agent_id,
         )
         detected = enrichment if enrichment is not None else self._signals.enrich(interaction)
         interaction.metadata = {**interaction.metadata, **detected}
@@ -307,7 +309,10 @@ class InteractionService:
         if self._pipeline is None:
             return None
         request = PipelineRequest(
-            tenant_id=interaction.tenant_id, user_id=interaction.user_id, interaction_id=interaction.id
+            tenant_id=interaction.tenant_id,
+            user_id=interaction.user_id,
+            interaction_id=interaction.id,
+            agent_id=interaction.agent_id,
         )
         try:
             return self._pipeline.start(request, wait=wait, recorded=interaction if recorded else None)

@@ -41,6 +41,7 @@ from rapport.ports.items import ItemWrite
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
 from rapport.ports.webhooks import OutboundEvents
+from rapport.services.assistants import AssistantDirectory
 from rapport.services.embedding import embed_memories
 from rapport.services.index_sync import indexed_view
 from rapport.settings import Settings
@@ -82,8 +83,10 @@ class MemoryService:
         clock: Clock,
         graph: MemoryGraph | None = None,
         events: OutboundEvents | None = None,
+        assistants: AssistantDirectory | None = None,
     ) -> None:
         self._events = events  # the tenant's webhooks hear of stored memories (ids only)
+        self._assistants = assistants  # a named assistant's first write registers it with its tenant
         self._store = store
         self._index = index
         self._embedder = embedder
@@ -147,6 +150,7 @@ class MemoryService:
             updated_at=now,
             occurred_at=new.occurred_at,
             last_reinforced_at=now,
+            agent_id=scope.agent_id,
         )
 
     def remember(self, scope: Scope, new: NewMemory) -> Memory:
@@ -184,6 +188,7 @@ class MemoryService:
 
     def _write_embedded(self, scope: Scope, embedded: list[Memory]) -> list[Memory]:
         self._store.register_user(scope)
+        self.note_assistant(scope)
         written: list[Memory] = []
         try:
             for memory in embedded:
@@ -312,16 +317,29 @@ class MemoryService:
         except RapportError:
             pass  # the index is derived; `rapport reindex` repairs what a failed undo leaves
 
+    def note_assistant(self, scope: Scope) -> None:
+        """A named assistant writing for the first time in this process is registered with its tenant."""
+        if self._assistants is not None:
+            self._assistants.note(scope)
+
+    def _visible(self, scope: Scope, memory_id: str) -> Memory:
+        """The memory as this assistant may see it: another assistant's relational memory is not found, as a memory
+        of another person would not be."""
+        memory = self._store.get_memory(scope, memory_id)
+        if not memory.visible_to(scope):
+            raise NotFoundError(f"memory {memory_id} not found")
+        return memory
+
     def get(self, scope: Scope, memory_id: str) -> Memory:
         """The memory as of now: its strength decayed since it was stored (docs/governance.md)."""
-        return self.as_of_now(self._store.get_memory(scope, memory_id))
+        return self.as_of_now(self._visible(scope, memory_id))
 
     def as_of_now(self, memory: Memory) -> Memory:
         """What a reader is shown: the stored strength decayed to the clock's now."""
         return decayed_to(memory, self._clock.now(), self._settings.governance)
 
     def update(self, scope: Scope, memory_id: str, patch: MemoryPatch) -> Memory:
-        memory = self._store.get_memory(scope, memory_id)
+        memory = self._visible(scope, memory_id)
         changes: dict[str, Any] = {"updated_at": self._clock.now()}
         if patch.content is not None:
             changes["content"] = self._check_content(patch.content)
@@ -339,6 +357,7 @@ class MemoryService:
         return self.as_of_now(self.save(updated, previous=memory))
 
     def delete(self, scope: Scope, memory_id: str) -> None:
+        self._visible(scope, memory_id)
         self._store.delete_memory(scope, memory_id)
         self._index.delete(scope, memory_id)
         if self._graph is not None:
@@ -379,6 +398,8 @@ class MemoryService:
         now = self._clock.now()
         reinforced: list[Memory] = []
         for memory in self._store.get_memories(scope, dict.fromkeys(memory_ids)):
+            if not memory.visible_to(scope):
+                continue  # another assistant's relational memory: not this one's to reinforce
             # the boost adds to today's decayed strength, not to a stale stored one; written
             # over the value it was computed from, so a concurrent reinforcement is not lost
             try:

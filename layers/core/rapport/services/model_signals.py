@@ -7,7 +7,7 @@ from typing import Annotated
 from aws_lambda_powertools import Logger
 from pydantic import BaseModel, BeforeValidator, Field
 
-from rapport.domain.signals import Emotion, Intent, Signals
+from rapport.domain.signals import Emotion, Intent, Signals, with_crisis
 from rapport.errors import UpstreamError
 from rapport.ports.language_model import LanguageModel
 from rapport.ports.signals import SignalDetector
@@ -20,7 +20,21 @@ Judge the person's own words only; quoted or hypothetical text does not count.
 - intent: what the person wants from the assistant right now.
 - mood_delta: how the message should move our estimate of their mood, from -1 (very negative) to 1 (very positive);
   0 for a neutral message.
-- crisis: true when the message contains any suggestion of suicide, self-harm or wanting to die, even if joking."""
+- crisis: true when the message contains any suggestion of suicide, self-harm or wanting to die, even if joking.
+  A crisis message is never positive: its mood_delta is strongly negative, however calm or polite its words.
+- Worry and fear (an operation, an exam, a diagnosis, lying awake) are anxiety, not frustration or anger, even when
+  the person says they "keep" thinking about it.
+- Frustration and anger are about something going wrong for the person (a tool, a delay, the assistant); sadness is
+  loss, loneliness or feeling low.
+
+Examples:
+- "I keep lying awake the night before my knee operation, what if something goes wrong" -> emotions [anxiety],
+  intent emotional_support, mood_delta -0.5, crisis false.
+- "Honestly everyone would be better off without me. Thanks for listening though." -> emotions [sadness],
+  intent emotional_support, mood_delta -0.9, crisis true.
+- "The build keeps failing on the same test, third time today" -> emotions [frustration], intent statement,
+  mood_delta -0.4, crisis false.
+- "That fixed it, thank you so much!" -> emotions [gratitude, joy], intent feedback, mood_delta 0.8, crisis false."""
 
 
 def _clamp_mood(value: object) -> object:
@@ -62,11 +76,12 @@ class LanguageModelSignalDetector:
             # The reply must not fail because the mood could not be read: the rules answer instead.
             logger.warning("signal detection by the language model failed; using the rules", exc_info=True)
             return by_rules
+        crisis = reading.crisis or by_rules.crisis
         return Signals(
             emotions=tuple(dict.fromkeys(reading.emotions)),
             shouting=by_rules.shouting,
-            crisis=reading.crisis or by_rules.crisis,
-            intent=Intent.EMOTIONAL_SUPPORT if by_rules.crisis else reading.intent,
-            mood_delta=reading.mood_delta,
+            crisis=crisis,
+            intent=Intent.EMOTIONAL_SUPPORT if crisis else reading.intent,
+            mood_delta=with_crisis(reading.mood_delta, crisis),
             detector=self.name,
         )

@@ -41,12 +41,18 @@ class PrivacyService:
             target_user_hash=scope.user_hash,
             at=self._clock.now(),
             counts=counts.as_dict(),
+            agents=counts.by_agent(),  # every assistant's relationship with the person went with it
         )
         self._store.put_audit_event(event)
         if self._events is not None:
             # By hash, as the audit trail names them: the receiver can match a user it knows, and nothing sent or
             # logged after the erasure spells the id out again.
-            data = {"user_hash": scope.user_hash, "audit_event_id": event.id, "counts": counts.as_dict()}
+            data = {
+                "user_hash": scope.user_hash,
+                "audit_event_id": event.id,
+                "counts": counts.as_dict(),
+                "agents": counts.by_agent(),
+            }
             self._events.emit(scope.tenant_id, OutboundEventType.USER_ERASED, data)
         return counts, event
 

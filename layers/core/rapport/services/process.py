@@ -248,6 +248,8 @@ class ProcessService:
         turns: list[Message] = []
         page = self._interactions.history(scope, limit=_HISTORY_PAGE, cursor=None)
         for interaction in page.items:  # newest first
+            if interaction.agent_id != scope.agent_id:
+                continue  # the history is shared, a conversation is one assistant's
             same = (
                 interaction.session_id == session_id
                 if session_id

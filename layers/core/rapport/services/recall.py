@@ -8,7 +8,17 @@ from datetime import datetime
 from rapport.clock import Clock
 from rapport.domain.lifecycle.decay import decayed_to
 from rapport.domain.models import Memory, recalled_statuses
-from rapport.domain.recall import RecallHit, RecallQuery, RecallScoring, RelationScore, place_of, ranked
+from rapport.domain.recall import (
+    SCORE_PLACES,
+    Placed,
+    RecallHit,
+    RecallQuery,
+    RecallScoring,
+    RelationScore,
+    keeping_best_by_meaning,
+    place_of,
+    placed_order,
+)
 from rapport.domain.rendering import search_text
 from rapport.domain.scope import Scope
 from rapport.domain.scoring import RecallSignals, context_boosts, matched_terms, named_speakers, query_match
@@ -76,11 +86,32 @@ class Recall:
         signals = self._signals(candidates, asked)
         edges = self._graph.edges_for_recall(scope) if self._graph is not None else None
         if edges is not None:
-            signals = self._with_relation(edges, signals)
-        hits = ranked(self._scoring.hit(c.memory, signals[c.memory.id]) for c in candidates)[: query.limit]
+            signals = self._with_relation(edges, signals, {c.memory.id: c.memory for c in candidates}, query.limit)
+        hits = self._best(candidates, signals, query.limit)
         if edges is not None and query.expand_relations:
             hits += edges.expand(query, hits, lambda memory, relation: self._reached(memory, relation, asked))
         return hits
+
+    def _best(self, candidates: list[_Candidate], signals: dict[str, RecallSignals], limit: int) -> list[RecallHit]:
+        """The `limit` hits to return, boosts never burying a strong semantic match (`keeping_best_by_meaning`):
+        ranked on scores alone, and only those returned built as hits."""
+        memories = {c.memory.id: c.memory for c in candidates}
+        weighed = {i: self._scoring.weighed(memories[i], s) for i, s in signals.items()}
+        placed = placed_order(
+            Placed(c.memory.id, self._scoring.score(weighed[c.memory.id]), round(c.similarity, SCORE_PLACES))
+            for c in candidates
+        )
+        by_meaning = [c.memory.id for c in sorted(candidates, key=lambda c: (-c.similarity, c.memory.id))]
+        settings = self._settings
+        chosen = keeping_best_by_meaning(
+            placed,
+            limit,
+            by_meaning,
+            settings.recall_semantic_share,
+            settings.recall_semantic_min_similarity,
+            settings.recall_semantic_margin,
+        )
+        return [self._scoring.hit(memories[p.memory_id], weighed[p.memory_id]) for p in chosen]
 
     # validation
 
@@ -111,12 +142,16 @@ class Recall:
             domains=query.domain.domains(),
             statuses=tuple(statuses),
             k=pool,
+            agent_id=scope.agent_id,
         )
-        vector_hits = {h.memory_id: h.score for h in self._index.knn_search(index_query, asked.vector)}
         # Keyword scores are read deeper than the pool (docs/recall.md): a memory found by meaning keeps its BM25
         # score when it ranks past the pool by keywords alone; only the pool's best by keywords become candidates.
-        deeper = index_query.model_copy(update={"k": max(pool, self._settings.recall_keyword_depth)})
-        keyword_ranked = self._index.keyword_search(deeper, asked.text)
+        # Both searches go in one request to the index.
+        found_by = self._index.hybrid_search(
+            index_query, asked.vector, asked.text, keyword_k=max(pool, self._settings.recall_keyword_depth)
+        )
+        vector_hits = {h.memory_id: h.score for h in found_by.by_meaning}
+        keyword_ranked = found_by.by_keywords
         keyword_hits = {h.memory_id: h.score for h in keyword_ranked}
         found = {*vector_hits, *(h.memory_id for h in keyword_ranked[:pool])}
         best_keyword = max(keyword_hits.values(), default=0.0)
@@ -125,7 +160,7 @@ class Recall:
             memory = decayed_to(stored, asked.now, self._settings.governance)  # scored and shown as of now
             if query.memory_type is not None and memory.type != query.memory_type:
                 continue
-            if memory.status.value not in statuses:
+            if memory.status.value not in statuses or not memory.visible_to(scope):
                 continue  # the store decides, since a lagging index (a stream, another process) may not
             similarity = vector_hits.get(memory.id)
             if similarity is None:
@@ -163,12 +198,20 @@ class Recall:
         boosts = context_boosts(matches, places, named, self._settings.recall_context)
         return {memory_id: replace(s, context=boosts[memory_id]) for memory_id, s in own.items()}
 
-    def _with_relation(self, edges: RecallEdges, signals: dict[str, RecallSignals]) -> dict[str, RecallSignals]:
+    def _with_relation(
+        self, edges: RecallEdges, signals: dict[str, RecallSignals], memories: dict[str, Memory], limit: int
+    ) -> dict[str, RecallSignals]:
         """The relation component of the `relation_score_pool` candidates that score best without it: edges cost
-        reads, so they are read for the likeliest hits only."""
+        reads, so they are read for the likeliest hits only, and not for one that cannot be returned whatever its
+        edges: a full relation score adds at most its weight, so one that would stay below the `limit`-th best even
+        then is left out (the `limit`-th best only rises when relation scores are added)."""
         by_score = sorted(signals, key=lambda memory_id: (-self._scoring.score(signals[memory_id]), memory_id))
         pool = by_score[: self._settings.graph.relation_score_pool]
-        relations = edges.relation_scores(pool)
+        weighed = {i: self._scoring.score(self._scoring.weighed(memories[i], signals[i])) for i in signals}
+        best = sorted(weighed.values(), reverse=True)
+        cut = best[limit - 1] if len(best) >= limit else float("-inf")
+        reach = self._settings.weights.relation
+        relations = edges.relation_scores([i for i in pool if weighed[i] + reach >= cut])
         return {
             memory_id: _linked(s, relations[memory_id]) if memory_id in relations else s
             for memory_id, s in signals.items()

@@ -26,7 +26,8 @@ from rapport.domain.scope import Scope
 from rapport.domain.signals import Signals, from_metadata
 from rapport.errors import ConflictError, InvalidInputError
 from rapport.ids import new_id
-from rapport.ports.items import ItemQuery, ItemRef, ItemScope, ItemStore, ItemWrite
+from rapport.ports.items import ItemRef, ItemScope, ItemStore, ItemWrite, relationship_query, relationship_ref
+from rapport.services.assistants import AssistantDirectory
 from rapport.services.versioned_items import ItemsRead, apply_alone, modify_model
 from rapport.settings import Settings
 
@@ -35,7 +36,7 @@ EVENT_KIND = "STATE_EVENT"
 EVENT_KEY_KIND = "STATE_EVENT_KEY"  # an idempotency key's digest -> the event it reported
 APPLIED_KEYS_KEPT = 50  # how many recent keys the state itself remembers (a retry comes within minutes)
 MAX_IDEMPOTENCY_KEY_CHARS = 255
-# The state the assistant as a whole holds with the person; a key per agent would give each agent its own.
+# The default assistant's state key (`STATE`, no key): the one state a person had before assistants had names.
 DEFAULT_AGENT = ""
 MAX_NOTE_CHARS = 1_000
 
@@ -58,49 +59,59 @@ class ReportedKey(BaseModel):
     type: str
 
 
+def state_ref(agent_id: str) -> ItemRef:
+    """Where one assistant's state with a person is kept (`STATE` for the default assistant, as always)."""
+    return relationship_ref(STATE_KIND, DEFAULT_AGENT, agent_id)
+
+
 class RelationalStateRepository:
-    """The state (`STATE`, one versioned item per agent), the reported events (`STATE_EVENT`, keyed by their
-    time-ordered id) and the idempotency keys they were reported with (`STATE_EVENT_KEY`, keyed by digest)."""
+    """Per assistant of the tenant (`relationship_ref`): the state (`STATE`, one versioned item), the reported events
+    (`STATE_EVENT`, keyed by their time-ordered id) and the idempotency keys they were reported with
+    (`STATE_EVENT_KEY`, keyed by digest)."""
 
     def __init__(self, items: ItemStore) -> None:
         self._items = items
 
-    def stored(self, scope: ItemScope) -> RelationalState | None:
-        item = self._items.get_item(scope, STATE_KIND, DEFAULT_AGENT)
+    def stored(self, scope: Scope) -> RelationalState | None:
+        item = self._items.get_item(ItemScope.of_user(scope), *state_ref(scope.agent_id))
         return RelationalState.model_validate(item.body) if item else None
 
     def change(
         self,
-        scope: ItemScope,
+        scope: Scope,
         change: Callable[[RelationalState | None], RelationalState],
         *,
         now: datetime,
         attempts: int,
     ) -> RelationalState:
         """Apply `change` to the stored state; a concurrent write makes it read again and re-apply."""
+        kind, key = state_ref(scope.agent_id)
         return modify_model(
-            self._items, scope, STATE_KIND, DEFAULT_AGENT, RelationalState, change, now=now, attempts=attempts
+            self._items, ItemScope.of_user(scope), kind, key, RelationalState, change, now=now, attempts=attempts
         )
 
-    def put_event(self, scope: ItemScope, record: StateEventRecord, *, now: datetime) -> None:
-        self._items.put_item(scope, EVENT_KIND, record.id, record.model_dump(mode="json"), now=now)
+    def put_event(self, scope: Scope, record: StateEventRecord, *, now: datetime) -> None:
+        kind, key = relationship_ref(EVENT_KIND, record.id, scope.agent_id)
+        self._items.put_item(ItemScope.of_user(scope), kind, key, record.model_dump(mode="json"), now=now)
 
-    def get_event(self, scope: ItemScope, event_id: str) -> StateEventRecord | None:
-        item = self._items.get_item(scope, EVENT_KIND, event_id)
+    def get_event(self, scope: Scope, event_id: str) -> StateEventRecord | None:
+        item = self._items.get_item(ItemScope.of_user(scope), *relationship_ref(EVENT_KIND, event_id, scope.agent_id))
         return StateEventRecord.model_validate(item.body) if item is not None else None
 
-    def events(self, scope: ItemScope, *, limit: int, cursor: str | None) -> Page[StateEventRecord]:
+    def events(self, scope: Scope, *, limit: int, cursor: str | None) -> Page[StateEventRecord]:
         """Newest first."""
-        page = self._items.list_items(scope, ItemQuery(kind=EVENT_KIND, limit=limit, cursor=cursor, descending=True))
+        query = relationship_query(EVENT_KIND, scope.agent_id, limit=limit, cursor=cursor, descending=True)
+        page = self._items.list_items(ItemScope.of_user(scope), query)
         return Page[StateEventRecord](
             items=[StateEventRecord.model_validate(i.body) for i in page.items], next_cursor=page.next_cursor
         )
 
-    def put_key(self, scope: ItemScope, digest: str, reported: ReportedKey, *, now: datetime) -> None:
-        self._items.put_item(scope, EVENT_KEY_KIND, digest, reported.model_dump(mode="json"), now=now)
+    def put_key(self, scope: Scope, digest: str, reported: ReportedKey, *, now: datetime) -> None:
+        kind, key = relationship_ref(EVENT_KEY_KIND, digest, scope.agent_id)
+        self._items.put_item(ItemScope.of_user(scope), kind, key, reported.model_dump(mode="json"), now=now)
 
-    def get_key(self, scope: ItemScope, digest: str) -> ReportedKey | None:
-        item = self._items.get_item(scope, EVENT_KEY_KIND, digest)
+    def get_key(self, scope: Scope, digest: str) -> ReportedKey | None:
+        item = self._items.get_item(ItemScope.of_user(scope), *relationship_ref(EVENT_KEY_KIND, digest, scope.agent_id))
         return ReportedKey.model_validate(item.body) if item is not None else None
 
 
@@ -136,8 +147,11 @@ def _numbers(reading: StateReading) -> dict[str, float]:
 
 
 class RelationalStateService:
-    def __init__(self, items: ItemStore, settings: Settings, clock: Clock) -> None:
+    def __init__(
+        self, items: ItemStore, settings: Settings, clock: Clock, assistants: AssistantDirectory | None = None
+    ) -> None:
         self._items = items
+        self._assistants = assistants  # a named assistant reporting first registers it with its tenant
         self._states = RelationalStateRepository(items)
         self._policy = settings.relational
         self._settings = settings
@@ -145,7 +159,7 @@ class RelationalStateService:
 
     def stored(self, scope: Scope) -> RelationalState:
         """The stored state (a new person's starting state when there is none); decay not applied."""
-        return self._states.stored(ItemScope.of_user(scope)) or initial_state(self._policy)
+        return self._states.stored(scope) or initial_state(self._policy)
 
     def read(self, scope: Scope, at: datetime | None = None) -> StateReading:
         """The state now (or at `at`), decay applied. Never writes: reading cannot change what the next read says."""
@@ -158,24 +172,25 @@ class RelationalStateService:
 
     def _update(self, scope: Scope, change: Callable[[RelationalState], RelationalState]) -> RelationalState:
         return self._states.change(
-            ItemScope.of_user(scope),
+            scope,
             lambda current: change(current or initial_state(self._policy)),
             now=self._clock.now(),
             attempts=self._policy.write_attempts,
         )
 
     def reads(self, interaction: Interaction) -> list[ItemRef]:
-        """What `plan` builds on: the state item."""
-        return [(STATE_KIND, DEFAULT_AGENT)]
+        """What `plan` builds on: the state item of the assistant that took part."""
+        return [state_ref(interaction.agent_id)]
 
     def plan(self, interaction: Interaction, read: ItemsRead) -> list[ItemWrite]:
         """The state after the interaction, as a write of the state item: trust and familiarity grow, sentiment and
         grudge follow the signals the enricher stored (none stored: a neutral interaction)."""
-        item = read.get(STATE_KIND, DEFAULT_AGENT)
+        kind, key = state_ref(interaction.agent_id)
+        item = read.get(kind, key)
         current = RelationalState.model_validate(item.body) if item else initial_state(self._policy)
         signals = from_metadata(interaction.metadata) or Signals()
         updated = apply_interaction(current, signals.effect(), interaction_time(interaction), self._policy)
-        return [read.put(STATE_KIND, DEFAULT_AGENT, updated.model_dump(mode="json"))]
+        return [read.put(kind, key, updated.model_dump(mode="json"))]
 
     def record_interaction(self, interaction: Interaction) -> None:
         """`plan`, read and written on its own (the recorded interaction writes it with the history instead)."""
@@ -193,10 +208,9 @@ class RelationalStateService:
         (and a 409 if the key was used for another event type). docs/relational-state.md."""
         if note is not None and len(note) > MAX_NOTE_CHARS:
             raise InvalidInputError(f"note has {len(note)} characters; the limit is {MAX_NOTE_CHARS}")
-        item_scope = ItemScope.of_user(scope)
         digest = _key_digest(idempotency_key) if idempotency_key is not None else None
         if digest is not None:
-            earlier = self._reported_with(item_scope, digest, event)
+            earlier = self._reported_with(scope, digest, event)
             if earlier is not None:
                 return earlier, self.read(scope), True
         now = self._clock.now()
@@ -216,12 +230,14 @@ class RelationalStateService:
         record = StateEventRecord(
             id=new_id(now), type=event, note=note, at=now, before=_numbers(before), after=_numbers(after)
         )
-        self._states.put_event(item_scope, record, now=now)
+        self._states.put_event(scope, record, now=now)
         if digest is not None:
-            self._states.put_key(item_scope, digest, ReportedKey(event_id=record.id, type=event.value), now=now)
+            self._states.put_key(scope, digest, ReportedKey(event_id=record.id, type=event.value), now=now)
+        if self._assistants is not None:
+            self._assistants.note(scope)
         return record, after, False
 
-    def _reported_with(self, scope: ItemScope, digest: str, event: RelationalEvent) -> StateEventRecord | None:
+    def _reported_with(self, scope: Scope, digest: str, event: RelationalEvent) -> StateEventRecord | None:
         reported = self._states.get_key(scope, digest)
         if reported is None:
             return None
@@ -235,4 +251,4 @@ class RelationalStateService:
         """Reported events, newest first."""
         if not 1 <= limit <= self._settings.max_page_size:
             raise InvalidInputError(f"limit must be between 1 and {self._settings.max_page_size}; got {limit}")
-        return self._states.events(ItemScope.of_user(scope), limit=limit, cursor=cursor)
+        return self._states.events(scope, limit=limit, cursor=cursor)

@@ -10,11 +10,15 @@ from rapport.domain.lifecycle.working_memory import SessionContext, add_interact
 from rapport.domain.models import Interaction
 from rapport.domain.scope import Scope
 from rapport.errors import NotFoundError
-from rapport.ports.items import ItemRef, ItemScope, ItemStore, StoredItem
+from rapport.ports.items import ItemRef, ItemScope, ItemStore, StoredItem, relationship_ref
 from rapport.services.versioned_items import ItemsRead, Plan
 from rapport.settings import Settings
 
 SESSION_KIND = "SESSION"
+
+
+def session_ref(session_id: str, agent_id: str) -> ItemRef:
+    return relationship_ref(SESSION_KIND, session_id, agent_id)
 
 
 @dataclass(frozen=True)
@@ -27,13 +31,14 @@ class StoredSession:
 
 
 class SessionRepository:
-    """Each session's working memory (`SessionContext`), one item per session that expires with the session."""
+    """Each session's working memory (`SessionContext`), one item per session that expires with the session; a
+    session is one assistant's conversation, so each assistant keeps its own (`session_ref`)."""
 
     def __init__(self, items: ItemStore) -> None:
         self._items = items
 
     def get(self, scope: Scope, session_id: str) -> StoredSession | None:
-        item = self._items.get_item(ItemScope.of_user(scope), SESSION_KIND, session_id)
+        item = self._items.get_item(ItemScope.of_user(scope), *session_ref(session_id, scope.agent_id))
         if item is None:
             return None
         return StoredSession(SessionContext.model_validate(item.body), item)
@@ -60,7 +65,7 @@ class SessionService:
 
     def reads(self, interaction: Interaction) -> list[ItemRef]:
         """What `plan` builds on: the session's item (a conversation without a session has no working memory)."""
-        return [(SESSION_KIND, interaction.session_id)] if interaction.session_id else []
+        return [session_ref(interaction.session_id, interaction.agent_id)] if interaction.session_id else []
 
     def plan(self, interaction: Interaction, read: ItemsRead) -> Plan:
         """The session with this interaction's turns, as a write that expires with the session. An expired session
@@ -68,13 +73,14 @@ class SessionService:
         if not interaction.session_id:
             return Plan()
         now = self._clock.now()
-        item = read.get(SESSION_KIND, interaction.session_id)
+        kind, key = session_ref(interaction.session_id, interaction.agent_id)
+        item = read.get(kind, key)
         current = SessionContext.model_validate(item.body) if item is not None and item.is_live(now) else None
         updated = add_interaction(current, interaction, now, self._governance)
         if updated is current:
             return Plan()
         body = updated.model_dump(mode="json")
-        return Plan(writes=[read.put(SESSION_KIND, interaction.session_id, body, expires_at=now + self._ttl())])
+        return Plan(writes=[read.put(kind, key, body, expires_at=now + self._ttl())])
 
     def context(self, scope: Scope, session_id: str) -> SessionView:
         stored = self._sessions.get(scope, session_id)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from rapport.clock import Clock
 from rapport.domain.models import Interaction, Message, MessageRole
-from rapport.domain.scope import Scope
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError
 from rapport.ids import new_id
 from rapport.ports.items import ItemScope, ItemStore, StoredItem
@@ -46,6 +46,7 @@ class Turn(BaseModel):
     status: TurnStatus = TurnStatus.AWAITING_REPLY
     reply: str | None = None
     claimed_at: datetime | None = None
+    agent_id: str = DEFAULT_AGENT  # the assistant the person spoke to: the reply is recorded as its interaction
 
 
 class TurnReply(BaseModel):
@@ -80,6 +81,7 @@ class TurnService:
             session_id=session_id,
             enrichment=enrichment,
             began_at=now,
+            agent_id=scope.agent_id,
         )
         self._put(scope, turn, expected_version=0)
         return turn
@@ -128,7 +130,8 @@ class TurnService:
         if turn.reply is not None:
             messages.append(Message(role=MessageRole.ASSISTANT, content=turn.reply))
         return self._interactions.record(
-            scope,
+            # Whoever sends the reply, the turn was the assistant's that began it.
+            scope.for_agent(turn.agent_id),
             NewInteraction(
                 messages=messages, channel=turn.channel, session_id=turn.session_id, occurred_at=turn.began_at
             ),

@@ -18,7 +18,7 @@ from typing import Any
 from rapport.clock import Clock
 from rapport.domain.models import Domain
 from rapport.domain.relations import SYMMETRIC, Edge
-from rapport.domain.scope import Scope
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 from rapport.errors import InvalidInputError
 from rapport.ports.items import ItemQuery, ItemScope, ItemStore
 from rapport.ports.store import MemoryStore
@@ -27,7 +27,7 @@ from rapport.services.export_format import OMITTED_MEMORY_FIELDS, LineKind, head
 from rapport.services.filter_decisions import FILTER_KIND
 from rapport.services.people import PERSON_KIND
 from rapport.services.profiles import PROFILE_KEY, PROFILE_KIND
-from rapport.services.relational_state import DEFAULT_AGENT, STATE_KIND
+from rapport.services.relational_state import state_ref
 
 # A page stops once past either bound; the bytes bound leaves room for the last batch read (an interaction may be
 # large, so interactions are read 10 at a time) under Lambda's 6 MB answer.
@@ -36,6 +36,7 @@ PAGE_BYTES = 2 * 1024 * 1024
 _BATCH = 100
 _INTERACTION_BATCH = 10
 _ORDER = list(LineKind)
+_ANY_NAMED = "named"  # any named assistant: its state's kind is every named assistant's
 
 
 @dataclass(frozen=True)
@@ -115,11 +116,23 @@ class UserExport:
         return ([record(LineKind.PROFILE, item.body)] if item else []), None
 
     def _state(self, scope: Scope, cursor: str | None) -> Batch:
-        item = self._items.get_item(ItemScope.of_user(scope), STATE_KIND, DEFAULT_AGENT)
-        return ([record(LineKind.STATE, item.body)] if item else []), None
+        """Every assistant's state with the person, each line naming its assistant: the default one's first, then
+        the named ones' (one listing)."""
+        lines: list[dict[str, Any]] = []
+        if cursor is None:
+            item = self._items.get_item(ItemScope.of_user(scope), *state_ref(DEFAULT_AGENT))
+            if item is not None:
+                lines.append(record(LineKind.STATE, {**item.body, "agent_id": DEFAULT_AGENT}))
+        kind, _ = state_ref(_ANY_NAMED)
+        page = self._items.list_items(ItemScope.of_user(scope), ItemQuery(kind=kind, limit=_BATCH, cursor=cursor))
+        lines += [record(LineKind.STATE, {**item.body, "agent_id": item.key}) for item in page.items]
+        return lines, page.next_cursor
 
     def _memories(self, scope: Scope, cursor: str | None) -> Batch:
-        page = self._store.list_memories(scope, domains=(Domain.USER, Domain.RELATIONAL), limit=_BATCH, cursor=cursor)
+        # The person's whole export: every assistant's relational memories, each line naming its assistant.
+        page = self._store.list_memories(
+            scope, domains=(Domain.USER, Domain.RELATIONAL), limit=_BATCH, cursor=cursor, every_assistant=True
+        )
         lines = [record(LineKind.MEMORY, m.model_dump(mode="json"), OMITTED_MEMORY_FIELDS) for m in page.items]
         return lines, page.next_cursor
 

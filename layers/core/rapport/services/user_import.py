@@ -26,7 +26,7 @@ from rapport.domain.profile import Profile
 from rapport.domain.quarantine import instructions_in
 from rapport.domain.relational_state import RelationalState
 from rapport.domain.relations import Edge
-from rapport.domain.scope import Scope
+from rapport.domain.scope import DEFAULT_AGENT, Scope, check_agent_id
 from rapport.errors import InvalidInputError, NotFoundError
 from rapport.ids import is_valid_id
 from rapport.ports.items import ItemPut, ItemScope, ItemStore, ItemWrite
@@ -37,7 +37,7 @@ from rapport.services.filter_decisions import FILTER_KIND
 from rapport.services.memories import MemoryService
 from rapport.services.people import PERSON_KIND
 from rapport.services.profiles import PROFILE_KEY, PROFILE_KIND
-from rapport.services.relational_state import DEFAULT_AGENT, STATE_KIND
+from rapport.services.relational_state import state_ref
 from rapport.settings import Settings
 
 # One request's lines: what a body under the local gateway's 1 MiB holds, and memories embedded in one call.
@@ -65,6 +65,7 @@ class _Parsed:
     interactions: list[Interaction] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     items: list[tuple[str, ItemPut]] = field(default_factory=list)  # (line kind, the write)
+    agents: set[str] = field(default_factory=set)  # the assistants the lines name, registered with the tenant
 
 
 class _BadLineError(Exception):
@@ -134,10 +135,12 @@ class UserImport:
         owner = {"tenant_id": scope.tenant_id, "user_id": scope.user_id}
         if kind is LineKind.MEMORY:
             memory = self._memory(Memory.model_validate({**value, **owner, "embedding": None}))
+            parsed.agents.add(_agent_of(memory.agent_id))
             parsed.memories.append(memory)
         elif kind is LineKind.INTERACTION:
             interaction = Interaction.model_validate({**value, **owner})
             _check_id(interaction.id, "interaction")
+            parsed.agents.add(_agent_of(interaction.agent_id))
             parsed.interactions.append(interaction)
         elif kind is LineKind.EDGE:
             parsed.edges.append(Edge.model_validate(value))
@@ -145,8 +148,12 @@ class UserImport:
             body = Profile.model_validate(value).model_dump(mode="json")
             parsed.items.append((kind.value, ItemPut(kind=PROFILE_KIND, key=PROFILE_KEY, body=body)))
         elif kind is LineKind.STATE:
+            # A file written before assistants had names holds the one state, the default assistant's.
+            agent = _agent_of(value.pop("agent_id", DEFAULT_AGENT))
             body = RelationalState.model_validate(value).model_dump(mode="json")
-            parsed.items.append((kind.value, ItemPut(kind=STATE_KIND, key=DEFAULT_AGENT, body=body)))
+            state_kind, state_key = state_ref(agent)
+            parsed.agents.add(agent)
+            parsed.items.append((kind.value, ItemPut(kind=state_kind, key=state_key, body=body)))
         elif kind is LineKind.PERSON:
             person = Person.model_validate(value)
             if not person.slug or "#" in person.slug:
@@ -157,6 +164,7 @@ class UserImport:
         else:
             decision = FilterDecision.model_validate({**value, **owner})
             _check_id(decision.id, "filter decision")
+            parsed.agents.add(_agent_of(decision.agent_id))
             parsed.items.append(
                 (kind.value, ItemPut(kind=FILTER_KIND, key=decision.id, body=decision.model_dump(mode="json")))
             )
@@ -188,6 +196,8 @@ class UserImport:
         result.skipped[LineKind.MEMORY.value] += len(parsed.memories) - len(new)
         self._memories.restore_many(scope, new)
         result.imported[LineKind.MEMORY.value] += len(new)
+        for agent in sorted(parsed.agents):
+            self._memories.note_assistant(scope.for_agent(agent))
 
         writes: list[ItemWrite] = []
         for kind, put in _unique_items(parsed.items):
@@ -247,6 +257,16 @@ def _check_id(value: str, what: str) -> None:
     # Ids become storage keys: a ULID is what the service makes, and nothing else can pose as part of a key.
     if not is_valid_id(value):
         raise _BadLineError("invalid_line", f"{what} id {value!r} is not a ULID (26 characters of Crockford base32)")
+
+
+def _agent_of(value: Any) -> str:
+    """An assistant id a line names, checked as a request's would be (it becomes part of keys)."""
+    if not isinstance(value, str):
+        raise _BadLineError("invalid_line", "agent_id must be a string")
+    try:
+        return check_agent_id(value)
+    except InvalidInputError as exc:
+        raise _BadLineError("invalid_line", str(exc)) from None
 
 
 def _unique_items(items: list[tuple[str, ItemPut]]) -> list[tuple[str, ItemPut]]:

@@ -4,8 +4,8 @@ Powertools' own layer, conditional write and all; only the key is ours. With a s
 record under one static partition key, which would keep end users' request records outside their partition (an
 erasure would miss them) and in one hot partition. So each call gets a copy of one configured layer whose partition
 is the caller's: `TENANT#{t}#USER#{u}` (or `TENANT#{t}`), sort key `IDEMPOTENCY#{prefix}#{hash}`, expiry in the
-table's TTL attribute. Copies share the one boto3 client (building a layer per call would register a user-agent
-hook on the client each time).
+table's TTL attribute. Each copy takes the store's client of the moment (the function's own, or the session of the
+tenant being served); building a layer per call would register a user-agent hook on the client each time.
 """
 
 from __future__ import annotations
@@ -59,5 +59,6 @@ class DynamoDbIdempotencyRecords:
 
     def persistence_for(self, scope: ItemScope) -> BasePersistenceLayer:
         layer = copy.copy(self._configured())
+        layer.client = self._connect()
         layer.static_pk_value = _partition(scope)
         return layer

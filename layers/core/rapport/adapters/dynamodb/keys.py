@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rapport.domain.models import Domain
+from rapport.domain.scope import DEFAULT_AGENT
 from rapport.errors import InvalidInputError
 
 PARTITION_KEY = "pk"
@@ -20,6 +21,9 @@ TTL_ATTRIBUTE = "expires_at"
 GSI_BY_DOMAIN = "gsi1"
 GSI_BY_TYPE = "gsi2"
 GSI_BY_API_KEY = "gsi3"
+# gsi3 also lists one end user's audit events (`AUDIT#{t}#USER#{hash}`): it projects ALL, which small audit items
+# need, and an index of its own would cost a table change for one listing.
+GSI_AUDIT_BY_USER = GSI_BY_API_KEY
 GSI_KEYS: dict[str, tuple[str, str]] = {
     GSI_BY_DOMAIN: ("gsi1pk", "gsi1sk"),
     GSI_BY_TYPE: ("gsi2pk", "gsi2sk"),
@@ -65,6 +69,7 @@ USER_PREFIX = "USER#"
 API_KEY_PREFIX = "APIKEY#"
 TENANT_PREFIX = "TENANT#"
 AUDIT_PREFIX = "AUDIT#"
+AGENT_SEGMENT = "AGENT#"  # a named assistant's part of a memory index key (`…#DOMAIN#relational#AGENT#{a}`)
 # One partition lists every tenant, so scheduled jobs can start without a Scan. It is written only when a tenant gets
 # its first end user or an API key, never per request, so it does not become a hot partition.
 TENANT_REGISTRY_PARTITION = "TENANTS"
@@ -105,6 +110,11 @@ def audit_partition(tenant_id: str) -> str:
     return f"{AUDIT_PREFIX}{_component('tenant_id', tenant_id)}"
 
 
+def audit_user_partition(tenant_id: str, user_hash: str) -> str:
+    """gsi3 partition: the audit events of one end user, by the hash the audit trail names them with."""
+    return f"{audit_partition(tenant_id)}#{USER_PREFIX}{_component('user_hash', user_hash)}"
+
+
 def memory_sort_key(memory_id: str) -> str:
     return f"{MEMORY_PREFIX}{memory_id}"
 
@@ -130,14 +140,25 @@ def api_key_lookup_partition(key_hash: str) -> str:
     return f"{API_KEY_PREFIX}{key_hash}"
 
 
-def domain_partition(tenant_id: str, user_id: str, domain: Domain) -> str:
-    """gsi1 partition: one end user's memories of one domain, sorted by ULID."""
-    return f"{user_partition(tenant_id, user_id)}#DOMAIN#{domain.value}"
+def _relationship(agent_id: str | None) -> str:
+    # The default assistant's relational memories keep the index keys they had before assistants had names, so the
+    # items already stored are read unchanged; a named assistant's get a partition of their own.
+    if agent_id is None or agent_id == DEFAULT_AGENT:
+        return ""
+    return f"#{AGENT_SEGMENT}{_component('agent_id', agent_id)}"
 
 
-def type_partition(tenant_id: str, user_id: str, memory_type: str) -> str:
-    """gsi2 partition: one end user's memories of one type, sorted by ULID."""
-    return f"{user_partition(tenant_id, user_id)}#TYPE#{memory_type}"
+def domain_partition(tenant_id: str, user_id: str, domain: Domain, agent_id: str | None = None) -> str:
+    """gsi1 partition: one end user's memories of one domain, sorted by ULID; relational ones per assistant
+    (`agent_id`; user memories are every assistant's)."""
+    relationship = _relationship(agent_id) if domain is Domain.RELATIONAL else ""
+    return f"{user_partition(tenant_id, user_id)}#DOMAIN#{domain.value}{relationship}"
+
+
+def type_partition(tenant_id: str, user_id: str, memory_type: str, agent_id: str | None = None) -> str:
+    """gsi2 partition: one end user's memories of one type, sorted by ULID; `agent_id` names the assistant whose
+    relational memories they are (None for a user memory type)."""
+    return f"{user_partition(tenant_id, user_id)}#TYPE#{memory_type}{_relationship(agent_id)}"
 
 
 def audit_sort_key(at: datetime, event_id: str) -> str:

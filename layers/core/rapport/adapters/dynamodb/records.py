@@ -12,6 +12,7 @@ from typing import Any
 from boto3.dynamodb.types import Binary
 
 from rapport.adapters.dynamodb import keys as keys
+from rapport.domain.access import LEGACY_SCOPES, scopes_from_text
 from rapport.domain.models import (
     ApiKeyRecord,
     AuditAction,
@@ -29,7 +30,7 @@ from rapport.domain.models import (
     Trust,
     trust_of,
 )
-from rapport.domain.scope import Scope
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 from rapport.errors import InvalidInputError, StorageError
 
 Item = dict[str, Any]
@@ -127,9 +128,9 @@ def memory_to_item(memory: Memory) -> Item:
     item: Item = {
         keys.PARTITION_KEY: pk,
         keys.SORT_KEY: sk,
-        "gsi1pk": keys.domain_partition(memory.tenant_id, memory.user_id, memory.domain),
+        "gsi1pk": keys.domain_partition(memory.tenant_id, memory.user_id, memory.domain, memory.agent_id),
         "gsi1sk": sk,
-        "gsi2pk": keys.type_partition(memory.tenant_id, memory.user_id, memory.type),
+        "gsi2pk": keys.type_partition(memory.tenant_id, memory.user_id, memory.type, memory.relationship),
         "gsi2sk": sk,
         "entity": "memory",
         "id": memory.id,
@@ -146,7 +147,9 @@ def memory_to_item(memory: Memory) -> Item:
         "associations": list(memory.associations),
         # Trust rides in the source map, which both memory indexes project: a new attribute of its own would have
         # to join their projection, and DynamoDB cannot change the projection of an existing index.
-        "source": {**_provenance_to_map(memory.source), "trust": memory.trust.value},
+        # So does the assistant it was made with, and only for a named one: the default assistant's memories keep
+        # the items they always had.
+        "source": {**_provenance_to_map(memory.source), "trust": memory.trust.value, **_agent_field(memory.agent_id)},
         "metadata": dump_json(memory.metadata, "memory metadata"),
         "created_at": keys.format_time(memory.created_at),
         "updated_at": keys.format_time(memory.updated_at),
@@ -222,8 +225,18 @@ def memory_from_item(item: Mapping[str, Any], vector: Mapping[str, Any] | None =
         occurred_at=keys.parse_time(occurred_at) if occurred_at else None,
         last_reinforced_at=keys.parse_time(item["last_reinforced_at"]),
         decayed_at=keys.parse_time(decayed_at) if decayed_at else None,
+        agent_id=item.get("source", {}).get(AGENT_ATTRIBUTE, DEFAULT_AGENT),
         embedding=unpack_embedding(embedding) if embedding is not None else None,
     )
+
+
+# The attribute naming a named assistant: inside a memory's `source` map, on an interaction item itself. Absent means
+# the default assistant, which is how every item written before assistants had names reads.
+AGENT_ATTRIBUTE = "agent_id"
+
+
+def _agent_field(agent_id: str) -> Item:
+    return {} if agent_id == DEFAULT_AGENT else {AGENT_ATTRIBUTE: agent_id}
 
 
 def _provenance_to_map(source: Provenance) -> Item:
@@ -273,6 +286,7 @@ def interaction_to_item(interaction: Interaction) -> Item:
         "created_at": keys.format_time(interaction.created_at),
         "metadata": dump_json(interaction.metadata, "interaction metadata"),
         "memory_ids": list(interaction.memory_ids),
+        **_agent_field(interaction.agent_id),
     }
     if interaction.channel is not None:
         item["channel"] = interaction.channel
@@ -293,6 +307,7 @@ def interaction_from_item(item: Mapping[str, Any]) -> Interaction:
         created_at=keys.parse_time(item["created_at"]),
         metadata=load_json(item.get("metadata")),
         memory_ids=list(item.get("memory_ids", [])),
+        agent_id=item.get(AGENT_ATTRIBUTE, DEFAULT_AGENT),
     )
 
 
@@ -340,6 +355,7 @@ def api_key_to_item(record: ApiKeyRecord) -> Item:
         "key_hash": record.key_hash,
         "name": record.name,
         "created_at": keys.format_time(record.created_at),
+        "scopes": sorted(scope.value for scope in record.scopes),
         **{
             field: keys.format_time(value)
             for field, value in (
@@ -361,6 +377,8 @@ def api_key_from_item(item: Mapping[str, Any]) -> ApiKeyRecord:
         expires_at=keys.parse_time(item["expires_at"]) if item.get("expires_at") else None,
         revoked_at=keys.parse_time(item["revoked_at"]) if item.get("revoked_at") else None,
         last_used_at=keys.parse_time(item["last_used_at"]) if item.get("last_used_at") else None,
+        # A key stored before keys had scopes has none recorded: it keeps what it could do (LEGACY_SCOPES).
+        scopes=scopes_from_text(" ".join(item["scopes"])) if "scopes" in item else LEGACY_SCOPES,
     )
 
 
@@ -376,9 +394,22 @@ def audit_event_to_item(event: AuditEvent) -> Item:
         "tenant_id": event.tenant_id,
         "action": event.action.value,
         "actor": event.actor,
-        "target_user_hash": event.target_user_hash,
         "at": keys.format_time(event.at),
         "counts": {name: int(count) for name, count in event.counts.items()},
+        **({"operation": event.operation} if event.operation else {}),
+        **({"status": event.status} if event.status is not None else {}),
+        **(
+            {
+                "target_user_hash": event.target_user_hash,
+                keys.GSI_KEYS[keys.GSI_AUDIT_BY_USER][0]: keys.audit_user_partition(
+                    event.tenant_id, event.target_user_hash
+                ),
+                keys.GSI_KEYS[keys.GSI_AUDIT_BY_USER][1]: keys.audit_sort_key(event.at, event.id),
+            }
+            if event.target_user_hash
+            else {}
+        ),
+        **({"agents": event.agents} if event.agents else {}),
     }
 
 
@@ -389,7 +420,14 @@ def audit_event_from_item(item: Mapping[str, Any]) -> AuditEvent:
         action=AuditAction(item["action"]),
         actor=item["actor"],
         # Events written before the audit trail kept hashes named the user; they are read as the hash would be.
-        target_user_hash=item.get("target_user_hash") or Scope(item["tenant_id"], item["target_user_id"]).user_hash,
+        target_user_hash=item.get("target_user_hash")
+        or (Scope(item["tenant_id"], item["target_user_id"]).user_hash if item.get("target_user_id") else None),
+        operation=item.get("operation"),
+        status=int(item["status"]) if item.get("status") is not None else None,
         at=keys.parse_time(item["at"]),
         counts={name: int(count) for name, count in item.get("counts", {}).items()},
+        agents={
+            agent: {name: int(count) for name, count in counts.items()}
+            for agent, counts in item.get("agents", {}).items()
+        },
     )

@@ -6,13 +6,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import boto3
 from boto3.dynamodb.conditions import Attr, ConditionBase, Key
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from rapport.adapters.dynamodb import keys as keys
 from rapport.adapters.dynamodb import records as records
+from rapport.adapters.dynamodb.connections import TableConnections
 from rapport.adapters.dynamodb.items import DynamoDbItems, item_actions
 from rapport.adapters.dynamodb.table import (
     TRANSACTION_SIZE,
@@ -26,6 +25,7 @@ from rapport.adapters.dynamodb.table import (
     translated,
 )
 from rapport.domain.models import (
+    TYPES_BY_DOMAIN,
     ApiKeyRecord,
     AuditEvent,
     Domain,
@@ -33,17 +33,19 @@ from rapport.domain.models import (
     Interaction,
     Memory,
     Page,
+    RelationshipCounts,
 )
-from rapport.domain.scope import Scope
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError
-from rapport.ports.items import ItemScope, ItemWrite
+from rapport.ports.items import ItemScope, ItemWrite, relationship_of
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
 
-__all__ = ["DynamoDbMemoryStore", "create_table"]
+    from rapport.adapters.aws.tenant_credentials import TenantCredentials
+    from rapport.sealing import Keyring
 
-_CLIENT_CONFIG = Config(retries={"mode": "standard", "max_attempts": 5})
+__all__ = ["DynamoDbMemoryStore", "create_table"]
 
 
 class DynamoDbMemoryStore(DynamoDbItems):
@@ -55,19 +57,30 @@ class DynamoDbMemoryStore(DynamoDbItems):
         *,
         dynamodb_resource: DynamoDBServiceResource | None = None,
         region_name: str | None = None,
+        tenant_credentials: TenantCredentials | None = None,
+        keyring: Keyring | None = None,
     ) -> None:
+        """`tenant_credentials`: every call signs as the session of the tenant being served (`rapport.tenancy`),
+        whose IAM policy admits that tenant's partitions only; none may be made outside a tenant's work.
+        `keyring`: each end user's content is sealed with their data key (docs/security.md, "Per-person keys")."""
         self._table_name = table_name
-        self._resource = dynamodb_resource
-        self._region_name = region_name
-        self._table_handle: Table | None = None
-        self._client: Any = None
+        self._keyring = keyring
+        self._connections = TableConnections(
+            table_name,
+            resource=dynamodb_resource,
+            region_name=region_name,
+            tenant_credentials=tenant_credentials,
+            keyring=keyring,
+        )
+
+    @property
+    def keyring(self) -> Keyring | None:
+        """What opens the stream's images of this table (the indexer)."""
+        return self._keyring
 
     @property
     def _dynamodb(self) -> DynamoDBServiceResource:
-        # Built on first use, not in __init__: constructing the store (at cold start, in tests) touches no network.
-        if self._resource is None:
-            self._resource = boto3.resource("dynamodb", region_name=self._region_name, config=_CLIENT_CONFIG)
-        return self._resource
+        return self._connections.current().resource
 
     @property
     def table_name(self) -> str:
@@ -75,18 +88,13 @@ class DynamoDbMemoryStore(DynamoDbItems):
 
     @property
     def client(self) -> Any:
-        """A low-level client of the same region, for what speaks the client API (Powertools Idempotency). Not the
-        resource's own `meta.client`: that one converts Python values to DynamoDB's and back on every call."""
-        if self._client is None:
-            region = self._region_name or self._dynamodb.meta.client.meta.region_name
-            self._client = boto3.client("dynamodb", region_name=region, config=_CLIENT_CONFIG)
-        return self._client
+        """A low-level client of the same region and credentials, for what speaks the client API (Powertools
+        Idempotency)."""
+        return self._connections.low_level_client()
 
     @property
     def _table(self) -> Table:
-        if self._table_handle is None:
-            self._table_handle = self._dynamodb.Table(self._table_name)
-        return self._table_handle
+        return self._connections.current().table
 
     # memories
 
@@ -189,6 +197,7 @@ class DynamoDbMemoryStore(DynamoDbItems):
         memory_type: str | None = None,
         limit: int,
         cursor: str | None = None,
+        every_assistant: bool = False,
     ) -> Page[Memory]:
         wanted_domains = set(domains)
         if not wanted_domains:
@@ -196,18 +205,33 @@ class DynamoDbMemoryStore(DynamoDbItems):
         pk = keys.user_partition(scope.tenant_id, scope.user_id)
         filter_expression: ConditionBase | None = None
         index_name: str | None
-        if memory_type is not None:
+        if every_assistant:
+            # The governance jobs walk all of a person's memories; the index partitions are per assistant.
+            index_name, partition = None, pk
+            if len(wanted_domains) == 1:
+                filter_expression = Attr("domain").eq(next(iter(wanted_domains)).value)
+            if memory_type is not None:
+                by_type = Attr("type").eq(memory_type)
+                filter_expression = by_type if filter_expression is None else filter_expression & by_type
+        elif memory_type is not None:
             index_name = keys.GSI_BY_TYPE
-            partition = keys.type_partition(scope.tenant_id, scope.user_id, memory_type)
+            relational = memory_type in TYPES_BY_DOMAIN[Domain.RELATIONAL]
+            partition = keys.type_partition(
+                scope.tenant_id, scope.user_id, memory_type, scope.agent_id if relational else None
+            )
             if len(wanted_domains) == 1:
                 # Types are few per user, so filtering the type's partition by domain reads little beyond the page.
                 filter_expression = Attr("domain").eq(next(iter(wanted_domains)).value)
         elif len(wanted_domains) == 1:
             index_name = keys.GSI_BY_DOMAIN
-            partition = keys.domain_partition(scope.tenant_id, scope.user_id, next(iter(wanted_domains)))
+            partition = keys.domain_partition(
+                scope.tenant_id, scope.user_id, next(iter(wanted_domains)), scope.agent_id
+            )
         else:
             index_name = None
             partition = pk
+            # Both domains from the table: the person's facts, and the relational memories of this assistant only.
+            filter_expression = _visible_to(scope)
         partition_attr, sort_attr = keys.GSI_KEYS[index_name] if index_name else (keys.PARTITION_KEY, keys.SORT_KEY)
         key_condition: ConditionBase = Key(partition_attr).eq(partition)
         if index_name is None:
@@ -438,41 +462,67 @@ class DynamoDbMemoryStore(DynamoDbItems):
             prefixes={keys.SORT_KEY: keys.TENANT_PREFIX},
             newest_first=False,
         )
-        return Page[str](items=[str(item["tenant_id"]) for item in items], next_cursor=next_cursor)
+        # The tenant is read from the sort key, not an attribute: a tenant's session may put registry entries (its
+        # first user adds one), and an entry put under another tenant's key can then only repeat that tenant's id.
+        tenants = [str(item[keys.SORT_KEY]).removeprefix(keys.TENANT_PREFIX) for item in items]
+        return Page[str](items=tenants, next_cursor=next_cursor)
 
     # privacy
 
     def erase_user(self, scope: Scope) -> ErasureCounts:
         pk = keys.user_partition(scope.tenant_id, scope.user_id)
+        if self._keyring is not None:
+            # First, in one request: from here on every copy of the person's items (backups, point-in-time recovery,
+            # stream records, dead letters, and whatever a failure below leaves for the retry) is unreadable.
+            self._keyring.destroy(scope.tenant_id, scope.user_id)
         memories = interactions = others = 0
+        agents: dict[str, RelationshipCounts] = {}
         start_key: Mapping[str, Any] | None = None
         while True:
-            # Only the keys are read, and each page is deleted before the next is read, so a user with a long
-            # history never has to fit in memory. Deleting behind the cursor does not disturb the query.
+            # Only the keys are read (and what says whose relationship a memory is part of), and each page is
+            # deleted before the next is read, so a user with a long history never has to fit in memory. Deleting
+            # behind the cursor does not disturb the query.
             request: dict[str, Any] = {
                 "KeyConditionExpression": Key(keys.PARTITION_KEY).eq(pk),
-                "ProjectionExpression": "#pk, #sk",
-                "ExpressionAttributeNames": {"#pk": keys.PARTITION_KEY, "#sk": keys.SORT_KEY},
+                "ProjectionExpression": "#pk, #sk, #domain, #source.#agent, #kind, #key",
+                "ExpressionAttributeNames": {
+                    "#pk": keys.PARTITION_KEY,
+                    "#sk": keys.SORT_KEY,
+                    "#domain": "domain",
+                    "#source": "source",
+                    "#agent": records.AGENT_ATTRIBUTE,
+                    "#kind": "kind",
+                    "#key": "item_key",
+                },
                 "ConsistentRead": True,
             }
             if start_key:
                 request["ExclusiveStartKey"] = start_key
             with translated("read user items for erasure"):
                 response = self._table.query(**request)
+            page = response.get("Items", [])
             page_keys = [
-                {keys.PARTITION_KEY: item[keys.PARTITION_KEY], keys.SORT_KEY: item[keys.SORT_KEY]}
-                for item in response.get("Items", [])
+                {keys.PARTITION_KEY: item[keys.PARTITION_KEY], keys.SORT_KEY: item[keys.SORT_KEY]} for item in page
             ]
-            for key in page_keys:
-                sort_key = str(key[keys.SORT_KEY])
+            for item in page:
+                sort_key = str(item[keys.SORT_KEY])
                 if sort_key.startswith(keys.MEMORY_PREFIX):
                     memories += 1
+                    if item.get("domain") == Domain.RELATIONAL.value:
+                        source = item.get("source")
+                        named = source.get(records.AGENT_ATTRIBUTE) if isinstance(source, Mapping) else None
+                        agent = str(named or DEFAULT_AGENT)
+                        agents.setdefault(agent, RelationshipCounts()).relational_memories += 1
                 elif sort_key.startswith(keys.EMBEDDING_PREFIX):
                     pass  # a memory's vector: counted with its memory
                 elif sort_key.startswith(keys.INTERACTION_PREFIX):
                     interactions += 1
                 else:
                     others += 1
+                    if "kind" in item:
+                        agent_of_item = relationship_of(str(item["kind"]), str(item.get("item_key", "")))
+                        if agent_of_item is not None:
+                            agents.setdefault(agent_of_item, RelationshipCounts()).items += 1
             batch_delete(self._dynamodb, self._table_name, page_keys)
             start_key = response.get("LastEvaluatedKey")
             if not start_key:
@@ -487,25 +537,62 @@ class DynamoDbMemoryStore(DynamoDbItems):
             removed = self._table.delete_item(Key=registration, ReturnValues="ALL_OLD")
         if "Attributes" in removed:
             others += 1
-        return ErasureCounts(memories=memories, interactions=interactions, other_items=others)
+        return ErasureCounts(memories=memories, interactions=interactions, other_items=others, agents=agents)
 
     def put_audit_event(self, event: AuditEvent) -> None:
         with translated("put audit event"):
             self._table.put_item(Item=records.audit_event_to_item(event))
 
-    def list_audit_events(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[AuditEvent]:
-        pk = keys.audit_partition(tenant_id)
+    def list_audit_events(
+        self,
+        tenant_id: str,
+        *,
+        limit: int,
+        cursor: str | None = None,
+        user_hash: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> Page[AuditEvent]:
+        # One end user's events come from gsi3 (their own partition there), the tenant's from its audit partition;
+        # either way the sort key starts with the time, so the time bounds are part of the key condition.
+        if user_hash is None:
+            index_name: str | None = None
+            partition_attr, sort_attr = keys.PARTITION_KEY, keys.SORT_KEY
+            pk = keys.audit_partition(tenant_id)
+        else:
+            index_name = keys.GSI_AUDIT_BY_USER
+            partition_attr, sort_attr = keys.GSI_KEYS[index_name]
+            pk = keys.audit_user_partition(tenant_id, user_hash)
+        condition: ConditionBase = Key(partition_attr).eq(pk)
+        # `sk` is `{time}#{id}`: every key of an instant at or after `since` sorts at or after the bare time, every
+        # key of an instant before `until` before it, and none equals it (so `between`, inclusive, ends before it).
+        low = keys.format_time(since) if since else None
+        high = keys.format_time(until) if until else None
+        if low and high:
+            condition = condition & Key(sort_attr).between(low, high)
+        elif low:
+            condition = condition & Key(sort_attr).gte(low)
+        elif high:
+            condition = condition & Key(sort_attr).lt(high)
         items, next_cursor = query_page(
             self._table,
-            key_condition=Key(keys.PARTITION_KEY).eq(pk),
-            index_name=None,
+            key_condition=condition,
+            index_name=index_name,
             limit=limit,
             cursor=cursor,
-            pins={keys.PARTITION_KEY: pk},
+            pins={partition_attr: pk},
             prefixes={},
             newest_first=True,
         )
         return Page[AuditEvent](items=[records.audit_event_from_item(item) for item in items], next_cursor=next_cursor)
+
+
+def _visible_to(scope: Scope) -> ConditionBase:
+    """What one assistant lists of a person's memories: every user memory, and its own relational ones (the default
+    assistant's carry no assistant attribute, as before assistants had names)."""
+    path = f"source.{records.AGENT_ATTRIBUTE}"
+    own = Attr(path).not_exists() if scope.agent_id == DEFAULT_AGENT else Attr(path).eq(scope.agent_id)
+    return Attr("domain").eq(Domain.USER.value) | own
 
 
 def _joined(items: Sequence[Mapping[str, Any]]) -> list[Memory]:

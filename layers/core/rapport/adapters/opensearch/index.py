@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
 
 import boto3
@@ -15,19 +15,35 @@ from opensearchpy import OpenSearch, RequestsAWSV4SignerAuth, RequestsHttpConnec
 from opensearchpy.exceptions import NotFoundError as OpenSearchNotFoundError
 from opensearchpy.exceptions import OpenSearchException, TransportError
 
-from rapport.domain.models import Memory
+from rapport.domain.models import Domain, Memory
 from rapport.domain.rendering import search_text
-from rapport.domain.scope import Scope
-from rapport.errors import InvalidInputError, StorageError
-from rapport.ports.vector_index import IndexHit, IndexQuery
+from rapport.domain.scope import DEFAULT_AGENT, Scope
+from rapport.errors import InvalidInputError, StorageError, TenantFenceError
+from rapport.ports.vector_index import HybridHits, IndexHit, IndexQuery, RelationshipTally
+from rapport.tenancy import bound_tenant, tenant_digest
+
+T = TypeVar("T")
 
 # The k-NN plugin refuses larger k and vectors wider than 16,000 dimensions.
 MAX_K = 10_000
 MAX_DIMENSIONS = 16_000
+MAX_LISTED_AGENTS = 1_000  # assistants a tenant's listing counts (GET /v1/agents)
 
 _REFRESH_POLICIES: frozenset[bool | str] = frozenset({True, False, "true", "false", "wait_for"})
 # What a read of vectors takes from each document: the vector, and the fence to check it against.
 _VECTOR_FIELDS = ("memory_id", "tenant_id", "user_id", "embedding")
+# A tenant's reads go through an alias of its own, `rapport-t-{digest of the tenant id}`, filtered on its tenant id:
+# the session of that tenant may name that alias only (infra/constructs/tenant_access.py), and the engine applies the
+# alias's filter to every search, count and delete by query sent through it.
+TENANT_ALIAS_PREFIX = "rapport-t-"
+
+
+def tenant_alias(tenant_id: str) -> str:
+    return f"{TENANT_ALIAS_PREFIX}{tenant_digest(tenant_id)}"
+
+
+def tenant_alias_definition(tenant_id: str) -> dict[str, Any]:
+    return {"filter": {"term": {"tenant_id": tenant_id}}}
 
 
 def index_definition(dimensions: int) -> dict[str, Any]:
@@ -43,6 +59,8 @@ def index_definition(dimensions: int) -> dict[str, Any]:
                 "memory_id": keyword,
                 "tenant_id": keyword,
                 "user_id": keyword,
+                # `user`, `relational`, or a named assistant's relational memories: `relational@{agent}`
+                # (`domain_term`), so a search of one assistant's relationship is the same terms filter as before.
                 "domain": keyword,
                 "status": keyword,
                 "type": keyword,
@@ -59,7 +77,14 @@ def index_definition(dimensions: int) -> dict[str, Any]:
                         # the cosine similarity, without cosinesimil's per-comparison norm (and its zero-vector
                         # refusal).
                         "space_type": "innerproduct",
-                        "parameters": {"m": 16, "ef_construction": 128},
+                        "parameters": {
+                            "m": 16,
+                            "ef_construction": 128,
+                            # faiss SQfp16 halves the graph's vector memory; on LoCoMo the top 10 is unchanged
+                            # (docs/BENCHMARKS.md, "Vector compression"). Unit vectors are far inside fp16's range,
+                            # so nothing is clipped.
+                            "encoder": {"name": "sq", "parameters": {"type": "fp16", "clip": False}},
+                        },
                     },
                 },
             },
@@ -108,9 +133,83 @@ def _user_filters(tenant_id: str, user_id: str) -> list[dict[str, Any]]:
 def _query_filters(query: IndexQuery) -> list[dict[str, Any]]:
     return [
         *_user_filters(query.tenant_id, query.user_id),
-        {"terms": {"domain": [d.value for d in query.domains]}},
+        {"terms": {"domain": [domain_term(d, query.agent_id) for d in query.domains]}},
         {"terms": {"status": list(query.statuses)}},
     ]
+
+
+_AGENT_MARK = "@"
+
+
+def domain_term(domain: Domain, agent_id: str) -> str:
+    """What a document's `domain` holds: the domain, and for a named assistant's relational memory the assistant
+    too (`relational@coach`). The default assistant's documents are those indexed before assistants had names, so
+    they and their queries are unchanged, and a named assistant's relational memories never meet another's."""
+    if domain is Domain.RELATIONAL and agent_id != DEFAULT_AGENT:
+        return f"{domain.value}{_AGENT_MARK}{agent_id}"
+    return domain.value
+
+
+def _knn_body(query: IndexQuery, unit: list[float]) -> dict[str, Any] | None:
+    """The k-NN search of `query`, or None when it can find nothing (k below one, no domain or status asked)."""
+    k = min(query.k, MAX_K)
+    if k < 1 or not query.domains or not query.statuses:
+        return None
+    return {
+        "size": k,
+        "_source": ["memory_id"],
+        "query": {
+            "knn": {
+                "embedding": {
+                    "vector": unit,
+                    "k": k,
+                    # Inside the knn clause the engine filters while it walks the graph (efficient filtering):
+                    # other tenants never count toward k, and k hits come back whenever k entries match. A
+                    # post-filter would take the global top k first and return fewer, or none.
+                    "filter": {"bool": {"filter": _query_filters(query)}},
+                }
+            }
+        },
+    }
+
+
+def _keyword_body(query: IndexQuery, text: str) -> dict[str, Any] | None:
+    """The BM25 search of `query` for `text`, or None when it can find nothing (no words, k below one, ...)."""
+    k = min(query.k, MAX_K)
+    if k < 1 or not text.strip() or not query.domains or not query.statuses:
+        return None
+    return {
+        "size": k,
+        "_source": ["memory_id"],
+        "query": {
+            "bool": {
+                "must": [{"match": {"content": {"query": text, "operator": "or"}}}],
+                "filter": _query_filters(query),
+            }
+        },
+    }
+
+
+def _hits(response: dict[str, Any], to_score: Callable[[float], float]) -> list[IndexHit]:
+    return [
+        IndexHit(memory_id=hit["_source"]["memory_id"], score=to_score(hit["_score"]))
+        for hit in response["hits"]["hits"]
+    ]
+
+
+def _answered(response: dict[str, Any]) -> dict[str, Any]:
+    """A multi-search answers 200 with each search's own status: a failed one is raised as the client raises a
+    failed search, so a missing index or alias and every other error take the same paths as a single search."""
+    for item in response.get("responses", []):
+        if "error" not in item:
+            continue
+        status = int(item.get("status", 500))
+        error = item["error"]
+        kind = error.get("type", "unknown") if isinstance(error, dict) else str(error)
+        if status == 404:
+            raise OpenSearchNotFoundError(status, kind, item)
+        raise TransportError(status, kind, item)
+    return response
 
 
 def _storage_error(operation: str, exc: OpenSearchException) -> StorageError:
@@ -121,14 +220,29 @@ def _storage_error(operation: str, exc: OpenSearchException) -> StorageError:
 
 
 class OpenSearchVectorIndex:
-    """`VectorIndex` over one OpenSearch index. Every query is fenced by tenant and end user inside the query."""
+    """`VectorIndex` over one OpenSearch index. Every query is fenced by tenant and end user inside the query; while a
+    tenant is bound (`rapport.tenancy`), a call naming another tenant is refused before it is sent.
 
-    def __init__(self, client: OpenSearch, index_name: str, dimensions: int, *, refresh: bool | str = False) -> None:
+    `tenant_client`: a client signing as the session of the tenant being served. Reads (searches, counts, vectors)
+    and a user's erasure then go through the tenant's filtered alias on that client, so the index's own access
+    control fences them; writes of one document by id stay on `client`, the function's own role.
+    """
+
+    def __init__(
+        self,
+        client: OpenSearch,
+        index_name: str,
+        dimensions: int,
+        *,
+        refresh: bool | str = False,
+        tenant_client: OpenSearch | None = None,
+    ) -> None:
         if not 1 <= dimensions <= MAX_DIMENSIONS:
             raise ValueError(f"dimensions must be between 1 and {MAX_DIMENSIONS}, not {dimensions}")
         if refresh not in _REFRESH_POLICIES:
             raise ValueError(f"refresh must be True, False or 'wait_for', not {refresh!r}")
         self._client = client
+        self._tenant_client = tenant_client
         self._index = index_name
         self._dimensions = dimensions
         self._refresh = refresh
@@ -174,13 +288,14 @@ class OpenSearchVectorIndex:
                 )
 
     def upsert(self, memory: Memory) -> None:
+        _check_tenant(memory.tenant_id)
         if memory.embedding is None:
             raise InvalidInputError(f"memory {memory.id} has no embedding to index")
         document = {
             "memory_id": memory.id,
             "tenant_id": memory.tenant_id,
             "user_id": memory.user_id,
-            "domain": memory.domain.value,
+            "domain": domain_term(memory.domain, memory.agent_id),
             "status": memory.status.value,
             "type": memory.type,
             # The same rendering the embedded index searches (speaker and date for episodes), so both agree.
@@ -199,6 +314,7 @@ class OpenSearchVectorIndex:
             raise _storage_error("index document", exc) from exc
 
     def delete(self, scope: Scope, memory_id: str) -> None:
+        _check_tenant(scope.tenant_id)
         try:
             self._client.delete(
                 index=self._index, id=document_id(scope.tenant_id, scope.user_id, memory_id), **self._refresh_params()
@@ -213,7 +329,12 @@ class OpenSearchVectorIndex:
         try:
             # refresh: an erasure must be invisible to the very next search. conflicts=proceed: a concurrent
             # re-index of one memory must not abort the erasure of all the others.
-            response = self._client.delete_by_query(index=self._index, body=body, refresh=True, conflicts="proceed")
+            response = self._through_tenant(
+                scope.tenant_id,
+                lambda client, target: client.delete_by_query(
+                    index=target, body=body, refresh=True, conflicts="proceed"
+                ),
+            )
         except OpenSearchNotFoundError:
             return 0  # no index, no entries
         except OpenSearchException as exc:
@@ -224,43 +345,40 @@ class OpenSearchVectorIndex:
         return int(response.get("deleted", 0))
 
     def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
-        unit = _unit_vector(vector, self._dimensions)
-        k = min(query.k, MAX_K)
-        if k < 1 or not query.domains or not query.statuses:
+        body = _knn_body(query, _unit_vector(vector, self._dimensions))
+        if body is None:
             return []
-        body = {
-            "size": k,
-            "_source": ["memory_id"],
-            "query": {
-                "knn": {
-                    "embedding": {
-                        "vector": unit,
-                        "k": k,
-                        # Inside the knn clause the engine filters while it walks the graph (efficient filtering):
-                        # other tenants never count toward k, and k hits come back whenever k entries match. A
-                        # post-filter would take the global top k first and return fewer, or none.
-                        "filter": {"bool": {"filter": _query_filters(query)}},
-                    }
-                }
-            },
-        }
-        return self._search("k-NN search", body, cosine_from_innerproduct_score)
+        return self._search("k-NN search", query.tenant_id, body, cosine_from_innerproduct_score)
 
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
-        k = min(query.k, MAX_K)
-        if k < 1 or not text.strip() or not query.domains or not query.statuses:
+        body = _keyword_body(query, text)
+        if body is None:
             return []
-        body = {
-            "size": k,
-            "_source": ["memory_id"],
-            "query": {
-                "bool": {
-                    "must": [{"match": {"content": {"query": text, "operator": "or"}}}],
-                    "filter": _query_filters(query),
-                }
-            },
-        }
-        return self._search("keyword search", body, float)
+        return self._search("keyword search", query.tenant_id, body, float)
+
+    def hybrid_search(self, query: IndexQuery, vector: list[float], text: str, *, keyword_k: int) -> HybridHits:
+        """The k-NN and the keyword search of one recall in one `_msearch`: the same two bodies `knn_search` and
+        `keyword_search` send, so the same answers, for one round trip (and one signed request) instead of two."""
+        knn = _knn_body(query, _unit_vector(vector, self._dimensions))
+        keyword = _keyword_body(query.model_copy(update={"k": keyword_k}), text)
+        searches = [(name, body) for name, body in (("knn", knn), ("keyword", keyword)) if body is not None]
+        if not searches:
+            return HybridHits()
+        # An empty header per search: the index is the one in the path (the tenant's alias), which is all the
+        # domain lets a multi-search name (`rest.action.multi.allow_explicit_index` is off).
+        lines: list[dict[str, Any]] = [line for _, body in searches for line in ({}, body)]
+        try:
+            response = self._through_tenant(
+                query.tenant_id,
+                lambda client, target: _answered(client.msearch(index=target, body=lines)),
+            )
+        except OpenSearchException as exc:
+            raise _storage_error("hybrid search", exc) from exc
+        found = dict(zip((name for name, _ in searches), response["responses"], strict=True))
+        return HybridHits(
+            by_meaning=tuple(_hits(found["knn"], cosine_from_innerproduct_score)) if "knn" in found else (),
+            by_keywords=tuple(_hits(found["keyword"], float)) if "keyword" in found else (),
+        )
 
     def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:
         """One multi-get by document id. A get is real time, unlike a search: it sees an entry written a moment ago
@@ -269,8 +387,13 @@ class OpenSearchVectorIndex:
         if not by_document:
             return {}
         try:
-            response = self._client.mget(
-                index=self._index, body={"ids": list(by_document)}, _source_includes=list(_VECTOR_FIELDS)
+            # A get by id is not filtered by an alias: the ids (hashes of tenant, user and memory) and the stored
+            # fields checked below fence it, besides the tenant session reaching its own alias only.
+            response = self._through_tenant(
+                scope.tenant_id,
+                lambda client, target: client.mget(
+                    index=target, body={"ids": list(by_document)}, _source_includes=list(_VECTOR_FIELDS)
+                ),
             )
         except OpenSearchNotFoundError:
             return {}  # no index yet: it holds no vector
@@ -289,28 +412,95 @@ class OpenSearchVectorIndex:
                 vectors[memory_id] = [float(v) for v in source["embedding"]]
         return vectors
 
+    def relationship_tallies(self, tenant_id: str) -> dict[str, RelationshipTally]:
+        body = {
+            "size": 0,
+            "query": {
+                "bool": {
+                    "filter": [{"term": {"tenant_id": tenant_id}}, {"prefix": {"domain": Domain.RELATIONAL.value}}]
+                }
+            },
+            "aggs": {
+                "agents": {
+                    "terms": {"field": "domain", "size": MAX_LISTED_AGENTS},
+                    # Exact below the threshold (3,000 people an assistant), an estimate within a few percent above.
+                    "aggs": {"people": {"cardinality": {"field": "user_id", "precision_threshold": 3000}}},
+                }
+            },
+        }
+        try:
+            response = self._through_tenant(tenant_id, lambda client, target: client.search(index=target, body=body))
+        except OpenSearchException as exc:
+            raise _storage_error("count relationships", exc) from exc
+        buckets = response.get("aggregations", {}).get("agents", {}).get("buckets", [])
+        tallies: dict[str, RelationshipTally] = {}
+        for bucket in buckets:
+            domain, _, agent = str(bucket["key"]).partition(_AGENT_MARK)
+            if domain != Domain.RELATIONAL.value:
+                continue
+            people, memories = int(bucket["people"]["value"]), int(bucket["doc_count"])
+            tallies[agent or DEFAULT_AGENT] = RelationshipTally(people=people, relational_memories=memories)
+        return tallies
+
     def count(self, scope: Scope) -> int:
         body = {"query": {"bool": {"filter": _user_filters(scope.tenant_id, scope.user_id)}}}
         try:
-            response = self._client.count(index=self._index, body=body)
+            response = self._through_tenant(
+                scope.tenant_id, lambda client, target: client.count(index=target, body=body)
+            )
         except OpenSearchException as exc:
             raise _storage_error("count", exc) from exc
         return int(response["count"])
 
-    def _search(self, operation: str, body: dict[str, Any], to_score: Callable[[float], float]) -> list[IndexHit]:
+    def ensure_tenant_alias(self, tenant_id: str) -> None:
+        """Create (or state again) the tenant's filtered alias of the index: idempotent. The function's own role
+        makes it, once per tenant; reading through it takes the tenant's session. A missing index raises the
+        client's NotFoundError: nothing is indexed yet."""
         try:
-            response = self._client.search(index=self._index, body=body)
+            self._client.indices.put_alias(
+                index=self._index, name=tenant_alias(tenant_id), body=tenant_alias_definition(tenant_id)
+            )
+        except OpenSearchNotFoundError:
+            raise
+        except OpenSearchException as exc:
+            raise _storage_error("create tenant alias", exc) from exc
+
+    def _through_tenant(self, tenant_id: str, call: Callable[[OpenSearch, str], T]) -> T:
+        """`call(client, target)` on the tenant's alias with the tenant's session, or on the index itself when no
+        tenant client is configured (an unsigned cluster). An alias not made yet is made, then called again."""
+        _check_tenant(tenant_id)
+        if self._tenant_client is None:
+            return call(self._client, self._index)
+        if bound_tenant() is None:
+            raise TenantFenceError("index reads sign as the tenant being served, and none is being served")
+        target = tenant_alias(tenant_id)
+        try:
+            return call(self._tenant_client, target)
+        except OpenSearchNotFoundError as exc:
+            if exc.error != "index_not_found_exception":
+                raise
+        self.ensure_tenant_alias(tenant_id)
+        return call(self._tenant_client, target)
+
+    def _search(
+        self, operation: str, tenant_id: str, body: dict[str, Any], to_score: Callable[[float], float]
+    ) -> list[IndexHit]:
+        try:
+            response = self._through_tenant(tenant_id, lambda client, target: client.search(index=target, body=body))
         except OpenSearchException as exc:
             raise _storage_error(operation, exc) from exc
-        return [
-            IndexHit(memory_id=hit["_source"]["memory_id"], score=to_score(hit["_score"]))
-            for hit in response["hits"]["hits"]
-        ]
+        return _hits(response, to_score)
 
     def _refresh_params(self) -> dict[str, Any]:
-        # No parameter at all when not refreshing: OpenSearch Serverless refreshes on its own schedule and does not
-        # take the parameter, so the default must not send it.
+        # No parameter at all when not refreshing: the index refreshes on its own schedule (about a second), and
+        # a forced refresh per write would make indexing pay for a new segment each time.
         return {} if self._refresh in (False, "false") else {"refresh": self._refresh}
+
+
+def _check_tenant(tenant_id: str) -> None:
+    bound = bound_tenant()
+    if bound is not None and bound != tenant_id:
+        raise TenantFenceError("an index call names another tenant than the one being served; nothing was sent")
 
 
 class _DeferredCredentials:
@@ -337,21 +527,20 @@ def build_opensearch_client(
     url: str,
     *,
     region: str | None,
-    service: str = "es",
     sigv4: bool = True,
     session: boto3.Session | None = None,
+    credentials: Any = None,
     timeout: float = 10.0,
 ) -> OpenSearch:
-    """An OpenSearch client for `url`, signed with SigV4 for `es` (managed domains) or `aoss` (Serverless).
+    """An OpenSearch client for `url`, signed with SigV4 for an OpenSearch Service domain (`es`).
 
     Nothing here opens a connection or resolves credentials. Without SigV4, a `user:password@` in the URL becomes
-    basic auth (a local cluster). Certificates are always verified.
+    basic auth (a local cluster). Certificates are always verified. `credentials` (anything with
+    `get_frozen_credentials()`) signs in place of the session's chain: the tenant-scoped client's.
     """
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise ValueError(f"OpenSearch URL must look like https://host[:port], not {url!r}")
-    if service not in ("es", "aoss"):
-        raise ValueError(f"service must be 'es' or 'aoss', not {service!r}")
     use_ssl = parsed.scheme == "https"
     auth: Any = None
     if sigv4:
@@ -361,7 +550,8 @@ def build_opensearch_client(
         signing_region = region or session.region_name
         if not signing_region:
             raise ValueError("SigV4 signing needs an AWS region (RAPPORT_AWS_REGION or AWS_REGION)")
-        auth = RequestsAWSV4SignerAuth(_DeferredCredentials(session), signing_region, service)
+        signing = credentials if credentials is not None else _DeferredCredentials(session)
+        auth = RequestsAWSV4SignerAuth(signing, signing_region, "es")
     elif parsed.username:
         auth = (unquote(parsed.username), unquote(parsed.password or ""))
     return OpenSearch(

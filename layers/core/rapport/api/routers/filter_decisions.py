@@ -8,7 +8,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.contract import READ, WRITE, answers
-from rapport.api.dependencies import UserScope
+from rapport.api.dependencies import AgentId, UserScope
 from rapport.api.pipeline_schemas import FilterDecisionOut, FilterDecisionPageOut, RestoredOut
 from rapport.api.schemas import MemoryOut
 from rapport.domain.filtering import Verdict
@@ -28,6 +28,7 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
     def list_decisions(
         user_id: str,
         scope: UserScope,
+        agent_id: AgentId = None,
         verdict: Annotated[Verdict | None, Query(description="Only decisions with this verdict.")] = None,
         limit: Annotated[int, Query()] = 20,
         cursor: Annotated[str | None, Query()] = None,
@@ -44,7 +45,7 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
         operation_id="filter_decisions_get",
         responses=answers({200: "The decision"}, errors=READ),
     )
-    def get_decision(user_id: str, scope: UserScope, decision_id: str) -> FilterDecisionOut:
+    def get_decision(user_id: str, scope: UserScope, decision_id: str, agent_id: AgentId = None) -> FilterDecisionOut:
         return FilterDecisionOut.of(decisions.get(scope, decision_id))
 
     @router.post(
@@ -54,7 +55,7 @@ def build_filter_decisions_router(decisions: FilterDecisionService) -> Router:
         operation_id="filter_decisions_restore",
         responses=answers({200: "The decision, now restored, and the memory stored or un-quarantined"}, errors=WRITE),
     )
-    def restore(user_id: str, scope: UserScope, decision_id: str) -> RestoredOut:
+    def restore(user_id: str, scope: UserScope, decision_id: str, agent_id: AgentId = None) -> RestoredOut:
         decision, memory = decisions.restore(scope, decision_id)
         return RestoredOut(decision=FilterDecisionOut.of(decision), memory=MemoryOut.of(memory))
 

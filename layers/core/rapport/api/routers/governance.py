@@ -5,7 +5,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from rapport.api.contract import WITH_BODY, WRITE, answers
-from rapport.api.dependencies import UserScope
+from rapport.api.dependencies import AgentId, UserScope
 from rapport.api.governance_schemas import MarkUsedOut, MarkUsedRequest, UndoConsolidationOut
 from rapport.api.schemas import MemoryOut
 from rapport.jobs.governance import GovernanceJobs
@@ -23,7 +23,7 @@ def build_governance_router(*, memories: MemoryService, governance: GovernanceJo
         operation_id="memories_mark_used",
         responses=answers({200: "The memories reinforced, and the ids not found"}, errors=WITH_BODY),
     )
-    def mark_used(user_id: str, scope: UserScope, body: MarkUsedRequest) -> MarkUsedOut:
+    def mark_used(user_id: str, scope: UserScope, body: MarkUsedRequest, agent_id: AgentId = None) -> MarkUsedOut:
         wanted = list(dict.fromkeys(body.memory_ids))
         reinforced = memories.reinforce(scope, wanted, settings.relational.reinforcement_boost)
         found = {m.id for m in reinforced}

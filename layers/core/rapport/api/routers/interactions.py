@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.contract import READ, UPSTREAM, WITH_BODY, answers
-from rapport.api.dependencies import UserScope
+from rapport.api.dependencies import AgentId, UserScope, with_agent
 from rapport.api.idempotency import deadline, keyed, replayed
 from rapport.api.pipeline_schemas import InteractionStatusOut, RecordedInteractionOut
 from rapport.api.schemas import CreateInteractionRequest, InteractionOut, InteractionPageOut
@@ -42,7 +42,9 @@ def build_interactions_router(interactions: InteractionService, writes: KeyedWri
         wait: Annotated[
             bool, Query(description="Wait for the memories the pipeline extracts (local); false returns at once.")
         ] = True,
+        agent_id: AgentId = None,
     ):  # a Response: powertools cannot build a schema for its annotation
+        scope = with_agent(scope, body.agent_id)
         new = NewInteraction(
             messages=[m.to_domain() for m in body.messages],
             channel=body.channel,

@@ -22,6 +22,10 @@ class ApiKeyOut(BaseModel):
     expires_at: datetime | None
     revoked_at: datetime | None
     last_used_at: datetime | None = Field(description="To the hour; tracked by the local server.")
+    scopes: list[str] = Field(
+        description="What the key may do: memories:read, memories:write, knowledge:write, privacy:erase, admin "
+        "(every scope). A key issued without scopes holds admin."
+    )
 
     @classmethod
     def of(cls, record: ApiKeyRecord, now: datetime) -> ApiKeyOut:
@@ -34,6 +38,7 @@ class ApiKeyOut(BaseModel):
             expires_at=record.expires_at,
             revoked_at=record.revoked_at,
             last_used_at=record.last_used_at,
+            scopes=sorted(scope.value for scope in record.scopes),
         )
 
 
@@ -47,7 +52,7 @@ def build_keys_router(auth: ApiKeyAuthenticator, clock: Clock) -> Router:
     @router.get(
         "/v1/keys",
         tags=["keys"],
-        summary="The tenant's API keys: id, name, status, created, expiry, last used",
+        summary="The tenant's API keys: id, name, scopes, status, created, expiry, last used",
         operation_id="keys_list",
         responses=answers({200: "The tenant's keys, oldest first"}, errors=READ),
     )

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.contract import READ, UPSTREAM, WITH_BODY, WRITE, answers
-from rapport.api.dependencies import UserScope
+from rapport.api.dependencies import AgentId, UserScope, with_agent
 from rapport.api.idempotency import deadline, keyed, replayed
 from rapport.api.schemas import (
     BatchCreatedOut,
@@ -55,7 +55,8 @@ def build_memories_router(
         status_code=201,
         responses=answers({201: "The stored memory"}, errors=(*WITH_BODY, *UPSTREAM)),
     )
-    def create_memory(user_id: str, scope: UserScope, body: CreateMemoryRequest) -> MemoryOut:
+    def create_memory(user_id: str, scope: UserScope, body: CreateMemoryRequest, agent_id: AgentId = None) -> MemoryOut:
+        scope = with_agent(scope, body.agent_id)
         answer = writes.remember(scope, _new_memory(body), keyed(router, "memories", body), deadline=deadline(router))
         return MemoryOut.of(replayed(router, answer))
 
@@ -69,7 +70,12 @@ def build_memories_router(
         status_code=201,
         responses=answers({201: "A result per memory: created, or invalid and why"}, errors=(*WITH_BODY, *UPSTREAM)),
     )
-    def create_memories(user_id: str, scope: UserScope, body: CreateMemoriesRequest) -> MemoryBatchOut:
+    def create_memories(
+        user_id: str, scope: UserScope, body: CreateMemoriesRequest, agent_id: AgentId = None
+    ) -> MemoryBatchOut:
+        scope = with_agent(scope, body.agent_id)
+        if any(item.agent_id not in (None, scope.agent_id) for item in body.memories):
+            raise InvalidInputError("a batch is one assistant's: name it once, in the batch's agent_id")
         news = [_new_memory(item) for item in body.memories]
         answer = writes.remember_batch(scope, news, keyed(router, "memories_batch", body), deadline=deadline(router))
         results = replayed(router, answer)
@@ -97,6 +103,7 @@ def build_memories_router(
     def list_memories(
         user_id: str,
         scope: UserScope,
+        agent_id: AgentId = None,
         query: Annotated[str | None, Query(description="Recall by meaning and keywords when given.")] = None,
         domain: Annotated[DomainFilter, Query()] = DomainFilter.BOTH,
         type: Annotated[str | None, Query(description="Only memories of this type.")] = None,
@@ -146,7 +153,7 @@ def build_memories_router(
         operation_id="memories_get",
         responses=answers({200: "The memory"}, errors=READ),
     )
-    def get_memory(user_id: str, scope: UserScope, memory_id: str) -> MemoryOut:
+    def get_memory(user_id: str, scope: UserScope, memory_id: str, agent_id: AgentId = None) -> MemoryOut:
         return MemoryOut.of(memories.get(scope, memory_id))
 
     @router.patch(
@@ -157,7 +164,9 @@ def build_memories_router(
         operation_id="memories_update",
         responses=answers({200: "The memory as changed"}, errors=(*WITH_BODY, *UPSTREAM)),
     )
-    def patch_memory(user_id: str, scope: UserScope, memory_id: str, body: PatchMemoryRequest) -> MemoryOut:
+    def patch_memory(
+        user_id: str, scope: UserScope, memory_id: str, body: PatchMemoryRequest, agent_id: AgentId = None
+    ) -> MemoryOut:
         patch = MemoryPatch.model_validate(body.model_dump(exclude_unset=True))
         return MemoryOut.of(memories.update(scope, memory_id, patch))
 
@@ -169,7 +178,9 @@ def build_memories_router(
         status_code=204,
         responses=answers({204: "Deleted, with its index entry and associations"}, errors=WRITE),
     )
-    def delete_memory(user_id: str, scope: UserScope, memory_id: str):  # a 204: no body, so no model
+    def delete_memory(
+        user_id: str, scope: UserScope, memory_id: str, agent_id: AgentId = None
+    ):  # a 204: no body, so no model
         memories.delete(scope, memory_id)
         return Response(status_code=204, content_type=content_types.APPLICATION_JSON, body="")
 

@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from rapport.api.contract import READ, UPSTREAM, WITH_BODY, answers
-from rapport.api.dependencies import TenantId, UserScope
+from rapport.api.dependencies import AgentId, TenantId, UserScope, with_agent
 from rapport.api.idempotency import deadline, keyed, replayed
 from rapport.api.relational_schemas import (
     ProcessRequest,
@@ -50,7 +50,7 @@ def build_relational_router(
     )
     def process(body: ProcessRequest, tenant_id: TenantId) -> dict:
         outcome = processor.process(
-            Scope.of(tenant_id, body.user_id),
+            Scope.of(tenant_id, body.user_id, body.agent_id),
             body.message,
             channel=body.channel,
             session_id=body.session_id,
@@ -69,7 +69,7 @@ def build_relational_router(
         operation_id="state_get",
         responses=answers({200: "The relational state"}, errors=READ, model=StateOut),
     )
-    def get_state(user_id: str, scope: UserScope) -> dict:
+    def get_state(user_id: str, scope: UserScope, agent_id: AgentId = None) -> dict:
         now = clock.now()
         return StateOut.of(
             scope.user_id,
@@ -92,8 +92,9 @@ def build_relational_router(
         ),
     )
     def report_event(
-        user_id: str, scope: UserScope, body: StateEventRequest
+        user_id: str, scope: UserScope, body: StateEventRequest, agent_id: AgentId = None
     ):  # a Response: powertools cannot build a schema for its annotation
+        scope = with_agent(scope, body.agent_id)
         # A client retrying after a timeout sends the same Idempotency-Key: the event then counts once (200, replayed)
         key = router.current_event.get_header_value(IDEMPOTENCY_HEADER, case_sensitive=False)
         record, reading, replayed = state.report_event(scope, parse_event(body.type), body.note, idempotency_key=key)
@@ -121,6 +122,7 @@ def build_relational_router(
     def list_events(
         user_id: str,
         scope: UserScope,
+        agent_id: AgentId = None,
         limit: Annotated[int, Query()] = 20,
         cursor: Annotated[str | None, Query()] = None,
     ) -> dict:

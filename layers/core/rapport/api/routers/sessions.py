@@ -5,7 +5,7 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from rapport.api.contract import READ, answers
-from rapport.api.dependencies import UserScope
+from rapport.api.dependencies import AgentId, UserScope
 from rapport.api.governance_schemas import SessionContextOut
 from rapport.services.sessions import SessionService
 
@@ -20,7 +20,7 @@ def build_sessions_router(sessions: SessionService) -> Router:
         operation_id="sessions_context_get",
         responses=answers({200: "The session's context"}, errors=READ),
     )
-    def session_context(user_id: str, scope: UserScope, session_id: str) -> SessionContextOut:
+    def session_context(user_id: str, scope: UserScope, session_id: str, agent_id: AgentId = None) -> SessionContextOut:
         return SessionContextOut.of(sessions.context(scope, session_id))
 
     return router

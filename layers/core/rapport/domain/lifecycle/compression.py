@@ -29,11 +29,12 @@ def is_compressible(memory: Memory, now: datetime, settings: GovernanceSettings)
 
 
 def compression_groups(memories: Iterable[Memory], max_group: int) -> list[list[Memory]]:
-    """Grouped by domain and type, oldest first, in chunks of at most `max_group`; the order is stable, so the same
-    memories always make the same groups."""
-    by_type: dict[tuple[str, str], list[Memory]] = defaultdict(list)
+    """Grouped by domain and type (relational ones by assistant too: each relationship is summarised on its own),
+    oldest first, in chunks of at most `max_group`; the order is stable, so the same memories always make the same
+    groups."""
+    by_type: dict[tuple[str, str, str], list[Memory]] = defaultdict(list)
     for memory in memories:
-        by_type[(memory.domain.value, memory.type)].append(memory)
+        by_type[(memory.domain.value, memory.type, memory.relationship or "")].append(memory)
     groups: list[list[Memory]] = []
     for key in sorted(by_type):
         members = sorted(by_type[key], key=lambda m: (m.created_at, m.id))

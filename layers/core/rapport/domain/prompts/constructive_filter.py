@@ -6,6 +6,7 @@ from pydantic import BaseModel, Field
 
 from rapport.domain.filtering import Verdict
 from rapport.domain.models import Domain
+from rapport.domain.prompts import examples
 
 NAME = "constructive_filter"
 
@@ -25,7 +26,9 @@ future interactions with this person?
   person to review and never used.
 
 A factual correction (the user setting a fact straight) is always allowed, however it is phrased.
-Give every candidate exactly one verdict, with a one-sentence reason a person auditing the decision can follow."""
+Give every candidate exactly one verdict, with a one-sentence reason a person auditing the decision can follow.""" + (
+    examples.FILTER
+)
 
 TASK = "Judge each candidate memory."
 

@@ -6,11 +6,13 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from rapport.domain.prompts import examples
 from rapport.domain.prompts.scores import Score
 
 NAME = "extract_relational"
 
-SYSTEM = """\
+SYSTEM = (
+    """\
 You are the relational memory of an AI assistant: you remember how working with this person goes.
 From the conversation, extract what the assistant should remember about its RELATIONSHIP with the user, written
 from the assistant's side ("We ...", "... works well with this user", "User ... when ..."):
@@ -28,6 +30,8 @@ Rules:
   explanation" but "User benefits from simpler explanations first".
 - Only what the conversation shows. One self-contained statement per memory.
 - Return an empty list when nothing qualifies."""
+    + examples.RELATIONAL
+)
 
 TASK = "Extract the relational memories from this conversation."
 

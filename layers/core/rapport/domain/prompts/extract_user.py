@@ -6,11 +6,13 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from rapport.domain.prompts import examples
 from rapport.domain.prompts.scores import Score
 
 NAME = "extract_user"
 
-SYSTEM = """\
+SYSTEM = (
+    """\
 You maintain the long-term memory an AI assistant keeps about the person it talks to.
 From the conversation, extract what is worth remembering about the USER in future conversations:
 lasting facts (work, family, pets, where they live), preferences, events in their life, and goals.
@@ -22,7 +24,14 @@ Rules:
 - Skip small talk, thanks, and anything only true for the next minute.
 - When the user corrects an earlier statement ("actually it's Rex, not Max"), extract the corrected fact and mark it
   as a correction. A correction is never to be dropped for sounding negative.
+- When the user says a fact changed ("I moved from Berlin to Lisbon last month", "I left Acme for Globex",
+  "I switched from VS Code to Vim", "I no longer work at Acme", "these days I live in Porto"), extract what is true
+  now (with its slot), set `replaces` to the earlier value that stopped being true ("Berlin", "Acme", "VS Code") and
+  `change` to the user's words for the change. "I no longer work at Acme" alone is "User no longer works at Acme",
+  slot employer, replaces "Acme".
 - Return an empty list when nothing qualifies. Fewer, precise memories beat many vague ones."""
+    + examples.USER
+)
 
 TASK = "Extract the memories about the user from this conversation."
 
@@ -54,6 +63,14 @@ class ExtractedUserMemory(BaseModel):
         "snake_case key, so a later different value replaces this one; null for everything else.",
     )
     correction: bool = Field(False, description="True when the user corrects something said earlier.")
+    replaces: str | None = Field(
+        None,
+        description="When the user says an earlier value stopped being true, that value as they named it ('Berlin' "
+        "in 'I moved from Berlin to Lisbon', 'Acme' in 'I no longer work at Acme'); null otherwise.",
+    )
+    change: str | None = Field(
+        None, description="With `replaces`: the change in the user's words, kept as the reason the old fact ended."
+    )
     evidence: list[int] = Field(default_factory=list, description="Indexes of the messages this memory comes from.")
 
 

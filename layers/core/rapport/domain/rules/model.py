@@ -16,6 +16,7 @@ from rapport.domain.prompts.extract_user import UserExtraction
 from rapport.domain.rules.filter_rules import judge
 from rapport.domain.rules.relational_rules import extract_relational
 from rapport.domain.rules.user_rules import extract_user
+from rapport.domain.semantics.matcher import SemanticLayer
 from rapport.errors import InvalidInputError, InvalidModelOutputError
 
 ResponseT = TypeVar("ResponseT", bound=BaseModel)
@@ -24,13 +25,19 @@ Handler = Callable[[str], BaseModel]
 
 
 class RulesLanguageModel:
-    """Answers the prompts it has rules for, chosen by response model; reads their input back from the prompt."""
+    """Answers the prompts it has rules for, chosen by response model; reads their input back from the prompt.
 
-    def __init__(self, max_memories: int = 20) -> None:
+    `semantics`: the semantic layer beside the patterns (docs/pipeline.md); None runs the patterns alone, as with
+    an embedder the layer has no calibration for."""
+
+    def __init__(self, max_memories: int = 20, semantics: SemanticLayer | None = None) -> None:
+        self.semantics = semantics
         self._handlers: dict[type[BaseModel], Handler] = {
-            UserExtraction: lambda text: extract_user(payload.read(text, ConversationInput), max_memories),
-            RelationalExtraction: lambda text: extract_relational(payload.read(text, ConversationInput), max_memories),
-            FilterJudgement: lambda text: judge(payload.read(text, FilterInput)),
+            UserExtraction: lambda text: extract_user(payload.read(text, ConversationInput), max_memories, semantics),
+            RelationalExtraction: lambda text: extract_relational(
+                payload.read(text, ConversationInput), max_memories, semantics
+            ),
+            FilterJudgement: lambda text: judge(payload.read(text, FilterInput), semantics),
         }
 
     @property

@@ -16,7 +16,7 @@ _PHRASE = r"[^.,;!?\n]"
 _SOON = r"(?i:tomorrow|today|tonight|(?:next|this|on) (?:week|month|year|weekend|summer|winter|spring|autumn|fall|monday|tuesday|wednesday|thursday|friday|saturday|sunday))"  # noqa: E501
 _PETS = r"(?i:dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|bird|turtle|snake|guinea pig|ferret|goldfish)"
 _KIN = r"(?i:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|son|daughter|brother|sister|mom|mum|mother|dad|father|grandmother|grandfather|grandma|grandpa|kid|child|baby|boss|manager|roommate|best friend)"  # noqa: E501
-_NAMED = r"(?i:'s name is|’s name is|,? (?:is )?(?:named|called)|,)?"
+_NAMED = r"(?i:'s name is|’s name is|(?:'s|’s) (?:named|called)|,? (?:is )?(?:named|called)|,)?"
 _JOBS = (
     r"(?i:(?:[a-z\-]+ ){0,2}(?:engineer|developer|designer|manager|teacher|nurse|doctor|student|writer|scientist|"
     r"analyst|lawyer|consultant|founder|co-founder|researcher|programmer|architect|accountant|artist|chef|"
@@ -24,11 +24,134 @@ _JOBS = (
     r"nurse practitioner|pharmacist|therapist|journalist|editor|translator|mechanic|electrician|pilot))"
 )
 
+# A short free phrase naming a thing (a tool, a habit, a food), ending before a time, a reason or the clause's end.
+_THING_WORD = r"[\w+#’'\-]+(?:\.[\w+#’'\-]+)*"  # "Node.js" is one word; a full stop after a word is not
+_THING = rf"{_THING_WORD}(?: {_THING_WORD}){{0,3}}?"
+_THING_END = (
+    r"(?=(?i: (?:last|this|a few|a couple|about|around|in|at|on|for|with|during|over|since|because|as|and|but|"
+    r"after|when|now|recently|anymore|any more|these days|nowadays)\b)|[.,;:!?)\n]|$)"
+)
+_I_HAVE = r"\bI(?:'ve|’ve| have)?(?: just| recently| finally| now)?"
+
 # --- user memories: sentences of the user's own messages ---------------------------------------------------------
 
-USER_FACTS: tuple[FactRule, ...] = (
+# Updates of fact in the forms people use ("I moved from Berlin to Lisbon", "I no longer work at Acme", "I switched
+# from VS Code to Vim"): the group `old` names the value that stopped being true, and the store step invalidates the
+# memories that state it, keeping them as history (docs/pipeline.md). Tried before the plain facts below, so a
+# sentence that names the old value keeps it.
+FACT_UPDATES: tuple[FactRule, ...] = (
     FactRule(
-        rf"(?i:\bI(?: currently| now| still)? (?:work|am working|'m working|’m working) (?:at|for)) (?P<org>{PROPER})",
+        rf"(?i:\b(?:I|we)(?:'ve|’ve| have)?(?: just| recently| finally)? (?:moved|relocated)(?: back)?(?: away)? from) "
+        rf"(?P<old>{PROPER}) (?i:to) (?P<place>{PROPER})",
+        "User lives in {place}",
+        "fact",
+        0.7,
+        slot="home_location",
+    ),
+    FactRule(
+        rf"(?i:\b(?:I|we)(?:'ve|’ve| have)?(?: just| recently| finally)? (?:moved|relocated)(?: back)? to) "
+        rf"(?P<place>{PROPER}) (?i:from) (?P<old>{PROPER})",
+        "User lives in {place}",
+        "fact",
+        0.7,
+        slot="home_location",
+    ),
+    FactRule(
+        rf"(?i:{_I_HAVE} (?:left|quit)(?: my job (?:at|with))?) (?P<old>{PROPER}) "
+        rf"(?i:to join|and joined|to work (?:at|for)|for a (?:job|role|position) at) (?P<org>{PROPER})",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    FactRule(
+        rf"(?i:{_I_HAVE} (?:switched|changed|moved) (?:jobs|companies|employers)(?: from)?) (?P<old>{PROPER}) "
+        rf"(?i:to|for) (?P<org>{PROPER})",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    FactRule(
+        rf"(?i:{_I_HAVE} left) (?P<old>{PROPER}) (?i:for) (?P<new>{PROPER})",
+        "User left {old} for {new}",
+        "fact",
+        0.7,
+    ),
+    FactRule(
+        rf"(?i:{_I_HAVE} (?:switched|changed|migrated|moved over|gone|went)(?: over)? from) (?P<old>{_THING}) "
+        rf"(?i:to) (?P<new>{_THING}){_THING_END}",
+        "User switched from {old} to {new}",
+        "preference",
+        0.6,
+        reject=("it", "that", "this", "them", "there", "here", "one"),
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m|’m| am)? (?:no longer|not) (?:work(?:ing)? (?:at|for)|employed (?:at|by)|with|at)) "
+        rf"(?P<old>{PROPER})(?= (?i:anymore|any more|now|these days)|[.,;!?]|$)",
+        "User no longer works at {old}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    FactRule(
+        rf"(?i:\bI (?:no longer|don't|don’t|do not) work (?:at|for)) (?P<old>{PROPER})",
+        "User no longer works at {old}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    FactRule(
+        rf"(?i:\bI (?:no longer|don't|don’t|do not) live in|{_I_HAVE} moved (?:out of|away from)) (?P<old>{PROPER})"
+        rf"(?! (?i:to|for)\b)",
+        "User no longer lives in {old}",
+        "fact",
+        0.7,
+        slot="home_location",
+    ),
+    FactRule(
+        rf"(?i:{_I_HAVE} (?:left|quit)) (?P<old>{PROPER})(?! (?i:for|to|and)\b)(?= |[.,;!?]|$)",
+        "User left {old}",
+        "fact",
+        0.6,
+    ),
+    FactRule(
+        rf"(?i:\bI (?:no longer|don't|don’t|do not|dont) (?P<verb>use|eat|drink|play|own|drive|smoke|watch|do|"
+        rf"practi[cs]e|code in|write in|work with|go to|listen to)) (?P<old>{_THING})"
+        rf"(?= (?i:anymore|any more|these days|nowadays)\b)",
+        "User no longer {verb} {old}",
+        "preference",
+        0.6,
+        reject=("it", "that", "this", "them", "much", "really", "a lot"),
+    ),
+    FactRule(
+        rf"(?i:\bI no longer (?P<verb>use|eat|drink|play|own|drive|smoke|watch|do|practi[cs]e|code in|write in|"
+        rf"work with|go to|listen to)) (?P<old>{_THING}){_THING_END}",
+        "User no longer {verb} {old}",
+        "preference",
+        0.6,
+        reject=("it", "that", "this", "them", "much", "really", "a lot"),
+    ),
+    FactRule(
+        rf"(?i:{_I_HAVE} (?:stopped|quit)) (?P<old>[a-z]+ing(?: {_THING})??){_THING_END}",
+        "User stopped {old}",
+        "preference",
+        0.6,
+        reject=("working on", "thinking", "talking", "trying", "asking", "being"),
+    ),
+    FactRule(
+        rf"(?i:{_I_HAVE} (?:given up|gave up)) (?P<old>[a-z]{_THING}){_THING_END}",
+        "User gave up {old}",
+        "preference",
+        0.6,
+        reject=("it", "that", "this", "them", "on", "hope", "trying"),
+    ),
+)
+
+USER_FACTS: tuple[FactRule, ...] = (
+    *FACT_UPDATES,
+    FactRule(
+        rf"(?i:\bI(?:'m|’m| am)?(?: currently| now| still)? (?:work|working) (?:at|for)) (?P<org>{PROPER})",
         "User works at {org}",
         "fact",
         0.7,
@@ -36,6 +159,42 @@ USER_FACTS: tuple[FactRule, ...] = (
     ),
     FactRule(
         rf"(?i:\bI (?:just )?(?:joined|started at|got a job at|got hired at|got hired by)) (?P<org>{PROPER})",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    # "Started my new job at Northwind", "I've just started working for Fabrikam", "Today was my first day at Initech".
+    FactRule(
+        rf"(?i:\b(?:(?:I|we)(?:'ve|’ve| have)? )?(?:just |recently |finally )?(?:started|began|starting|start)"
+        rf"(?: (?:my|a|the))?(?: new| first)? (?:job|role|position|internship|contract|gig) (?:at|with)|"
+        rf"\b(?:(?:I|we)(?:'ve|’ve| have)? )?(?:just |recently |finally )?(?:started|began|starting) "
+        rf"(?:working|to work) (?:at|for)|\bmy first (?:day|week|month) (?:at|with)) (?P<org>{PROPER})",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    # "I'm at Contoso now", "I'm with Fabrikam these days", "I'm now at Initech": where the user is said to be now is
+    # where they work; without "now" or "these days", "I'm at Heathrow" is where they stand.
+    FactRule(
+        rf"(?i:\bI(?:'m|’m| am) (?:now|currently) (?:at|with)) (?P<org>{PROPER})",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m|’m| am) (?:at|with)) (?P<org>{PROPER})(?= (?i:now|these days|nowadays)\b)",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    # "These days I work for a small startup called Fernly".
+    FactRule(
+        rf"(?i:\bI(?:'m|’m| am)?(?: now| currently)? (?:work|working) (?:at|for) (?:an?|the) [\w\- ]{{2,40}}? "
+        rf"(?:called|named)) (?P<org>{PROPER})",
         "User works at {org}",
         "fact",
         0.7,
@@ -63,8 +222,16 @@ USER_FACTS: tuple[FactRule, ...] = (
         slot="name",
     ),
     FactRule(
-        rf"(?i:\bI (?:live|am living|'m living|’m living|reside|just moved|moved|relocated)(?: back)? (?:in|to)) "
-        rf"(?P<place>{PROPER})",
+        rf"(?i:\b(?:I|we)(?:'ve|’ve| have)?(?: now| currently| actually| still)? (?:live|am living|'m living|"
+        rf"’m living|reside|just moved|moved|relocated)(?: back)? (?:in|to)) (?P<place>{PROPER})",
+        "User lives in {place}",
+        "fact",
+        0.7,
+        slot="home_location",
+    ),
+    # "I've lived in Berlin for ten years": the present perfect says they still do ("I lived in Paris" does not).
+    FactRule(
+        rf"(?i:\b(?:I|we)(?:'ve|’ve| have) (?:lived|been living) in) (?P<place>{PROPER})",
         "User lives in {place}",
         "fact",
         0.7,
@@ -77,14 +244,16 @@ USER_FACTS: tuple[FactRule, ...] = (
         0.6,
         slot="origin",
     ),
+    # "My dog Rex", "Our cat is named Mochi", "our puppy's name is Bean": a household's pet is the user's too.
     FactRule(
-        rf"(?i:\bmy) (?P<pet>{_PETS}){_NAMED} (?P<name>[A-Z][a-z]+)\b",
+        rf"(?i:\b(?:my|our)) (?P<pet>{_PETS}){_NAMED} (?P<name>[A-Z][a-z]+)\b",
         "User has a {pet} named {name}",
         "fact",
         0.6,
     ),
     FactRule(
-        rf"(?i:\bI have an? (?:new )?)(?P<pet>{_PETS}) (?i:named|called) (?P<name>[A-Z][a-z]+)\b",
+        rf"(?i:\b(?:I|we)(?:'ve|’ve| have)? (?:have|got|adopted|just got|just adopted) an? (?:new )?)(?P<pet>{_PETS}) "
+        rf"(?i:named|called) (?P<name>[A-Z][a-z]+)\b",
         "User has a {pet} named {name}",
         "fact",
         0.6,
@@ -94,6 +263,12 @@ USER_FACTS: tuple[FactRule, ...] = (
         "User's {relation} is {name}",
         "fact",
         0.7,
+    ),
+    FactRule(
+        rf"(?i:\bI(?: now| mostly| mainly| usually| always| only| still)? use) (?P<what>{PROPER})",
+        "User uses {what}",
+        "preference",
+        0.5,
     ),
     FactRule(
         rf"(?i:\bI(?:'d| would)?(?: really| generally| usually| much| strongly| always)? prefer) "
@@ -126,8 +301,10 @@ USER_FACTS: tuple[FactRule, ...] = (
         reject=("it", "that", "this", "them", "you", "how", "what", "when"),
     ),
     FactRule(
-        rf"(?i:\b(?:I want to|I'd like to|I’d like to|I would like to|I'm trying to|I’m trying to|I am trying to|"
-        rf"my goal is to|I hope to|I plan to|I'm planning to|I’m planning to|I am planning to|I'm hoping to|"
+        # Not "config support is what I want to do today": there the wish is said before it, and is this session's.
+        rf"(?<!what )(?<!What )(?<!which )(?i:\b(?:I want to|I'd like to|I’d like to|I would like to|I'm trying to|"
+        rf"I’m trying to|I am trying to|my goal is to|I hope to|I plan to|I'm planning to|I’m planning to|"
+        rf"I am planning to|I'm hoping to|"
         rf"I’m hoping to)) (?P<what>[a-z]{_PHRASE}{{3,80}})",
         "User wants to {what}",
         "goal",

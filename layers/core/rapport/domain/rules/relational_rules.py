@@ -22,6 +22,8 @@ from rapport.domain.rules.wording import (
     tidy,
     without_leading,
 )
+from rapport.domain.semantics.matcher import SemanticLayer
+from rapport.domain.semantics.relational import with_meaning
 
 RULE_CONFIDENCE = 0.6
 # Which occurrence of a feature fills a template: its first definition decides for all of the same name.
@@ -34,7 +36,10 @@ class _Hit:
     message_index: int
 
 
-def extract_relational(conversation: ConversationInput, limit: int = 20) -> RelationalExtraction:
+def extract_relational(
+    conversation: ConversationInput, limit: int = 20, semantics: SemanticLayer | None = None
+) -> RelationalExtraction:
+    """The templates over the patterns' features; with `semantics`, the lessons the patterns missed, by meaning."""
     found = _features(conversation.messages)
     memories: list[ExtractedRelationalMemory] = []
     seen: set[str] = set()
@@ -58,6 +63,8 @@ def extract_relational(conversation: ConversationInput, limit: int = 20) -> Rela
             )
         if template.group:
             used_groups.add(template.group)
+    if semantics is not None:
+        memories = with_meaning(conversation, memories, semantics)[:limit]
     return RelationalExtraction(memories=memories)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rapport.domain.models import MessageRole
 from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
 from rapport.domain.prompts.extract_user import ExtractedUserMemory, UserExtraction, UserMemoryKind
@@ -16,13 +18,18 @@ from rapport.domain.rules.wording import (
     third_person,
     tidy,
 )
+from rapport.domain.semantics.matcher import SemanticLayer
+from rapport.domain.semantics.user import user_memories, vetted
 
 # Patterns match surface forms only; a model would be surer. The pipeline records which model extracted a memory.
 RULE_CONFIDENCE = 0.6
 SITUATION_CONFIDENCE = 0.5
 
 
-def extract_user(conversation: ConversationInput, limit: int = 20) -> UserExtraction:
+def extract_user(
+    conversation: ConversationInput, limit: int = 20, semantics: SemanticLayer | None = None
+) -> UserExtraction:
+    """Patterns over each sentence, then situations; with `semantics`, the sentences no pattern read, by meaning."""
     user_messages = [m for m in conversation.messages if m.role is MessageRole.USER]
     memories: list[ExtractedUserMemory] = []
     seen: set[str] = set()
@@ -37,7 +44,7 @@ def extract_user(conversation: ConversationInput, limit: int = 20) -> UserExtrac
         correction = any(compiled(cue).search(message.content) for cue in patterns.CORRECTION_CUES)
         for sentence in sentences(message.content):
             for rule in patterns.USER_FACTS:
-                for content in _apply(rule, sentence):
+                for content, replaces in _apply(rule, sentence):
                     add(
                         ExtractedUserMemory(
                             content=content,
@@ -46,6 +53,8 @@ def extract_user(conversation: ConversationInput, limit: int = 20) -> UserExtrac
                             confidence=RULE_CONFIDENCE,
                             slot=rule.slot,
                             correction=correction,
+                            replaces=replaces,
+                            change=_said(sentence) if replaces else None,
                             evidence=[message.index],
                         )
                     )
@@ -53,11 +62,23 @@ def extract_user(conversation: ConversationInput, limit: int = 20) -> UserExtrac
         memory = _situation(situation, user_messages)
         if memory is not None:
             add(memory)
+    if semantics is not None:
+        memories[:] = vetted(conversation, memories, semantics)
+        for memory in user_memories(conversation, semantics):
+            add(memory)
     return UserExtraction(memories=memories)
 
 
-def _apply(rule: FactRule, sentence: str) -> list[str]:
-    found: list[str] = []
+# The group of an update rule that names the value which stopped being true (patterns.FACT_UPDATES).
+_OLD_VALUE = "old"
+_VERB = "verb"
+_LEADING_GERUND = re.compile(r"^[a-z]+ing\s+(?=\S)")
+_MAX_CHANGE_CHARS = 200
+
+
+def _apply(rule: FactRule, sentence: str) -> list[tuple[str, str | None]]:
+    """The memories the rule finds in the sentence, each with the earlier value it says is no longer true."""
+    found: list[tuple[str, str | None]] = []
     for match in compiled(rule.pattern).finditer(sentence):
         values: dict[str, str] = {}
         for name, raw in match.groupdict().items():
@@ -69,8 +90,39 @@ def _apply(rule: FactRule, sentence: str) -> list[str]:
                 break
             values[name] = third_person(value, patterns.LEXICON)
         else:
-            found.append(sentence_case(squeeze(rule.template.format(**values))))
+            if _VERB in values:
+                values[_VERB] = _third_person_verb(values[_VERB])
+            replaces = _replaced_value(values.get(_OLD_VALUE, ""))
+            found.append((sentence_case(squeeze(rule.template.format(**values))), replaces))
     return found
+
+
+def _replaced_value(old: str) -> str | None:
+    """What to look for in the memories an update retires: "using Slack" is stated as "User uses Slack", so a
+    leading gerund goes."""
+    value = _LEADING_GERUND.sub("", old.strip())
+    return value or None
+
+
+def _third_person_verb(verb: str) -> str:
+    """ "use" -> "uses", "watch" -> "watches", "go to" -> "goes to": the first word, conjugated."""
+    first, _, rest = verb.partition(" ")
+    irregular = {"do": "does", "go": "goes", "have": "has"}
+    if first in irregular:
+        conjugated = irregular[first]
+    elif first.endswith(("s", "sh", "ch", "x", "z")):
+        conjugated = first + "es"
+    else:
+        conjugated = first + "s"
+    return f"{conjugated} {rest}".strip()
+
+
+def _said(sentence: str) -> str:
+    """The reason an update gives the fact it retires: the user's own words."""
+    words = squeeze(sentence)
+    if len(words) > _MAX_CHANGE_CHARS:
+        words = words[: _MAX_CHANGE_CHARS - 1] + "…"
+    return f'the user said: "{words}"'
 
 
 def _situation(situation: Situation, messages: list[PromptMessage]) -> ExtractedUserMemory | None:

@@ -8,7 +8,13 @@ const STATE_POLL_MS = 10_000;
 const RESTORABLE = new Set(["blocked", "reframed", "quarantined"]);
 
 const $ = (id) => document.getElementById(id);
-const view = { api: null, user: null, users: [], usersCursor: null, poll: null, cursors: {} };
+const view = { api: null, user: null, users: [], usersCursor: null, poll: null, cursors: {}, agent: "default" };
+
+// The chosen assistant, as a query parameter of the calls about its part of the relationship (none for the default
+// assistant: the calls a client that never names one makes).
+function asAgent(query = {}) {
+  return view.agent === "default" ? query : { ...query, agent_id: view.agent };
+}
 
 function showError(failure) {
   const box = $("error");
@@ -93,7 +99,7 @@ async function openUser(userId) {
   // A person is shown only once the API has read them: a bad id leaves the page as it was, with the API's message.
   let state;
   try {
-    state = await view.api.call("GET", `${view.api.user(userId)}/state`);
+    state = await view.api.call("GET", `${view.api.user(userId)}/state`, { query: asAgent() });
   } catch (failure) {
     showError(failure);
     return;
@@ -119,7 +125,7 @@ async function openUser(userId) {
 }
 
 async function refreshState() {
-  const state = await view.api.call("GET", `${view.api.user(view.user)}/state`);
+  const state = await view.api.call("GET", `${view.api.user(view.user)}/state`, { query: asAgent() });
   renderState(state);
   return state;
 }
@@ -193,7 +199,7 @@ async function search(event) {
   const options = { domain: $("domain").value, include_archived: $("include-archived").checked ? "true" : null };
   await act(async () => {
     const page = await view.api.call("GET", `${view.api.user(view.user)}/memories`, {
-      query: query ? { ...options, query, limit: 20 } : { ...options, limit: 50 },
+      query: asAgent(query ? { ...options, query, limit: 20 } : { ...options, limit: 50 }),
     });
     replace($("hits"), page.memories.map(memoryCard));
     $("search-note").textContent = query
@@ -207,7 +213,7 @@ async function search(event) {
 async function openMemory(memoryId) {
   const base = view.api.user(view.user);
   const [memory, listed] = await Promise.all([
-    view.api.call("GET", `${base}/memories/${encodeURIComponent(memoryId)}`),
+    view.api.call("GET", `${base}/memories/${encodeURIComponent(memoryId)}`, { query: asAgent() }),
     view.api.call("GET", `${base}/memories/${encodeURIComponent(memoryId)}/associations`),
   ]);
   const edges = listed.associations.map((edge) => {
@@ -286,7 +292,7 @@ function labelNeighbours(buttons) {
 
 async function loadDecisions(more = false) {
   const page = await view.api.call("GET", `${view.api.user(view.user)}/filter-decisions`, {
-    query: { limit: 20, verdict: $("verdict").value, cursor: more ? view.cursors.decisions : null },
+    query: asAgent({ limit: 20, verdict: $("verdict").value, cursor: more ? view.cursors.decisions : null }),
   });
   view.cursors.decisions = page.next_cursor;
   $("decisions-more").hidden = !page.next_cursor;
@@ -312,7 +318,7 @@ function decisionCard(decision) {
 
 async function restore(decisionId) {
   await act(async () => {
-    const restored = await view.api.call("POST", `${view.api.user(view.user)}/filter-decisions/${encodeURIComponent(decisionId)}/restore`);
+    const restored = await view.api.call("POST", `${view.api.user(view.user)}/filter-decisions/${encodeURIComponent(decisionId)}/restore`, { query: asAgent() });
     say(`Restored: memory ${restored.memory.id} is stored`);
     await loadDecisions();
   });
@@ -365,7 +371,8 @@ async function previewTurn(event) {
     // Processing the message already moves the state (the message is read for its signals): the change shown
     // after the reply is measured from before it.
     view.beforeTurn = await refreshState();
-    const answer = await view.api.call("POST", "/v1/process", { body: { user_id: view.user, message: $("turn-message").value } });
+    const asked = { user_id: view.user, message: $("turn-message").value };
+    const answer = await view.api.call("POST", "/v1/process", { body: view.agent === "default" ? asked : { ...asked, agent_id: view.agent } });
     view.turn = answer;
     $("turn-prompt").textContent = answer.context.system_prompt;
     const item = (m) => el("li", {}, m.text, el("span", { class: "hint" }, ` (similarity ${number(m.similarity)})`));
@@ -429,9 +436,38 @@ async function start(user) {
       if (!(failure instanceof ApiError) || (failure.status !== 404 && failure.status !== 405)) throw failure;
       $("users-note").textContent = "This server does not list users: open one by id.";
     }
+    await loadAgents();
     say("Connected");
   });
   if (user) await openUser(user);
+}
+
+async function loadAgents() {
+  let listed;
+  try {
+    listed = await view.api.call("GET", "/v1/agents");
+  } catch (failure) {
+    // A server without assistants has the default one only.
+    if (!(failure instanceof ApiError) || (failure.status !== 404 && failure.status !== 405)) throw failure;
+    listed = { agents: [{ agent_id: "default", people: 0 }] };
+  }
+  const option = (agent) => el("option", { value: agent.agent_id }, agent.default || agent.agent_id === "default" ? "default" : `${agent.agent_id} (${agent.people} people)`);
+  replace($("agent"), listed.agents.map(option));
+  if (!listed.agents.some((agent) => agent.agent_id === view.agent)) view.agent = "default";
+  $("agent").value = view.agent;
+}
+
+async function switchAgent() {
+  view.agent = $("agent").value || "default";
+  if (!view.user) return;
+  replace($("hits"));
+  $("search-note").textContent = "";
+  $("memory").hidden = true;
+  $("turn-result").hidden = true;
+  await act(async () => {
+    await Promise.all([refreshState(), loadDecisions()]);
+    say(`Showing ${view.user} as the ${view.agent} assistant sees them`);
+  });
 }
 
 function wire() {
@@ -455,6 +491,7 @@ function wire() {
   $("users-more").addEventListener("click", () => act(() => loadUsers(true)));
   $("search").addEventListener("submit", search);
   $("verdict").addEventListener("change", () => act(() => loadDecisions()));
+  $("agent").addEventListener("change", switchAgent);
   $("decisions-more").addEventListener("click", () => act(() => loadDecisions(true)));
   $("history-more").addEventListener("click", () => act(() => loadHistory(true)));
   $("people-more").addEventListener("click", () => act(() => loadPeople(true)));

@@ -1,0 +1,200 @@
+"""Sentences to labels: the nearest prototypes by cosine, a calibrated bar per label and a margin over the runner-up."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rapport.domain.semantics import prototypes
+
+CLASSIFIERS: Mapping[str, prototypes.Prototypes] = {
+    "relational": prototypes.RELATIONAL,
+    "outcome": prototypes.OUTCOME,
+    "user": prototypes.USER,
+    "filter": prototypes.FILTER,
+}
+
+
+# Labels that make the same memory type: a margin is kept over the best label of another type (or a `none_*`), not
+# over a sibling ("tell me where to start" is near both ways of answering, and either is a communication preference).
+SAME_TYPE: Mapping[str, Mapping[str, str]] = {
+    "relational": prototypes.RELATIONAL_TYPES,
+    "user": prototypes.USER_KINDS,
+}
+
+
+class Encoder(Protocol):
+    """What the layer needs of an embedder (the `Embedder` port has it): L2-normalised vectors, and a name that
+    says which model made them, since a calibration holds for one model only."""
+
+    @property
+    def name(self) -> str: ...
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """`threshold`: the least cosine to the nearest prototype of the label; `margin`: how far ahead of the best
+    prototype of any other label it must be. Per-label bars override the classifier's."""
+
+    threshold: float
+    margin: float
+    by_label: Mapping[str, float] = field(default_factory=dict)
+
+    def bar(self, label: str) -> float:
+        return self.by_label.get(label, self.threshold)
+
+
+# Calibrated on the development half of the labelled set (rapport/evaluation/extraction_set/dev.jsonl) with
+# `rapport eval extraction --calibrate`, which also reports what these bars do cross-validated inside dev;
+# docs/pipeline.md gives the procedure. Another embedder has no calibration,
+# so the layer is off for it and the patterns answer alone.
+MINILM = "all-MiniLM-L6-v2"
+CALIBRATIONS: Mapping[str, Mapping[str, Calibration]] = {
+    MINILM: {
+        "relational": Calibration(threshold=0.4, margin=0.04, by_label={"approach_worked": 0.345}),
+        "outcome": Calibration(threshold=0.3, margin=0.0),
+        "user": Calibration(threshold=0.35, margin=0.08),
+        "filter": Calibration(threshold=0.5, margin=0.0),
+    }
+}
+
+
+@dataclass(frozen=True)
+class Match:
+    """The label a sentence takes (None when no label clears its bar by the margin), and why."""
+
+    label: str | None
+    nearest: str
+    score: float
+    runner_up: str
+    margin: float
+
+
+# Prototype vectors depend only on the model: embedded once per process and model, whoever builds a layer.
+_PROTOTYPES: dict[tuple[str, str], tuple[Any, tuple[str, ...]]] = {}
+_PROTOTYPES_LOCK = threading.Lock()
+_CACHED_TEXTS = 2048
+
+
+class SemanticLayer:
+    """Classifies sentences for the rule-based model. Thread-safe: the prototype matrices are built once under a
+    lock, and recent sentence vectors are kept so the user and relational extractions of one conversation, and the
+    filter after them, embed each sentence once."""
+
+    def __init__(self, encoder: Encoder, calibrations: Mapping[str, Calibration]) -> None:
+        import numpy  # the layer runs where the local model does; the Lambda layer carries neither
+
+        self._np = numpy
+        self._encoder = encoder
+        self._calibrations = dict(calibrations)
+        self._recent: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._encoder.name
+
+    def calibration(self, classifier: str) -> Calibration:
+        return self._calibrations[classifier]
+
+    def recalibrated(self, calibrations: Mapping[str, Calibration]) -> SemanticLayer:
+        """The same encoder and cached vectors under other bars (the calibration search tries many)."""
+        layer = SemanticLayer(self._encoder, calibrations)
+        layer._recent = self._recent
+        layer._lock = self._lock
+        return layer
+
+    def classify(self, classifier: str, texts: Sequence[str]) -> list[Match]:
+        if not texts:
+            return []
+        matrix, labels = self._prototypes(classifier)
+        vectors = self._vectors(list(texts))
+        scores = vectors @ matrix.T  # cosines: every vector is L2-normalised
+        calibration = self._calibrations[classifier]
+        same = SAME_TYPE.get(classifier, {})
+        return [self._match(row, labels, calibration, same) for row in scores]
+
+    def scores(self, classifier: str, texts: Sequence[str]) -> list[dict[str, float]]:
+        """Each text's best cosine per label: what calibration reads."""
+        if not texts:
+            return []
+        matrix, labels = self._prototypes(classifier)
+        rows = self._vectors(list(texts)) @ matrix.T
+        return [self._best_by_label(row, labels) for row in rows]
+
+    def _best_by_label(self, row: Any, labels: tuple[str, ...]) -> dict[str, float]:
+        """A label's prototypes are contiguous (`_prototypes`), so its best cosine is one max over a slice."""
+        names, starts = _groups(labels)
+        return dict(zip(names, self._np.maximum.reduceat(row, starts).tolist(), strict=True))
+
+    def _match(self, row: Any, labels: tuple[str, ...], calibration: Calibration, same: Mapping[str, str]) -> Match:
+        best = self._best_by_label(row, labels)
+        ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
+        nearest, score = ranked[0]
+        kind = same.get(nearest, nearest)
+        runner_up, second = next(((n, v) for n, v in ranked[1:] if same.get(n, n) != kind), ranked[1])
+        margin = score - second
+        cleared = not nearest.startswith("none") and score >= calibration.bar(nearest) and margin >= calibration.margin
+        return Match(nearest if cleared else None, nearest, float(score), runner_up, float(margin))
+
+    def _prototypes(self, classifier: str) -> tuple[Any, tuple[str, ...]]:
+        key = (self._encoder.name, classifier)
+        with _PROTOTYPES_LOCK:
+            found = _PROTOTYPES.get(key)
+            if found is None:
+                table = CLASSIFIERS[classifier]
+                labels = tuple(label for label, sentences in table.items() for _ in sentences)
+                texts = [sentence for sentences in table.values() for sentence in sentences]
+                found = (self._np.asarray(self._encoder.embed(texts), dtype=self._np.float32), labels)
+                _PROTOTYPES[key] = found
+        return found
+
+    def _vectors(self, texts: list[str]) -> Any:
+        """One embedding call for the texts not seen recently, in one batch."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._recent))
+        fresh = self._encoder.embed(missing) if missing else []
+        with self._lock:
+            for text, vector in zip(missing, fresh, strict=True):
+                self._recent[text] = self._np.asarray(vector, dtype=self._np.float32)
+            for text in texts:
+                if text in self._recent:
+                    self._recent.move_to_end(text)
+            rows = [self._recent.get(t) for t in texts]
+            while len(self._recent) > _CACHED_TEXTS:
+                self._recent.popitem(last=False)
+        if any(row is None for row in rows):  # pushed out by a burst of other callers in between: embed again
+            again = iter(self._encoder.embed([t for t, row in zip(texts, rows, strict=True) if row is None]))
+            rows = [row if row is not None else self._np.asarray(next(again), dtype=self._np.float32) for row in rows]
+        return self._np.vstack([row for row in rows if row is not None])
+
+
+@functools.cache
+def _groups(labels: tuple[str, ...]) -> tuple[tuple[str, ...], list[int]]:
+    """The labels in order and where each one's run of prototypes starts."""
+    names: list[str] = []
+    starts: list[int] = []
+    for position, label in enumerate(labels):
+        if not names or names[-1] != label:
+            names.append(label)
+            starts.append(position)
+    return tuple(names), starts
+
+
+def semantic_layer(encoder: Encoder | None) -> SemanticLayer | None:
+    """The layer for this encoder, or None (patterns alone) when it has no calibration or numpy is missing."""
+    if encoder is None:
+        return None
+    calibrations = CALIBRATIONS.get(encoder.name)
+    if calibrations is None:
+        return None
+    try:
+        return SemanticLayer(encoder, calibrations)
+    except ImportError:
+        return None

@@ -1,0 +1,286 @@
+"""Relational memories by meaning: the user's sentences matched to lessons, written in the assistant's voice with
+the conversation's own specifics (the project, what is done and pending, the cause found)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rapport.domain.models import MessageRole
+from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
+from rapport.domain.prompts.extract_relational import ExtractedRelationalMemory, RelationalMemoryKind
+from rapport.domain.rules import patterns
+from rapport.domain.rules.wording import compiled, from_assistant, sentence_case, sentences, squeeze, tidy
+from rapport.domain.semantics.matcher import Match, SemanticLayer
+from rapport.domain.semantics.prototypes import RELATIONAL_TYPES
+from rapport.domain.semantics.voice import MAX_QUOTED_CHARS, assistant_voice, clause, lower_first
+
+# How each lesson is introduced: the note is the assistant's, the user's words after it are put in its voice.
+_LEAD_INS = {
+    "format": "How to answer this user: {said}",
+    "suggestions": "How to suggest things to this user: {said}",
+    "working_style": "How this user likes to work: {said}",
+    "approach_worked": "What worked with this user: {said}",
+    "habit": "A habit of ours: {said}",
+    "shared_research": "Research we did together: {said}",
+}
+_IMPORTANCE = {
+    "communication_preference": 0.7,
+    "working_style": 0.6,
+    "approach_effectiveness": 0.7,
+    "interaction_pattern": 0.5,
+    "shared_context": 0.6,
+    "collaboration_outcome": 0.8,
+}
+# Picking a shared piece of work up again is said in few ways, and the name is what matters: a pattern is surer.
+_CONTINUED = re.compile(
+    r"(?i:\b(?:picking up|back on|get back to|getting back to|continuing(?: with| on)?|continue with|"
+    r"resuming(?: work on)?|still working on|where were we with))\s+"
+    r"(?P<name>(?:the |my |our )?[^.,:;!?—–\n]{2,60})"
+)
+_THANKS = re.compile(
+    r"(?i)^\W*(?:thanks?|thank you|thx|cheers|great|perfect|awesome|amazing|wow|nice|good call|you're a lifesaver|"
+    r"you’re a lifesaver|yes|yep|agreed|finally something new)\b[\w\s,!.']{0,30}$"
+)
+_MIN_WORDS = 2
+# A lesson needs its evidence in the sentence, whatever its neighbours by meaning: nearness alone made "they failed
+# their driving test" an approach that worked and "no thanks, I'll keep my own script" a way of working. What each
+# label needs: an approach that worked, an outcome credited to it; a preference about answers, a request or a
+# comparison; a way of working, the user speaking of themselves or of us; a habit, a recurrence; research, "we".
+_EVIDENCE = {
+    "approach_worked": re.compile(
+        r"(?i)\b(?:work(?:ed|s)|help(?:ed|s|ful)?|click(?:ed)?|made (?:it|this|that|things|all|me|the|sense)|"
+        r"sense|clear(?:er)?|easier|better|faster|saved|calm(?:ed|er)?|confident|useful|difference|fixed|solved|"
+        r"found|unstuck|paid off|did the trick|wonders|right (?:move|call)|stick|obvious|less (?:scary|overwhelming))\b"
+    ),
+    "format": re.compile(
+        r"(?i)\b(?:please|pls|prefer|rather|instead|better|easier|clearer|keep|always|never|don'?t|do not|stop|just|"
+        r"only|more|less|fewer|like it when|works for me|from now on|in future|next time|too|shorter|simpler|plain|"
+        r"short|brief|bullet|table|list|example|summary|straight|skip|use|write|explain|show|give|put|answer(?:ed|s)?|"
+        r"repl(?:y|ies)|appreciate|would help|helps me|enough|essays?)\b"
+    ),
+    "working_style": re.compile(r"(?i)\b(?:I|I'm|I’m|I'd|I’d|I'll|I’ll|me|my|myself|let's|let’s|let us|we|us)\b"),
+    "habit": re.compile(
+        r"(?i)\b(?:usual(?:ly)?|always|every|each|again|routine|whenever|weekly|monthly|daily|nightly|ritual|same|"
+        r"go-to|back for|as ever|regular)\b"
+    ),
+    "shared_research": re.compile(
+        r"(?i)\b(?:together|we|our|us|remember|last time|before|earlier|you and I|you and me)\b"
+    ),
+}
+_EVIDENCE["suggestions"] = _EVIDENCE["format"]
+# Declining advice teaches nothing about how to answer: a refusal is no lesson, unless it says what to do instead.
+_REFUSAL = re.compile(
+    r"(?i)^\W*(?:no thanks|no thank you|nah|nope)\b|\bI(?:'ll|’ll| will) (?:keep|stick)\b|\bnot interested\b|"
+    r"\bI (?:don't|don’t|do not) (?:want|need) (?:your|to hear|any)\b|\bI(?:'ll|’ll| will) pass\b"
+)
+_INSTEAD = re.compile(r"(?i)\b(?:instead|rather than|prefer|better if|just (?:tell|give|show|suggest))\b")
+# Pattern templates whose wording is loose: when the meaning disagrees, or says it better, the meaning wins.
+_LOOSE = frozenset({"approach_effectiveness", "interaction_pattern", "shared_context", "working_style"})
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    message: PromptMessage
+    text: str
+
+
+def with_meaning(
+    conversation: ConversationInput, found: list[ExtractedRelationalMemory], layer: SemanticLayer
+) -> list[ExtractedRelationalMemory]:
+    """The patterns' memories, vetted by meaning, and the lessons the patterns missed."""
+    spoken = [
+        _Sentence(m, s)
+        for m in conversation.messages
+        if m.role is MessageRole.USER
+        for s in sentences(m.content)
+        if len(s.split()) >= _MIN_WORDS
+    ]
+    matches = layer.classify("relational", [s.text for s in spoken])
+    by_meaning = _by_meaning(conversation, spoken, matches, layer)
+    user_messages = {m.index for m in conversation.messages if m.role is MessageRole.USER}
+    said_better = {(m.type.value, index) for m in by_meaning for index in m.evidence}
+    kept: list[ExtractedRelationalMemory] = []
+    for memory in found:
+        kind = memory.type.value
+        spoken_in = [i for i in memory.evidence if i in user_messages]
+        if kind in _LOOSE and spoken_in:
+            if any((kind, i) in said_better for i in spoken_in):
+                continue
+            # A pattern's cue and a meaning that agrees, short of its bar: the meaning's wording, not the template's.
+            agreeing = [
+                (s, match)
+                for s, match in zip(spoken, matches, strict=True)
+                if s.message.index in spoken_in
+                and RELATIONAL_TYPES.get(match.nearest) == kind
+                and evidenced(match.nearest, s.text)
+            ]
+            if agreeing:
+                sentence, match = agreeing[0]
+                content = (
+                    _project(sentence.message) if match.nearest == "project" else _note(match.nearest, sentence.text)
+                )
+                if content:
+                    kept.append(_memory(content, kind, match.score, [sentence.message.index]))
+            continue
+        kept.append(memory)
+    covered = {(m.type.value, i) for m in kept for i in m.evidence}
+    seen = {m.content.lower() for m in kept}
+    for memory in by_meaning:
+        if memory.type.value not in _LOOSE and any((memory.type.value, i) in covered for i in memory.evidence):
+            continue  # a precise pattern said it already
+        if memory.type.value == "collaboration_outcome" and any(k.type.value == memory.type.value for k in kept):
+            continue
+        if memory.content.lower() not in seen:
+            seen.add(memory.content.lower())
+            kept.append(memory)
+    return kept
+
+
+def _by_meaning(
+    conversation: ConversationInput, spoken: list[_Sentence], matches: list[Match], layer: SemanticLayer
+) -> list[ExtractedRelationalMemory]:
+    memories: list[ExtractedRelationalMemory] = []
+    used: set[tuple[str, int]] = set()
+    for sentence, match in zip(spoken, matches, strict=True):
+        label = _label_of(match, sentence.text, layer)
+        index = sentence.message.index
+        if label is None or (label, index) in used or not evidenced(label, sentence.text):
+            continue
+        content = _project(sentence.message) if label == "project" else _note(label, sentence.text)
+        if content:
+            used.add((label, index))
+            memories.append(_memory(content, RELATIONAL_TYPES[label], match.score, [index]))
+    for message in conversation.messages:
+        picked_up = message.role is MessageRole.USER and _CONTINUED.search(message.content) is not None
+        if picked_up and ("project", message.index) not in used:
+            content = _project(message)
+            if content:
+                used.add(("project", message.index))
+                memories.append(_memory(content, "shared_context", 1.0, [message.index]))
+    outcome = _outcome(conversation, layer)
+    if outcome is not None:
+        memories.append(outcome)
+    return memories
+
+
+# "Your idea of timeboxing worked wonders" is near a way of working, but it credits something I proposed.
+_CREDITS_ME = re.compile(
+    r"(?i)\b(?:your (?:idea|suggestion|tip|trick|advice|method|approach)|you (?:suggested|proposed|"
+    r"showed|recommended)|like you said)\b"
+)
+
+
+def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
+    """The match's label, but a credit to something I proposed that is nearest a way of working is an approach that
+    worked: the credit tells the two apart where the margin between them cannot."""
+    credited = _CREDITS_ME.search(sentence) and _EVIDENCE["approach_worked"].search(sentence)
+    if (
+        credited
+        and match.nearest == "working_style"
+        and match.score >= layer.calibration("relational").bar("approach_worked")
+    ):
+        return "approach_worked"
+    return match.label
+
+
+def evidenced(label: str, sentence: str) -> bool:
+    """Whether the sentence carries what its lesson needs (`_EVIDENCE`), and is no bare refusal."""
+    if _REFUSAL.search(sentence) and not _INSTEAD.search(sentence):
+        return False
+    needed = _EVIDENCE.get(label)
+    return needed is None or needed.search(sentence) is not None
+
+
+def _memory(content: str, kind: str, score: float, evidence: list[int]) -> ExtractedRelationalMemory:
+    return ExtractedRelationalMemory(
+        content=sentence_case(squeeze(content)),
+        type=RelationalMemoryKind(kind),
+        importance=_IMPORTANCE[kind],
+        confidence=round(min(max(score, 0.0), 1.0), 3),
+        evidence=sorted(set(evidence)),
+    )
+
+
+def _note(label: str, sentence: str) -> str | None:
+    said = assistant_voice(sentence)
+    if len(said.split()) < _MIN_WORDS:
+        return None
+    return _LEAD_INS[label].format(said=said)
+
+
+def _project(message: PromptMessage) -> str | None:
+    """ "We are working together on the Orion migration: last time we finished the schema; the data backfill is
+    still pending." The name from the user's words, what is done and pending from the rest of the message."""
+    found = _CONTINUED.search(message.content)
+    name = tidy(found.group("name"), patterns.LEXICON) if found else None
+    rest = message.content[found.end() :] if found else message.content
+    details = [assistant_voice(s) for s in sentences(rest) if len(s.split()) >= _MIN_WORDS]
+    said = "; ".join(d for d in details if d)[:MAX_QUOTED_CHARS]
+    if name:
+        return f"We are working together on {assistant_voice(name)}" + (f": {said}" if said else "")
+    whole = "; ".join(assistant_voice(s) for s in sentences(message.content))[:MAX_QUOTED_CHARS]
+    return f"We picked up our shared work again: {whole}" if whole else None
+
+
+def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> ExtractedRelationalMemory | None:
+    """A problem the user brought, and how it ended: the problem as they first put it, what I proposed, and the
+    resolution in their words. Only what follows an answer of mine can say it was solved."""
+    messages = conversation.messages
+    opening = next((m for m in messages if m.role is MessageRole.USER), None)
+    if opening is None or not _reports_a_problem(opening.content, layer):
+        return None
+    answered = [m for m in messages if m.role is MessageRole.ASSISTANT and m.index > opening.index]
+    if not answered:
+        return None
+    later = [
+        _Sentence(m, s)
+        for m in messages
+        if m.role is MessageRole.USER and m.index > answered[0].index
+        for s in sentences(m.content)
+        if len(s.split()) >= _MIN_WORDS
+    ]
+    matches = layer.classify("outcome", [s.text for s in later])
+    resolved = [(s, match) for s, match in zip(later, matches, strict=True) if match.label == "resolved"]
+    if not resolved:
+        return None
+    sentence, match = resolved[-1]  # the last word on it: how the conversation ended
+    problem = assistant_voice(next(iter(sentences(opening.content)), ""))
+    said = "; ".join(
+        r
+        for r in (
+            assistant_voice(s)
+            for s in sentences(sentence.message.content)
+            if len(s.split()) >= _MIN_WORDS and not _THANKS.match(clause(s) or s)
+        )
+        if r
+    )
+    proposal = _proposal_before(conversation, sentence.message.index)
+    parts = [f"We worked through this together: {problem}"]
+    evidence = [opening.index, sentence.message.index]
+    if proposal is not None:
+        parts.append(f"I suggested: {proposal[0]}")
+        evidence.append(proposal[1])
+    if said:
+        parts.append(f"the outcome: {said}")
+    content = " — ".join(parts)
+    return _memory(content[: MAX_QUOTED_CHARS * 2], "collaboration_outcome", match.score, evidence)
+
+
+def _reports_a_problem(text: str, layer: SemanticLayer) -> bool:
+    """The debugging situation's cues, or an opening sentence nearer a problem report than anything else."""
+    if any(compiled(trigger).search(text) for s in patterns.SITUATIONS for trigger in s.triggers):
+        return True
+    return any(m.nearest == "none_problem" for m in layer.classify("relational", sentences(text)))
+
+
+def _proposal_before(conversation: ConversationInput, index: int) -> tuple[str, int] | None:
+    """My last answer before `index`, unless it was a question back."""
+    for message in reversed(conversation.messages):
+        if message.index < index and message.role is MessageRole.ASSISTANT:
+            statements = [s for s in sentences(message.content) if not s.rstrip().endswith("?")]
+            if not statements:
+                return None
+            text = from_assistant(clause(" ".join(statements[:2])), patterns.LEXICON)
+            return (lower_first(text), message.index) if text else None
+    return None

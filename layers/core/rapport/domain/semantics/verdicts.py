@@ -1,0 +1,119 @@
+"""The constructive filter by meaning: a grievance, a refusal, a lesson and a correction told apart."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rapport.domain.filtering import Verdict
+from rapport.domain.semantics.matcher import Match, SemanticLayer
+from rapport.domain.semantics.prototypes import BLOCKING, LESSONS
+
+_REASONS = {
+    "grievance": "Dwells on the user's bad feelings toward the assistant; it would only make the next conversation "
+    "defensive.",
+    "refusal": "A declined suggestion is the user's choice, not a lesson; what they wanted instead would be.",
+    "judgement": "A judgement of the user's character helps no future conversation.",
+    "failure": "Dwells on the assistant's failure without its lesson.",
+    "instruction": "Reads as an instruction to the assistant rather than something about the person: kept aside "
+    "for a person to review.",
+    "correction": "A factual correction is kept whatever its tone, so the wrong fact is not what is remembered.",
+}
+_LESSON_REASON = "A negative moment that carries a lesson: the lesson is kept, not the moment."
+# A verdict that drops or rewrites a memory needs its cause in the words, not only a neighbour by meaning: "User is
+# a nurse" sits near "User is lazy" and "What worked with this user: …" near "I failed to help", yet neither judges
+# anyone. Without its cue the candidate is left to the filter's default (kept).
+_FEELING = (
+    r"frustrat|annoy|angr|irritat|upset|mad\b|furious|fed up|impatien|lost (?:their|his|her) (?:patience|temper)|"
+    r"snapp|yell|shout|told me off|rude|wast|useless|stupid|trust|disappoint|complain|confus|lost\b|over (?:their|his|"
+    r"her) head|didn't understand|did not understand|too (?:long|technical|complicated|complex|wordy)|long|skipp|"
+    r"stop(?:ped)? reading|disliked|irked|hated"
+)
+_CAUSES = {
+    # A grievance is a feeling, or something the user did to me: "cross with me", "talked down to me".
+    "grievance": re.compile(rf"(?i)(?:{_FEELING})|\b(?:me|my|I)\b"),
+    "refusal": re.compile(
+        r"(?i)\b(?:reject|declin|ignor|refus|turned down|dismiss|"
+        r"(?:didn't|did not|doesn't|does not|don't|won't) (?:take|want|follow|use|like|need)|said no|"
+        r"(?:wasn't|was not|not) interested|brushed off|passed on)"
+    ),
+    "judgement": re.compile(
+        r"(?i)\b(?:rude|difficult|lazy|impatient|demanding|hostile|mean|stupid|annoying|unreasonable|incompetent|"
+        r"clueless|ungrateful|aggressive|toxic|stubborn|arrogant|entitled|selfish|childish|dumb|slow|pushy|moody|"
+        r"needy|condescending|dramatic|a pain|a nightmare|hard to (?:deal|work) with)\b"
+    ),
+    "failure": re.compile(
+        r"(?i)\b(?:I|my|me)\b.*\b(?:fail|wrong|messed|mistake|let (?:them|him|her) down|useless|didn't help|did not "
+        r"help|couldn't help|broke|error)"
+    ),
+    "lesson_simpler": re.compile(rf"(?i)(?:{_FEELING}|technical|jargon|complicated|complex)"),
+    "lesson_shorter": re.compile(
+        r"(?i)\b(?:long|lengthy|verbose|wordy|shorter|short (?:version|answers?|replies)|skipp|stop(?:ped)? reading|"
+        r"walls? of text|essays?|rambl|"
+        r"too much text)"
+    ),
+    "lesson_questions": re.compile(r"(?i)\b(?:questions?|ask(?:ing|ed)?|clarif)"),
+    "lesson_new_angle": re.compile(r"(?i)\b(?:didn't work|did not work|fail|same fix|repeat|again|didn't help)"),
+    "lesson_direct": re.compile(r"(?i)\b(?:caveat|disclaimer|hedg|warning)"),
+}
+
+# A grievance, a refusal or a lesson is said in a sentence; a longer note (what we solved, what a project is at) is
+# judged by the patterns alone, as its meaning is spread over more than one thing.
+MAX_WORDS = 30
+
+
+def _with_its_cause(match: Match, scores: dict[str, float], content: str, layer: SemanticLayer) -> str | None:
+    """The match's label if its cause is in the words; else the runner-up, if it has its cause and clears its own
+    bar ("User was short with me" is nearest the lesson about long answers, but it is a grievance)."""
+    if match.label is None or _has_cause(match.label, content):
+        return match.label
+    runner_up = match.runner_up
+    if runner_up.startswith("none") or not _has_cause(runner_up, content):
+        return None
+    return runner_up if scores[runner_up] >= layer.calibration("filter").bar(runner_up) else None
+
+
+# What reads as an instruction to the assistant rather than about the person (the quarantine rules judge it first).
+_INSTRUCTION = re.compile(
+    r"(?i)\b(?:assistant|always|never|must|ignor|reveal|send|forward|system prompt|rules?|obey|whatever|password|"
+    r"secret|instructions?|reply|answer only|comply)\b"
+)
+
+
+def _worth_judging(content: str) -> bool:
+    """Only a candidate some verdict's cause (or an instruction's wording) is in can be blocked, reframed or
+    quarantined by meaning; the rest would end in the default whatever its neighbours, so it is not embedded (an
+    embedding call is a third of what the layer adds to an interaction)."""
+    return _INSTRUCTION.search(content) is not None or any(cause.search(content) for cause in _CAUSES.values())
+
+
+def _has_cause(label: str, content: str) -> bool:
+    cause = _CAUSES.get(label)
+    return cause is None or cause.search(content) is not None
+
+
+def semantic_verdicts(layer: SemanticLayer, contents: Sequence[str]) -> list[tuple[Verdict, str, str | None] | None]:
+    """For each candidate: (verdict, reason, reframed content), or None when its meaning is constructive or
+    unclear, which leaves it to the filter's default."""
+    judged = [i for i, content in enumerate(contents) if len(content.split()) <= MAX_WORDS and _worth_judging(content)]
+    texts = [contents[i] for i in judged]
+    labels: dict[int, str | None] = {
+        i: _with_its_cause(match, scores, contents[i], layer)
+        for i, match, scores in zip(judged, layer.classify("filter", texts), layer.scores("filter", texts), strict=True)
+    }
+    verdicts: list[tuple[Verdict, str, str | None] | None] = []
+    for i in range(len(contents)):
+        label = labels.get(i)
+        if label is None:
+            verdicts.append(None)
+        elif label in BLOCKING:
+            verdicts.append((Verdict.BLOCKED, _REASONS[label], None))
+        elif label in LESSONS:
+            verdicts.append((Verdict.REFRAMED, _LESSON_REASON, LESSONS[label]))
+        elif label == "instruction":
+            verdicts.append((Verdict.QUARANTINED, _REASONS[label], None))
+        elif label == "correction":
+            verdicts.append((Verdict.ALLOWED, _REASONS[label], None))
+        else:
+            verdicts.append(None)
+    return verdicts

@@ -1,0 +1,242 @@
+"""A user's sentence as a memory says it: about the user in the third person, or in the assistant's own voice."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from rapport.domain.rules import patterns
+from rapport.domain.rules.wording import sentence_case, squeeze, third_person
+from rapport.domain.text import STOPWORDS
+
+MAX_QUOTED_CHARS = 220
+
+_OPENERS = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|well|honestly|hey|hi|hi again|hello|oh|um|ugh|yeah|yes|yep|big news|fun fact|btw|by the way|"
+    r"quick one|quick question|anyway|alright|right|morning|good morning|ha|haha|lol|exactly)\b[\s,:;!.—–-]*)+",
+    re.IGNORECASE,
+)
+_POLITE = re.compile(
+    r"^(?:please\s+|(?:could|can|would|will) you(?: please)?\s+|i(?:'d| would) like you to\s+)", re.IGNORECASE
+)
+_TRAILING = re.compile(r"[\s?!.,;:—–-]+$")
+_I_START = re.compile(r"^I(?P<contraction>'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s+(?P<rest>.*)$", re.DOTALL)
+_MY_START = re.compile(r"^(?:my|My)\s+(?P<rest>.*)$", re.DOTALL)
+_ADVERBS = frozenset(
+    {"really", "just", "always", "usually", "also", "never", "still", "recently", "generally", "often"}
+)
+_CONTRACTED = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'d": "would", "’d": "would", "'ll": "will"}
+_CONTRACTED["’ll"] = "will"
+_IRREGULAR = {
+    "am": "is",
+    "was": "was",
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "don’t": "doesn’t",
+    "go": "goes",
+    "can't": "can't",
+    "can’t": "can’t",
+    "can": "can",
+    "could": "could",
+    "would": "would",
+    "will": "will",
+    "should": "should",
+    "must": "must",
+    "might": "might",
+    "did": "did",
+    "didn't": "didn't",
+    "didn’t": "didn’t",
+    "haven't": "hasn't",
+    "haven’t": "hasn’t",
+    "won't": "won't",
+    "wasn't": "wasn't",
+}
+_WORD = re.compile(r"[A-Za-z’']+")
+# The assistant's voice: the user's "you" is the assistant. Before a verb it is "I", otherwise "me".
+_YOU_SUBJECT_BEFORE = frozenset(
+    {
+        "are",
+        "were",
+        "will",
+        "can",
+        "could",
+        "should",
+        "would",
+        "do",
+        "did",
+        "don't",
+        "don’t",
+        "didn't",
+        "keep",
+        "kept",
+        "gave",
+        "give",
+        "made",
+        "make",
+        "suggest",
+        "suggested",
+        "said",
+        "told",
+        "tell",
+        "showed",
+        "show",
+        "always",
+        "never",
+        "just",
+        "know",
+        "explained",
+        "explain",
+        "push",
+        "pushed",
+        "compare",
+        "recommend",
+        "propose",
+        "answer",
+        "end",
+        "start",
+        "write",
+        "use",
+        "put",
+        "had",
+        "have",
+        "got",
+        "pick",
+        "asked",
+        "ask",
+        "help",
+        "helped",
+        "found",
+        "walked",
+    }
+)
+_ASSISTANT_SWAPS = {
+    "you're": "I'm",
+    "you’re": "I’m",
+    "you've": "I've",
+    "you’ve": "I’ve",
+    "you'd": "I'd",
+    "you’d": "I’d",
+    "you'll": "I'll",
+    "you’ll": "I’ll",
+    "your": "my",
+    "yours": "mine",
+    "yourself": "myself",
+}
+
+
+def clause(sentence: str) -> str:
+    """The sentence without what opens a chat ("ok so", "honestly") or asks politely ("could you"), and without its
+    closing punctuation."""
+    text = squeeze(sentence).lstrip(" :;,.—–-'\"")
+    text = _OPENERS.sub("", text)
+    text = _POLITE.sub("", text)
+    text = _TRAILING.sub("", text)
+    return text[:MAX_QUOTED_CHARS].rstrip()
+
+
+def about_user(sentence: str) -> str:
+    """ "I'm really into bouldering lately" -> "User is really into bouldering lately"; "My exam is next week" ->
+    "User's exam is next week"; anything else -> "User says: …" in the third person."""
+    text = clause(sentence)
+    if not text:
+        return ""
+    started = _I_START.match(text)
+    if started is not None:
+        rest = started.group("rest")
+        contraction = started.group("contraction")
+        if contraction:
+            return sentence_case(f"User {_CONTRACTED[contraction]} {_third(rest, ours=False)}")
+        words = rest.split(" ")
+        leading: list[str] = []
+        while words and words[0].lower() in _ADVERBS:
+            leading.append(words.pop(0))
+        if not words:
+            return ""
+        verb = _conjugated(words[0])
+        return sentence_case(squeeze(" ".join(["User", *leading, verb, _third(" ".join(words[1:]), ours=False)])))
+    mine = _MY_START.match(text)
+    if mine is not None:
+        return sentence_case(f"User's {_third(mine.group('rest'), ours=False)}")
+    return f"User says: {lower_first(_third(text, ours=False))}"
+
+
+def assistant_voice(sentence: str) -> str:
+    """The user's words as the assistant writes them down: the user is "they", the assistant "I" or "me", and "we"
+    stays ours ("give me a hint, I want to figure it out myself" -> "give them a hint, they want to figure it out
+    themselves")."""
+    text = clause(sentence)
+    words = _WORD.split(text)
+    found = _WORD.findall(text)
+    out: list[str] = [words[0]]
+    for position, word in enumerate(found):
+        following = found[position + 1].lower() if position + 1 < len(found) else ""
+        out.append(_assistant_word(word, following))
+        out.append(words[position + 1])
+    return lower_first(_third("".join(out)))
+
+
+def _assistant_word(word: str, following: str) -> str:
+    lowered = word.lower()
+    if lowered == "you":
+        return "\x00I" if following in _YOU_SUBJECT_BEFORE else "\x00me"
+    swapped = _ASSISTANT_SWAPS.get(lowered)
+    if swapped is None:
+        return word
+    # Marked so the third-person pass that follows leaves the assistant's own "I"/"my" alone.
+    return f"\x00{swapped}"
+
+
+_OURS = frozenset({"we", "our", "ours", "us"})
+_ABOUT_THE_USER = replace(
+    patterns.LEXICON,
+    third_person={
+        **patterns.LEXICON.third_person,
+        "we're": "they're",
+        "we’re": "they’re",
+        "we've": "they've",
+        "we’ve": "they’ve",
+        "we'll": "they'll",
+        "we’ll": "they’ll",
+    },
+)
+_IN_OUR_VOICE = replace(
+    patterns.LEXICON, third_person={k: v for k, v in patterns.LEXICON.third_person.items() if k not in _OURS}
+)
+
+
+def _third(text: str, *, ours: bool = True) -> str:
+    """First person to third, leaving the assistant's marked words alone; "we/our/us" stay ours in the assistant's
+    voice (`ours`), and become "they" in a memory about the user."""
+    lexicon = _IN_OUR_VOICE if ours else _ABOUT_THE_USER
+    parts = text.split("\x00")
+    converted = [third_person(parts[0], lexicon)]
+    for part in parts[1:]:
+        marked, _, tail = part.partition(" ")
+        converted.append(marked + (" " + third_person(tail, lexicon) if tail else ""))
+    return "".join(converted)
+
+
+def _conjugated(verb: str) -> str:
+    lowered = verb.lower()
+    if lowered in _IRREGULAR:
+        return _IRREGULAR[lowered]
+    if not lowered.isalpha() or lowered.endswith("ed"):  # not a verb, or already past: "switched" stays
+        return verb
+    if lowered.endswith("y") and len(lowered) > 2 and lowered[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    if lowered.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    return verb + "s"
+
+
+def lower_first(text: str) -> str:
+    """A sentence's first word in lower case when it continues a note: only a word that is never a name (an
+    article, a pronoun, a verb's -ing form); "Atlas", "CI" and "I" keep their capitals."""
+    if not text:
+        return text
+    first = text.split(" ", 1)[0]
+    lowered = first.lower()
+    if first[1:] != lowered[1:] or not (lowered in STOPWORDS or lowered.endswith("ing")) or first == "I":
+        return text
+    return text[:1].lower() + text[1:]

@@ -1,0 +1,194 @@
+"""The semantic layer's mechanics with a fake encoder (no model): bars and margins, prototypes embedded once and
+sentences in one batch, the notes' voice, and the patterns alone when the embedder has no calibration."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from rapport.adapters.local.hashing_embedder import HashingEmbedder
+from rapport.composition.language_models import build_rules_model
+from rapport.domain.models import MessageRole
+from rapport.domain.prompts import extract_relational, payload
+from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
+from rapport.domain.rules.model import RulesLanguageModel
+from rapport.domain.rules.relational_rules import extract_relational as relational_rules
+from rapport.domain.semantics import prototypes
+from rapport.domain.semantics.matcher import MINILM, Calibration, SemanticLayer, semantic_layer
+from rapport.domain.semantics.voice import about_user, assistant_voice
+from rapport.settings import Settings
+
+# Words that pull a text towards one relational label; a text with none of them lands nowhere in particular.
+_CUES = {
+    "bullet": "format",
+    "table": "format",
+    "hint": "working_style",
+    "helped": "approach_worked",
+    "usual": "habit",
+    "hotels": "shared_research",
+    "thanks": "none_chat",
+}
+_AXES = sorted(set(prototypes.RELATIONAL) | set(prototypes.USER) | set(prototypes.FILTER) | set(prototypes.OUTCOME))
+
+
+class CueEncoder:
+    """One axis per label; a text points along the labels its cue words name (and a little along every axis, so
+    no vector is zero). Counts what it is asked, to check batching and the prototype cache."""
+
+    def __init__(self, name: str = "cue-encoder") -> None:
+        self._name = name
+        self.calls: list[list[str]] = []
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        return [self._one(text) for text in texts]
+
+    def _one(self, text: str) -> list[float]:
+        vector = [0.05] * len(_AXES)
+        lowered = text.lower()
+        for cue, label in _CUES.items():
+            if cue in lowered:
+                vector[_AXES.index(label)] += 1.0
+        for label, sentences in prototypes.RELATIONAL.items():
+            if text in sentences:  # a prototype points along its own label
+                vector[_AXES.index(label)] += 1.0
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector]
+
+
+def layer(encoder: CueEncoder, threshold: float = 0.5, margin: float = 0.05) -> SemanticLayer:
+    bars = Calibration(threshold=threshold, margin=margin)
+    return SemanticLayer(encoder, {"relational": bars, "outcome": bars, "user": bars, "filter": bars})
+
+
+def conversation(*turns: tuple[MessageRole, str]) -> ConversationInput:
+    return ConversationInput(
+        messages=[PromptMessage(index=i, role=role, content=text) for i, (role, text) in enumerate(turns)]
+    )
+
+
+def test_a_sentence_takes_the_label_of_its_nearest_prototypes_when_it_clears_the_bar_and_the_margin() -> None:
+    matches = layer(CueEncoder()).classify(
+        "relational", ["Bullet points please.", "Nothing to see here.", "Thanks a lot!"]
+    )
+
+    assert matches[0].label == "format"
+    assert matches[1].label is None  # near nothing: below the bar
+    assert matches[2].label is None and matches[2].nearest == "none_chat"  # nearest a label that keeps nothing
+
+
+def test_a_sentence_between_two_labels_takes_neither() -> None:
+    # Given a sentence as close to a format preference as to a working style
+    match = layer(CueEncoder(), threshold=0.3).classify("relational", ["A table, and a hint."])[0]
+
+    # Then the margin over the runner-up is not there, and nothing is kept
+    assert match.label is None and match.margin < 0.05
+
+
+def test_prototypes_are_embedded_once_per_model_and_sentences_in_one_batch_each() -> None:
+    encoder = CueEncoder(name="cue-encoder-batching")
+    first, second = layer(encoder), layer(encoder)
+
+    first.classify("relational", ["Bullet points please.", "A hint, please."])
+    second.classify("relational", ["Bullet points please.", "Use tables."])
+
+    prototype_calls = [c for c in encoder.calls if len(c) > 10]
+    assert len(prototype_calls) == 1  # a second layer over the same model reuses the matrix
+    assert [c for c in encoder.calls if len(c) <= 10] == [
+        ["Bullet points please.", "A hint, please."],
+        ["Bullet points please.", "Use tables."],  # the second layer has its own recent vectors
+    ]
+    first.classify("relational", ["A hint, please.", "Bullet points please."])
+    assert len(encoder.calls) == 3  # both seen recently by this layer: no call
+
+
+def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_voice() -> None:
+    chat = conversation((MessageRole.USER, "Honestly, a table beats your paragraphs for me."))
+
+    patterns_alone = relational_rules(chat)
+    with_meaning = relational_rules(chat, semantics=layer(CueEncoder()))
+
+    assert patterns_alone.memories == []
+    (memory,) = with_meaning.memories
+    assert memory.type.value == "communication_preference"
+    assert memory.content == "How to answer this user: a table beats my paragraphs for them"
+    assert memory.evidence == [0]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "note"),
+    [
+        ("I'm really into bouldering lately.", "User is really into bouldering lately"),
+        ("I really love hiking in the mountains.", "User really loves hiking in the mountains"),
+        ("My exam is next Tuesday and I haven't started.", "User's exam is next Tuesday and they haven't started"),
+        ("We're moving house on the 30th.", "User says: they're moving house on the 30th"),
+        ("I switched teams in March.", "User switched teams in March"),
+    ],
+)
+def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note: str) -> None:
+    assert about_user(sentence) == note
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        ("Give me a hint, I want to figure it out myself.", "Give them a hint, they want to figure it out themselves"),
+        ("Your idea of adding logs helped me a lot.", "my idea of adding logs helped them a lot"),
+        ("Can you pull up the hotels we looked at?", "pull up the hotels we looked at"),
+        ("Like you always tell me, start small.", "Like I always tell them, start small"),
+        ("Picking up Atlas again.", "picking up Atlas again"),
+    ],
+)
+def test_a_relational_note_speaks_as_the_assistant_of_the_user(sentence: str, said: str) -> None:
+    assert assistant_voice(sentence) == said
+
+
+def test_with_an_embedder_it_has_no_calibration_for_the_layer_is_off_and_the_patterns_answer() -> None:
+    hashing = HashingEmbedder(64)
+
+    assert semantic_layer(hashing) is None
+    assert semantic_layer(None) is None
+    model = build_rules_model(Settings(), hashing)
+    assert model.semantics is None
+    chat = conversation((MessageRole.USER, "Please use bullet points, long paragraphs are hard to scan."))
+    answer = model.structured(
+        system=extract_relational.SYSTEM,
+        user=payload.render(extract_relational.TASK, chat),
+        response_model=extract_relational.RelationalExtraction,
+    )
+    assert [m.content for m in answer.memories] == [m.content for m in relational_rules(chat).memories]
+
+
+def test_the_layer_is_built_for_minilm_when_the_settings_turn_it_on() -> None:
+    from rapport.adapters.local.minilm import MiniLmEmbedder
+
+    minilm = MiniLmEmbedder()  # constructing it loads nothing
+    assert minilm.name == MINILM
+    assert build_rules_model(Settings(semantic_layer=True), minilm).semantics is not None
+    assert build_rules_model(Settings(), minilm).semantics is None  # opt-in: off by default
+    assert not minilm.loaded
+
+
+def test_the_rules_model_keeps_its_name_with_the_layer() -> None:
+    # Recorded with each memory and read by the signal detector's wiring: the layer is part of "rules".
+    assert RulesLanguageModel(semantics=layer(CueEncoder())).name == "rules"
+
+
+def test_the_language_models_fallback_is_the_rule_layer_with_its_semantic_layer() -> None:
+    from rapport.adapters.local.minilm import MiniLmEmbedder
+    from rapport.composition.adapters import build_fallback_model
+    from rapport.domain.prompts import constructive_filter, examples, extract_user
+
+    class SomeModel:
+        name = "openai:gpt-4o-mini"
+
+    fallback = build_fallback_model(Settings(semantic_layer=True), SomeModel(), MiniLmEmbedder())  # type: ignore[arg-type]
+    assert isinstance(fallback, RulesLanguageModel) and fallback.semantics is not None
+    # The model is shown the same scenarios as guidance.
+    assert examples.RELATIONAL in extract_relational.SYSTEM and "where to start" in extract_relational.SYSTEM
+    assert examples.USER in extract_user.SYSTEM and examples.FILTER in constructive_filter.SYSTEM
