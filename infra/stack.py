@@ -410,6 +410,9 @@ class RapportStack(cdk.Stack):
         # The page by its file name: that path is the `{proxy+}` resource's, whatever a trailing slash matches.
         cdk.CfnOutput(self, "ExplorerUrl", value=f"{api_url}/explorer/index.html")
         cdk.CfnOutput(self, "TableName", value=self.memory_table.table.table_name)
+        # What an operator's CLI needs beside the table to read and write sealed content (docs/deploy.md).
+        cdk.CfnOutput(self, "PersonKeysTableName", value=self.person_keys.table.table_name)
+        cdk.CfnOutput(self, "PersonKeysKeyArn", value=self.person_keys.key.key_arn)
         cdk.CfnOutput(self, "EventBusName", value=self.ingestion.bus.event_bus_name)
         cdk.CfnOutput(self, "IngestSecretPrefix", value=self.ingest_secret_prefix)
         cdk.CfnOutput(self, "OpenAiKeySecretArn", value=self.openai_key.secret_arn)
