@@ -20,6 +20,7 @@ from rapport.domain.relational_state import apply_interaction, initial_state
 from rapport.domain.rules.model import RulesLanguageModel
 from rapport.domain.signals import Emotion, combine
 from rapport.pipeline.constructive_filter import ConstructiveFilter
+from rapport.pipeline.extract import relational_candidate, user_candidate
 from rapport.ports.pipeline import Candidate, ExtractionResult, PipelineState
 from rapport.ports.signals import SignalDetector
 from rapport.settings import Settings
@@ -170,35 +171,17 @@ class ExtractionEvaluation:
             user=payload.render(extract_relational.TASK, conversation),
             response_model=extract_relational.RelationalExtraction,
         )
+        # The pipeline's own conversion, so the filter is judged on the candidates the pipeline would hand it
         results = [
             ExtractionResult(
                 domain=Domain.USER,
                 extractor=self._model.name,
-                candidates=[
-                    Candidate(
-                        domain=Domain.USER,
-                        type=m.type.value,
-                        content=m.content,
-                        importance=m.importance,
-                        confidence=m.confidence,
-                        correction=m.correction,
-                    )
-                    for m in user.memories
-                ],
+                candidates=[user_candidate(m) for m in user.memories],
             ),
             ExtractionResult(
                 domain=Domain.RELATIONAL,
                 extractor=self._model.name,
-                candidates=[
-                    Candidate(
-                        domain=Domain.RELATIONAL,
-                        type=m.type.value,
-                        content=m.content,
-                        importance=m.importance,
-                        confidence=m.confidence,
-                    )
-                    for m in relational.memories
-                ],
+                candidates=[relational_candidate(m) for m in relational.memories],
             ),
         ]
         state = PipelineState(tenant_id="eval", user_id="eval", interaction_id=record["id"], extracted=results)

@@ -20,6 +20,34 @@ from rapport.ports.store import MemoryStore
 from rapport.settings import Settings
 
 
+def user_candidate(m: Any) -> Candidate:
+    """A user memory the extraction answered, as the filter step takes it."""
+    return Candidate(
+        domain=Domain.USER,
+        type=m.type.value,
+        content=m.content,
+        importance=m.importance,
+        confidence=m.confidence,
+        slot=_slot(m.slot),
+        correction=m.correction,
+        replaces=_short(m.replaces, _MAX_REPLACED_CHARS),
+        change=_short(m.change, _MAX_CHANGE_CHARS),
+        evidence=m.evidence,
+    )
+
+
+def relational_candidate(m: Any) -> Candidate:
+    """A relational memory the extraction answered, as the filter step takes it."""
+    return Candidate(
+        domain=Domain.RELATIONAL,
+        type=m.type.value,
+        content=m.content,
+        importance=m.importance,
+        confidence=m.confidence,
+        evidence=m.evidence,
+    )
+
+
 class Extract:
     """`fallback` stands in when `model` twice answers with output that does not validate; None when `model` is
     the rules."""
@@ -34,36 +62,17 @@ class Extract:
 
     def user(self, state: PipelineState, interaction: Interaction | None = None) -> ExtractionResult:
         """`interaction`: the one the run has read already (in process); read from the store when not given."""
-
-        def candidate(m: Any) -> Candidate:
-            return Candidate(
-                domain=Domain.USER,
-                type=m.type.value,
-                content=m.content,
-                importance=m.importance,
-                confidence=m.confidence,
-                slot=_slot(m.slot),
-                correction=m.correction,
-                replaces=_short(m.replaces, _MAX_REPLACED_CHARS),
-                change=_short(m.change, _MAX_CHANGE_CHARS),
-                evidence=m.evidence,
-            )
-
         return self._extract(
-            state, interaction, Domain.USER, user_prompt.SYSTEM, user_prompt.TASK, user_prompt.UserExtraction, candidate
+            state,
+            interaction,
+            Domain.USER,
+            user_prompt.SYSTEM,
+            user_prompt.TASK,
+            user_prompt.UserExtraction,
+            user_candidate,
         )
 
     def relational(self, state: PipelineState, interaction: Interaction | None = None) -> ExtractionResult:
-        def candidate(m: Any) -> Candidate:
-            return Candidate(
-                domain=Domain.RELATIONAL,
-                type=m.type.value,
-                content=m.content,
-                importance=m.importance,
-                confidence=m.confidence,
-                evidence=m.evidence,
-            )
-
         return self._extract(
             state,
             interaction,
@@ -71,7 +80,7 @@ class Extract:
             relational_prompt.SYSTEM,
             relational_prompt.TASK,
             relational_prompt.RelationalExtraction,
-            candidate,
+            relational_candidate,
         )
 
     def _extract(
