@@ -24,13 +24,20 @@ from rapport.evaluation.locomo_run import run_locomo
 from rapport.evaluation.metrics import summarise_by_category
 from rapport.evaluation.splits import ALL, SET_LABELS, TUNING_IDS, parse_ids, summarise_sets
 from rapport.services import embedding
-from rapport.settings import PipelineMode, RecallContextWeights, RecallWeights, Settings
+from rapport.settings import PipelineMode, RecallAcrossSettings, RecallContextWeights, RecallWeights, Settings
 
 _OFF = {"answer": 0.0, "conversation": 0.0, "speaker": 0.0, "adjacent": 0.0}
 _SOLO = {"adjacent": 0.0}  # messages take nothing from the ones beside them
 _PRIORS = ("relation", "recency", "strength")
 # Off until their own rows below: keyword scores cut at the pool, episodes embedded alone.
-_LATER_OFF = {"recall_keyword_depth": 1, "episode_reply_weight": 0.0}
+# Questions gathered across the history scored like any other (docs/recall.md, "A second pass for multi-hop
+# questions"), until their own rows.
+_ACROSS_OFF = RecallAcrossSettings(whole_history=False, sitting_spread=0.0)
+_BEFORE_ACROSS: dict[str, Any] = {"recall_across": _ACROSS_OFF}
+_LATER_OFF: dict[str, Any] = {"recall_keyword_depth": 1, "episode_reply_weight": 0.0, **_BEFORE_ACROSS}
+_REPLIES_OFF: dict[str, Any] = {"episode_reply_weight": 0.0, **_BEFORE_ACROSS}
+_WHOLE_HISTORY: dict[str, Any] = {"recall_across": RecallAcrossSettings(sitting_spread=0.0)}
+_SECOND_PASS: dict[str, Any] = {"recall_across": RecallAcrossSettings(second_pass=True)}
 
 
 def _light_stem(token: str) -> str:
@@ -49,7 +56,7 @@ class Step:
     third_person: bool
     context: dict[str, float]
     weights: dict[str, float] = field(default_factory=dict)
-    settings: dict[str, float] = field(default_factory=lambda: dict(_LATER_OFF))
+    settings: dict[str, Any] = field(default_factory=lambda: dict(_LATER_OFF))
 
 
 STEPS = (
@@ -59,9 +66,12 @@ STEPS = (
     Step("+ an answer inherits its question's match (0.2)", True, True, {**_OFF, "answer": 0.2}),
     Step("+ the conversation's best match lifts its messages (0.4)", True, True, {**_SOLO, "speaker": 0.0}),
     Step("+ the speaker the question names (0.12)", True, True, _SOLO),
-    Step("+ keyword scores read past the pool (depth 200)", True, True, _SOLO, settings={"episode_reply_weight": 0.0}),
-    Step("+ replies embedded after the message they follow (0.7)", True, True, _SOLO, settings={}),
-    Step("+ the messages beside a match (0.05) = the defaults", True, True, {}, settings={}),
+    Step("+ keyword scores read past the pool (depth 200)", True, True, _SOLO, settings=_REPLIES_OFF),
+    Step("+ replies embedded after the message they follow (0.7)", True, True, _SOLO, settings=_BEFORE_ACROSS),
+    Step("+ the messages beside a match (0.05)", True, True, {}, settings=_BEFORE_ACROSS),
+    Step("+ a question gathering facts scored as of the whole history", True, True, {}, settings=_WHOLE_HISTORY),
+    Step("+ such a question taken from each sitting in turn (0.05) = the defaults", True, True, {}, settings={}),
+    Step("defaults, + the second pass for such questions (off by default)", True, True, {}, settings=_SECOND_PASS),
     Step("defaults, graph relation weight 0 (instead of 0.25)", True, True, {}, {"relation": 0.0}, {}),
     Step("defaults, relation, recency and strength weights 0", True, True, {}, dict.fromkeys(_PRIORS, 0.0), {}),
 )  # fmt: skip

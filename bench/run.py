@@ -332,6 +332,14 @@ def _extraction(minilm: bool) -> dict[str, Any]:
 EXTRACTION_CV = measure.ROOT / "bench" / "results" / "extraction-cv.json"
 
 
+def _bars(calibrations: dict[str, dict[str, Any]]) -> str:
+    return "; ".join(
+        f"{name} {bars['threshold']} / {bars['margin']}"
+        + (f" ({', '.join(f'{k} {v}' for k, v in bars['by_label'].items())})" if bars.get("by_label") else "")
+        for name, bars in calibrations.items()
+    )
+
+
 def _extraction_section(data: dict[str, Any] | None, generated: str | None = None) -> list[str]:
     from rapport.evaluation.extraction_report import markdown
 
@@ -354,17 +362,26 @@ def _extraction_section(data: dict[str, Any] | None, generated: str | None = Non
     ]
     if EXTRACTION_CV.is_file():
         checked = json.loads(EXTRACTION_CV.read_text())
+        from rapport.domain.semantics.matcher import CALIBRATIONS, MINILM
+
+        in_force = {
+            name: {"threshold": c.threshold, "margin": c.margin, "by_label": dict(c.by_label)}
+            for name, c in CALIBRATIONS[MINILM].items()
+        }
+        found = {
+            name: {"threshold": b["threshold"], "margin": b["margin"], "by_label": dict(b.get("by_label") or {})}
+            for name, b in checked["calibration"].items()
+            if isinstance(b, dict)
+        }
         out += [
             "### The dev half, cross-validated (`rapport eval extraction --calibrate`)",
             "",
-            f"{checked['model']}; the bars in force are the ones found on all of dev: "
-            + "; ".join(
-                f"{name} {bars['threshold']} / {bars['margin']}"
-                + (f" ({', '.join(f'{k} {v}' for k, v in bars['by_label'].items())})" if bars.get("by_label") else "")
-                for name, bars in checked["calibration"].items()
-                if isinstance(bars, dict)
-            )
-            + " (threshold / margin).",
+            f"{checked['model']}; the bars in force: {_bars(in_force)} (threshold / margin)"
+            + (
+                "."
+                if found == in_force
+                else f"; the search on all of dev proposed {_bars(found)} (docs/pipeline.md says why they differ)."
+            ),
             "",
             markdown(checked),
             "",
@@ -426,8 +443,9 @@ def _page(data: dict[str, Any]) -> str:
         "`InteractionService.record` of a two-message interaction (user + assistant) with the local pipeline: history, "
         "episodes, rule-based extraction and filter, store, graph enrichment — everything `POST /interactions` does "
         "in `rapport serve`. One end user per run. With MiniLM, the rule-based model runs with the patterns alone "
-        "(the default) or, `RAPPORT_SEMANTIC_LAYER=true`, with its semantic layer (sentences and candidates embedded "
-        "in one batch each, prototypes once per process; off by default, docs/pipeline.md says why)."
+        "(the default) or, `RAPPORT_SEMANTIC_LAYER=true`, with its semantic layer (the user's sentences embedded in "
+        "the episodes' call, candidates in one batch, every prototype in one call per process; off by default, "
+        "docs/pipeline.md says why)."
         + (f" Re-measured on {data['ingestion_generated']}." if data.get("ingestion_generated") else ""),
         "",
         "| embedder | interactions/s | interactions a run |",

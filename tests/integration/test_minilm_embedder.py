@@ -93,3 +93,68 @@ def test_missing_model_package_says_how_to_install(monkeypatch: pytest.MonkeyPat
 def test_wrong_model_path_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(EmbedderUnavailableError, match="no sentence-transformers model"):
         MiniLmEmbedder(model_path=str(tmp_path)).embed(["hello"])
+
+
+# The fast pass (adapters/local/minilm_forward.py) against sentence-transformers' own `encode` on the same model.
+VARIED_TEXTS = [
+    "What did Caroline say about the pottery class?",
+    "",
+    "   leading and trailing spaces   ",
+    "Ich habe einen Hund, der Max heißt. 🐕",
+    "ok",
+    "The long one: " + "we walked along the river and talked about the summer, the lake and the mountains. " * 40,
+    "I moved to Lisbon in 2021 and started working remotely for a design studio.",
+    "a\nmulti-line\tmessage",
+]
+
+
+def encode_vectors(embedder: MiniLmEmbedder, texts: list[str], batch_size: int = 64) -> list[list[float]]:
+    model = embedder._model
+    assert model is not None
+    matrix = model.encode(
+        texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
+    vectors: list[list[float]] = matrix.tolist()
+    return vectors
+
+
+def test_the_fast_pass_is_what_the_embedder_runs(embedder: MiniLmEmbedder) -> None:
+    # The bundled model is the shape the pass is written for: if it were refused, embed would quietly use encode.
+    assert embedder._forward is not None
+    assert embedder.computation.startswith("forward=")
+
+
+def test_single_texts_give_the_vectors_encode_gives(embedder: MiniLmEmbedder) -> None:
+    for text in VARIED_TEXTS:
+        got = embedder.embed([text])[0]
+        want = encode_vectors(embedder, [text])[0]
+
+        assert dot(got, want) >= 0.99999, text[:40]
+        assert got == pytest.approx(want, abs=1e-5)
+
+
+def test_batches_give_the_vectors_encode_gives_in_order(embedder: MiniLmEmbedder) -> None:
+    # More texts than one batch holds, lengths mixed, so sorting, padding and putting back in order all count.
+    texts = [f"{text} #{i}" for i in range(3) for text in VARIED_TEXTS]
+    small = MiniLmEmbedder(batch_size=5)
+
+    got = small.embed(texts)
+    want = encode_vectors(embedder, texts, batch_size=5)
+
+    assert len(got) == len(texts)
+    for text, g, w in zip(texts, got, want, strict=True):
+        assert dot(g, w) >= 0.99999, text[:40]
+
+
+def test_a_model_of_another_shape_is_run_by_encode(embedder: MiniLmEmbedder) -> None:
+    from sentence_transformers import SentenceTransformer
+
+    from rapport.adapters.local.minilm_forward import MeanPooledBert
+
+    model = embedder._model
+    assert model is not None
+    # Transformer and Pooling without the Normalize module: not the shape the pass computes.
+    unnormalised = SentenceTransformer(modules=[model[0], model[1]], device="cpu")
+
+    assert MeanPooledBert.of(unnormalised) is None
+    assert MeanPooledBert.of(model) is not None

@@ -543,6 +543,54 @@ def test_hybrid_search_answers_what_the_two_searches_answer(cluster: FakeCluster
     assert [h.score for h in found.by_meaning] == pytest.approx([0.8, 0.0, -1.0])  # cosines, not `_score`s
 
 
+def test_knn_search_many_sends_the_single_searches_bodies_in_one_msearch(cluster: FakeCluster) -> None:
+    # Given the bodies knn_search sends for two vectors
+    single = FakeCluster()
+    single.on("POST", f"/{INDEX}/_search", 200, search_answer())
+    alone = OpenSearchVectorIndex(make_client(single), INDEX, DIMS)
+    alone.knn_search(QUERY, [0.0, 2.0, 0.0, 0.0])
+    alone.knn_search(QUERY, [1.0, 0.0, 0.0, 0.0])
+    first, second = (r.body for r in single.requests)
+    near, far = search_answer(("m-near", 1.8), ("m-orthogonal", 1.0)), search_answer(("m-far", 0.5))
+    cluster.on("POST", f"/{INDEX}/_msearch", 200, msearch_answer(near, far))
+    index = OpenSearchVectorIndex(make_client(cluster), INDEX, DIMS)
+
+    # When both are searched at once, keeping cosines of 0.5 and more
+    found = index.knn_search_many(QUERY, [[0.0, 2.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]], min_score=0.5)
+
+    # Then one multi-search carried both bodies, and the answers are cosines, those below 0.5 left out
+    (request,) = cluster.requests
+    assert (request.method, request.path) == ("POST", f"/{INDEX}/_msearch")
+    assert request.body == [{}, first, {}, second]
+    assert [[(h.memory_id, round(h.score, 3)) for h in hits] for hits in found] == [[("m-near", 0.8)], []]
+
+
+def test_knn_search_many_sends_a_hundred_searches_a_request(
+    cluster: FakeCluster, index: OpenSearchVectorIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rapport.adapters.opensearch.index as adapter
+
+    monkeypatch.setattr(adapter, "_MSEARCH_VECTORS", 2)
+    answer = cluster.answer
+
+    def one_answer_per_search(request: RecordedRequest) -> tuple[int, Any]:
+        if request.path.endswith("/_msearch"):
+            searches = len(request.body) // 2
+            return 200, msearch_answer(*[search_answer((f"m{len(cluster.requests)}", 1.5))] * searches)
+        return answer(request)
+
+    monkeypatch.setattr(cluster, "answer", one_answer_per_search)
+
+    found = index.knn_search_many(QUERY, [[1.0, 0.0, 0.0, 0.0]] * 3)
+
+    assert [len(r.body) for r in cluster.requests] == [4, 2]
+    assert [[h.memory_id for h in hits] for hits in found] == [["m1"], ["m1"], ["m2"]]
+    assert index.knn_search_many(QUERY.model_copy(update={"statuses": ()}), [[1.0, 0.0, 0.0, 0.0]]) == [[]]
+    assert len(cluster.requests) == 2  # nothing to find: nothing sent
+    with pytest.raises(InvalidInputError, match="3 dimensions"):
+        index.knn_search_many(QUERY, [[1.0, 0.0, 0.0]])
+
+
 def test_hybrid_search_sends_only_the_searches_that_can_find_something(
     cluster: FakeCluster, index: OpenSearchVectorIndex
 ) -> None:

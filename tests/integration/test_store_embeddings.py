@@ -87,6 +87,25 @@ def test_listings_carry_no_embedding_and_reads_by_id_do(store: MemoryStore) -> N
     assert [m.embedding is not None for m in store.iter_all_memories("tenant-a")] == [True]
 
 
+def test_a_read_by_id_carries_only_the_vectors_asked_for(store: MemoryStore) -> None:
+    # Given two memories with their vectors
+    wanted, other = make_memory(embedding=random_embedding(16)), make_memory(embedding=random_embedding(16))
+    store.put_memory(wanted)
+    store.put_memory(other)
+
+    # When both are read, the vector of one alone asked for (recall has the index's cosine of the other)
+    read = {m.id: m for m in store.get_memories(SCOPE, [wanted.id, other.id], vectors={wanted.id})}
+
+    # Then both come back whole, and only the one asked for with its vector
+    assert read[wanted.id].embedding == pytest.approx(wanted.embedding, rel=1e-6)
+    assert read[other.id].embedding is None
+    assert read[other.id] == store.get_memory(SCOPE, other.id).without_embedding()
+    # and asking for no vector reads none, while a later plain read still has it
+    [bare] = store.get_memories(SCOPE, [wanted.id], vectors=())
+    assert bare.embedding is None
+    assert store.get_memory(SCOPE, wanted.id).embedding == pytest.approx(wanted.embedding, rel=1e-6)
+
+
 # DynamoDB: the vector item
 
 

@@ -207,11 +207,50 @@ def test_reupsert_replaces_the_entry(index: VectorIndex, tenant: str) -> None:
     assert [h.memory_id for h in index.keyword_search(query(tenant), "Acme")] == ["m1"]
 
 
+def test_knn_search_many_answers_what_each_knn_search_answers(index: VectorIndex, tenant: str) -> None:
+    # Given memories spread over the axes, another user's, and an archived one
+    import random
+
+    rng = random.Random(7)
+    vectors = {f"m{i}": [rng.gauss(0.0, 1.0) for _ in range(DIMS)] for i in range(30)}
+    for memory_id, vector in vectors.items():
+        index.upsert(memory(tenant, memory_id, vector))
+    index.upsert(memory(tenant, "archived", vectors["m3"], status=MemoryStatus.ARCHIVED))
+    index.upsert(memory(tenant, "theirs", vectors["m4"], user_id="user-2"))
+    asked = [vectors["m3"], vectors["m4"], QUERY_VECTOR, [rng.gauss(0.0, 1.0) for _ in range(DIMS)]]
+
+    # When the same vectors are searched one by one and all at once
+    one_by_one = [index.knn_search(query(tenant, k=6), vector) for vector in asked]
+    together = index.knn_search_many(query(tenant, k=6), asked)
+
+    # Then the answers are the same, in the order asked
+    assert len(together) == len(asked)
+    for single, batched in zip(one_by_one, together, strict=True):
+        assert [h.memory_id for h in batched] == [h.memory_id for h in single]
+        assert [h.score for h in batched] == pytest.approx([h.score for h in single], abs=TOLERANCE)
+
+
+def test_knn_search_many_leaves_out_the_hits_below_min_score(index: VectorIndex, tenant: str) -> None:
+    for memory_id, cosine, other in [("far", -0.6, 1), ("mid", 0.5, 2), ("near", 0.9, 3), ("close", 0.8, 4)]:
+        index.upsert(memory(tenant, memory_id, at_cosine(cosine, other)))
+
+    near_only, nothing = index.knn_search_many(query(tenant), [QUERY_VECTOR, axis(5)], min_score=0.75)
+    everything = index.knn_search_many(query(tenant, k=2), [QUERY_VECTOR])
+
+    assert [(h.memory_id, round(h.score, 3)) for h in near_only] == [("near", 0.9), ("close", 0.8)]
+    assert nothing == []
+    assert [[h.memory_id for h in hits] for hits in everything] == [["near", "close"]]
+    assert index.knn_search_many(query(tenant), []) == []
+    assert index.knn_search_many(query(f"{tenant}-empty"), [QUERY_VECTOR]) == [[]]
+
+
 def test_wrong_dimensions_are_refused(index: VectorIndex, tenant: str) -> None:
     with pytest.raises(InvalidInputError):
         index.upsert(memory(tenant, "m1", [1.0] + [0.0] * (DIMS - 2)))
     with pytest.raises(InvalidInputError):
         index.knn_search(query(tenant), [1.0] + [0.0] * DIMS)
+    with pytest.raises(InvalidInputError):
+        index.knn_search_many(query(tenant), [QUERY_VECTOR, [1.0] + [0.0] * DIMS])
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -103,6 +103,31 @@ def test_another_version_of_the_same_model_is_another_key() -> None:
     assert model_identity(model, packages=("no-such-package-here",)) == "model-a|dimensions=3"
 
 
+class ForwardPassEmbedder(CountingEmbedder):
+    """The same weights run another way (the MiniLM embedder's own forward pass): floats differ in the last bits."""
+
+    @property
+    def computation(self) -> str:
+        return "forward=own-pass-v1"
+
+
+def test_another_computation_of_the_same_model_is_another_key(tmp_path: Path) -> None:
+    # Given vectors cached by the model run one way
+    path = tmp_path / "vectors.sqlite3"
+    first = cached(path, CountingEmbedder())
+    first.embed(["hello"])
+    first.close()
+
+    # When the same model, run another way, embeds the same text
+    other = ForwardPassEmbedder()
+    second = cached(path, other)
+    second.embed(["hello"])
+
+    # Then it is a miss: the model is asked, not the file
+    assert model_identity(other, packages=()) == "model-a|dimensions=3|forward=own-pass-v1"
+    assert other.asked == ["hello"]
+
+
 def test_an_unreadable_file_is_set_aside_and_the_run_goes_on(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "vectors.sqlite3"
     path.write_bytes(b"this is not a database, it is a truncated download" * 100)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rapport.domain.lifecycle.compression import compression_groups, extractive_summary, is_compressible
 from rapport.domain.lifecycle.consolidation import cluster, cosine, is_consolidatable
 from rapport.domain.lifecycle.crossings import crossed_threshold, decay_to_persist, strength_thresholds
-from rapport.domain.lifecycle.decay import decayed_to, effective_strength, reinforce
+from rapport.domain.lifecycle.decay import decayed_to, effective_strength, reinforce, strength_at
 from rapport.domain.lifecycle.derived import GOVERNANCE_KEY
 from rapport.domain.lifecycle.retention import effective_plan, messages_over_cap, oldest_to_trim, parse_plan
 from rapport.domain.lifecycle.tiers import leaving_short_term, working_memory_over
@@ -91,6 +91,21 @@ def test_a_memory_seen_as_of_a_moment_decays_on_as_the_stored_one_does(
 def test_a_memory_reinforced_after_the_moment_asked_is_shown_as_stored() -> None:
     later = memory(strength=0.7, reinforced=T0 + DAY)
     assert decayed_to(later, T0, RULES) == later
+
+
+@given(
+    domain=st.sampled_from(list(Domain)),
+    strength=st.floats(0.0, 1.0),
+    reinforced_days=st.floats(-30, 30),
+    days=st.floats(-5, 400),
+)
+def test_the_strength_recall_scores_is_the_one_the_decayed_memory_shows(
+    domain: Domain, strength: float, reinforced_days: float, days: float
+) -> None:
+    # Recall scores many memories and decays only those it returns: the two must agree to the last bit
+    stored = memory(domain, strength=strength, reinforced=T0 + timedelta(days=reinforced_days))
+    now = T0 + timedelta(days=days)
+    assert strength_at(stored, now, RULES) == decayed_to(stored, now, RULES).strength
 
 
 @pytest.mark.parametrize(("domain", "below", "rate"), [(Domain.USER, 0.3, 0.1), (Domain.RELATIONAL, 0.2, 0.05)])

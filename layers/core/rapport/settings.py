@@ -80,6 +80,39 @@ class RecallContextWeights(BaseSettings):
     adjacent: float = Field(0.05, ge=0, le=1)  # x the better match of the messages right before and after it
 
 
+class RecallTimeWeights(BaseSettings):
+    """What a temporal question adds to a candidate's query match (domain.temporal_recall.time_boosts); 0 turns one
+    off. Measured on LoCoMo's tuning set (docs/recall.md, "Time as data")."""
+
+    model_config = SettingsConfigDict(env_prefix="RAPPORT_RECALL_TIME_")
+
+    in_range: float = Field(0.2, ge=0, le=1)  # x its match, when a date it names falls in the question's dates
+    dated: float = Field(0.2, ge=0, le=1)  # x its match, when a "when" question meets words that say when
+
+
+class RecallAcrossSettings(BaseSettings):
+    """Questions that gather facts across the history ("what activities…", "how many times…", "what do X and Y
+    both…": domain.feedback.asks_across) and the bounded second pass they may take (docs/recall.md, "A second pass
+    for multi-hop questions"). Measured on LoCoMo's tuning set."""
+
+    model_config = SettingsConfigDict(env_prefix="RAPPORT_RECALL_ACROSS_")
+
+    # Scored as of the whole history: recency and strength favour the latest sittings, which such a question is not
+    # about (their weights count 0 for it).
+    whole_history: bool = True
+    # Taken from each sitting in turn: a hit's score counts this much less for every hit of its sitting ranked above.
+    sitting_spread: float = Field(0.05, ge=0, le=1)
+    # The second pass: one more index search and one store read of what it alone found. Off: it bought nothing
+    # measurable on LoCoMo (docs/recall.md) and costs a search.
+    second_pass: bool = False
+    seeds: int = Field(5, ge=1, le=20)  # the first pass's best hits it feeds back
+    feedback_weight: float = Field(0.4, ge=0, le=1)  # how far the query vector moves towards the seeds' mean
+    bridging_terms: int = Field(4, ge=0, le=20)  # names and titles of the seeds added to the keyword query
+    keep: int = Field(3, ge=0)  # the first pass's first hits that keep their places
+    # A place in the second ranking counts as that place divided by this in the first (domain.feedback.fused_order).
+    second_weight: float = Field(0.5, ge=0, le=4)
+
+
 # --- Relational state, signals, /v1/process and the people a user mentions ----------------------------------------
 class RelationalSettings(BaseSettings):
     """The relational numbers, each a setting; docs/relational-state.md explains each one and its default."""
@@ -422,8 +455,8 @@ class Settings(BaseSettings):
     pipeline_dead_letter_queue_url: str | None = None
     pipeline_max_candidates: int = Field(20, ge=1, le=100)  # per extractor and interaction
     # The rule-based model's semantic layer (docs/pipeline.md): when on, it runs wherever the embedder has a
-    # calibration (MiniLM); off, the patterns answer alone. Opt-in until it costs neither ingestion speed nor
-    # recall (docs/pipeline.md, "Why it is off by default").
+    # calibration (MiniLM); off, the patterns answer alone. Opt-in until it costs no ingestion speed and meets its
+    # targets on unseen conversations (docs/pipeline.md, "Why it is still off by default").
     semantic_layer: bool = False  # RAPPORT_SEMANTIC_LAYER
     pipeline_max_prompt_chars: int = Field(24_000, ge=500)  # the newest messages that fit are what the model reads
     # A new memory this close (cosine) to an active one of its domain reinforces it instead of being added.
@@ -446,6 +479,9 @@ class Settings(BaseSettings):
     # Write-time: a change applies to episodes recorded after it.
     episode_reply_weight: float = Field(0.7, ge=0, le=1)
     episode_reply_chars: int = Field(500, ge=0, le=8_000)  # the preceding message's last characters that are kept
+    # Resolve the time phrases of each message and of what is extracted from it to dates (docs/recall.md, "Time as
+    # data"); off stores none. Write-time, like the two above.
+    resolve_message_dates: bool = True
 
     # Recall: domain retrieval limit 5; /process top-K 3 above similarity 0.3
     recall_default_limit: int = Field(5, ge=1)
@@ -463,6 +499,12 @@ class Settings(BaseSettings):
     # than this short of the query's best cosine (domain.recall.strong_by_meaning; docs/recall.md).
     recall_semantic_margin: float = Field(0.1, ge=0, le=1)
     recall_context: RecallContextWeights = Field(default_factory=RecallContextWeights)
+    recall_time: RecallTimeWeights = Field(default_factory=RecallTimeWeights)
+    recall_across: RecallAcrossSettings = Field(default_factory=RecallAcrossSettings)
+    # What an inference question ("would she enjoy…", domain.feedback.asks_inference) adds to the score of an
+    # extracted user memory (a preference, a goal, a fact), in score units; 0: off, as it bought nothing on LoCoMo
+    # (docs/recall.md, "Open-domain questions").
+    recall_inference_boost: float = Field(0.0, ge=0, le=1)
     weights: RecallWeights = Field(default_factory=RecallWeights)
     # Match strength cuts on relevance, measured (bench/match_strength.py, docs/recall.md): 1 % of unrelated memories
     # reach strong and 10 % moderate, with MiniLM on LoCoMo; an embedder of another similarity range needs its own.

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rapport.domain.models import (
     AuditEvent,
+    DateSpan,
     Domain,
     Interaction,
     Memory,
@@ -128,6 +129,11 @@ class MemoryOut(BaseModel):
     )
     # An episode's preceding message in its conversation, which it was embedded with; null for other memories.
     in_reply_to: PrecedingMessage | None = None
+    mentioned_dates: list[DateSpan] = Field(
+        default_factory=list,
+        description="The time phrases of its words resolved to dates as of when they were said (`yesterday` said on "
+        "8 May 2023: 2023-05-07), `start` and `end` inclusive; empty when it names no time.",
+    )
     metadata: dict[str, Any]
     created_at: datetime
     updated_at: datetime

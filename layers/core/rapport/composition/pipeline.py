@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from rapport.clock import Clock
 from rapport.composition.adapters import build_dead_letters, build_fallback_model, build_step_functions_trigger
+from rapport.domain.rules.model import RulesLanguageModel
+from rapport.domain.semantics.ahead import SentencesAhead
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.pipeline.extract import Extract
 from rapport.pipeline.in_process import InProcessPipeline
@@ -97,3 +99,11 @@ def build_pipeline(
         runs=runs,
         trigger=trigger,
     )
+
+
+def sentences_ahead(settings: Settings, language_model: LanguageModel) -> SentencesAhead | None:
+    """The rule model's sentences embedded in the episodes' call, when that model runs its semantic layer in this
+    process (the local pipeline); elsewhere the pipeline runs in another process, which could not use the vectors."""
+    if settings.pipeline is not PipelineMode.LOCAL or not isinstance(language_model, RulesLanguageModel):
+        return None
+    return SentencesAhead(language_model.semantics) if language_model.semantics is not None else None

@@ -18,7 +18,7 @@ from rapport.composition.adapters import (
 )
 from rapport.composition.graph import GraphServices, build_graph_hooks, build_graph_services
 from rapport.composition.ingestion import build_consumer, build_ingestion, subscribe_in_process
-from rapport.composition.pipeline import build_pipeline
+from rapport.composition.pipeline import build_pipeline, sentences_ahead
 from rapport.composition.webhooks import WebhookServices, build_webhooks
 from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.service import IngestionService
@@ -173,6 +173,7 @@ def build_services(
         settings=settings,
         clock=clock,
         dead_letters=pipeline.dead_letters,
+        ahead=sentences_ahead(settings, language_model) if pipeline_trigger is None else None,
     )
     turns = TurnService(items=items, interactions=interactions, settings=settings, clock=clock)
     # Every keyed write (the API's routes, the ingest paths) goes through one Powertools Idempotency scheme.

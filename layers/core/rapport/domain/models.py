@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
@@ -138,6 +138,29 @@ class PrecedingMessage(BaseModel):
     content: str
 
 
+class Granularity(StrEnum):
+    """How precisely a time phrase places its event: "yesterday" a day, "last week" a week, "in May" a month."""
+
+    DAY = "day"
+    WEEK = "week"
+    WEEKEND = "weekend"
+    MONTH = "month"
+    SEASON = "season"
+    YEAR = "year"
+
+
+class DateSpan(BaseModel):
+    """A time phrase of a memory's words resolved against when they were said: "yesterday" said on 8 May 2023 is
+    7 May 2023 (`start` and `end` inclusive). Recall matches a question's dates on these (docs/recall.md)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    phrase: str
+    start: date
+    end: date
+    granularity: Granularity
+
+
 class Memory(BaseModel):
     """One memory of one end user of one tenant."""
 
@@ -160,6 +183,9 @@ class Memory(BaseModel):
     # An episode's preceding message in its conversation (docs/recall.md); None for the first message and for any
     # other memory.
     in_reply_to: PrecedingMessage | None = None
+    # The time phrases of its words resolved to dates (rapport.domain.time_expressions); empty when it has none or
+    # was stored before they were resolved.
+    mentioned_dates: list[DateSpan] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     updated_at: datetime

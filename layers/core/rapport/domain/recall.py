@@ -89,7 +89,7 @@ class RecallScoring:
     def hit(self, memory: Memory, signals: RecallSignals) -> RecallHit:
         signals = self.weighed(memory, signals)
         return RecallHit(
-            memory=memory.without_embedding(),
+            memory=memory if memory.embedding is None else memory.without_embedding(),
             similarity=round(signals.similarity, SCORE_PLACES),
             score=self.score(signals),
             match_strength=match_strength(relevance(signals, self.weights), self.strong, self.moderate),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from rapport.domain.models import Memory, SourceKind
+from rapport.domain.time_expressions import render_span
 
 # First-person words of a message, and what they become once the speaker's name stands in for them. Contractions come
 # first so "I'm" becomes "Caroline is", not "Caroline'm".
@@ -20,6 +21,11 @@ def search_text(memory: Memory) -> str:
     if memory.source.speaker:
         parts.append(f"{memory.source.speaker}:")
     parts.append(memory.content)
+    days = [render_span(span) for span in memory.mentioned_dates if span.start == span.end]
+    if days:
+        # The day a time phrase stands for ("yesterday" → "7 May 2023"), so a question naming the day finds it. Only
+        # days: a week's or a year's words add little to the date above and blur keyword scores (docs/recall.md).
+        parts.append(f"({'; '.join(days)})")
     return " ".join(parts)
 
 

@@ -25,10 +25,12 @@ class ContextBoost:
     conversation: float = 0.0  # its conversation holds the best match for the query
     speaker: float = 0.0  # the query names the person who said it
     adjacent: float = 0.0  # a message right before or after it matches the query
+    time: float = 0.0  # its dates meet a temporal question's (rapport.domain.temporal_recall)
+    preference: float = 0.0  # an inference question meets what was extracted of the person (domain.feedback)
 
     @property
     def total(self) -> float:
-        return self.answer + self.conversation + self.speaker + self.adjacent
+        return self.answer + self.conversation + self.speaker + self.adjacent + self.time + self.preference
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,12 @@ def asks_question(text: str) -> bool:
 
 def query_match(signals: RecallSignals, weights: RecallWeights) -> float:
     """The query-dependent part of the hybrid score: what the conversation context propagates."""
-    return weights.vector * max(signals.similarity, 0.0) + weights.keyword * signals.keyword
+    return query_match_of(signals.similarity, signals.keyword, weights)
+
+
+def query_match_of(similarity: float, keyword: float, weights: RecallWeights) -> float:
+    """`query_match` from the two signals it reads, for a caller that has not built the signals yet."""
+    return weights.vector * max(similarity, 0.0) + weights.keyword * keyword
 
 
 def named_speakers(query: str, speakers: Iterable[str]) -> frozenset[str]:
@@ -223,4 +230,8 @@ def context_reasons(boost: ContextBoost) -> list[str]:
         reasons.append("answers a matching question")
     if boost.speaker > 0:
         reasons.append("said by the person asked about")
+    if boost.time > 0:
+        reasons.append("its dates fit the question")
+    if boost.preference > 0:
+        reasons.append("what the person is like, for a question asking what they would do")
     return reasons

@@ -52,7 +52,10 @@ def model_identity(embedder: Embedder, packages: Iterable[str] = _MODEL_PACKAGES
             versions.append(f"{package}={metadata.version(package)}")
         except metadata.PackageNotFoundError:
             continue
-    return "|".join([embedder.name, f"dimensions={embedder.dimensions}", *versions])
+    # How the embedder runs the model (MiniLM's own forward pass, not `encode`): its floats differ in the last bits.
+    computation = getattr(embedder, "computation", None)
+    extra = [computation] if isinstance(computation, str) else []
+    return "|".join([embedder.name, f"dimensions={embedder.dimensions}", *extra, *versions])
 
 
 def _text_key(text: str) -> str:

@@ -81,6 +81,12 @@ class CountingIndex:
         self._tally.counts["index:knn_search"] += 1
         return self._inner.knn_search(query, vector)
 
+    def knn_search_many(
+        self, query: IndexQuery, vectors: Sequence[list[float]], *, min_score: float | None = None
+    ) -> list[list[IndexHit]]:
+        self._tally.counts["index:knn_search_many"] += 1
+        return self._inner.knn_search_many(query, vectors, min_score=min_score)
+
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         self._tally.counts["index:keyword_search"] += 1
         return self._inner.keyword_search(query, text)

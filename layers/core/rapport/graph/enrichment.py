@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
@@ -76,10 +77,46 @@ def _is_episode(memory: Memory) -> bool:
     return memory.type == UserMemoryType.EPISODE.value
 
 
+def preceding(
+    batch: Sequence[Memory], earlier: Sequence[Memory], window: timedelta, limit: int
+) -> list[tuple[Memory, Memory]]:
+    """(memory, one that precedes it) for each batch member, up to `limit` each, nearest first: a memory stored
+    before the batch (`earlier`) or earlier in it, within `window` before it. Memories stored before the batch
+    precede a batch member of the same time; within the batch, order decides. Among equal times the one stored
+    last comes first (in a conversation, the previous message), then the one created last, then `earlier` order.
+
+    All candidates sorted once, oldest first, so each member's predecessors are the ones just before its place:
+    a batch costs a sort and a short walk back per member, not a pass over every candidate per member."""
+    position = {m.id: i for i, m in enumerate(batch)}
+    candidates = [*earlier, *batch]
+    # Walking back over this order meets candidates nearest first, equal keys in their order in `candidates`.
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: (_when(candidates[i]), position.get(candidates[i].id, -1), candidates[i].created_at, -i),
+    )
+    ranked = [candidates[i] for i in order]
+    places = [(_when(c), position.get(c.id, -1)) for c in ranked]
+    pairs: list[tuple[Memory, Memory]] = []
+    for memory in batch:
+        when = _when(memory)
+        # Everything before (when, own position) precedes it: earlier times, and its own time stored before it.
+        spot = bisect.bisect_left(places, (when, position[memory.id]))
+        found = 0
+        while spot > 0 and found < limit:
+            spot -= 1
+            previous = ranked[spot]
+            if _when(previous) < when - window:
+                break
+            if previous.id != memory.id:
+                pairs.append((memory, previous))
+                found += 1
+    return pairs
+
+
 class Enricher:
     """Every write is an upsert on a deterministic key, so enriching the same memories twice changes nothing.
-    Reads are bounded: one page of recent memories, one read of vectors from the index, one k-NN query per memory,
-    one keyword query per key term."""
+    Reads are bounded: one page of recent memories, one read of vectors from the index, one batched k-NN request
+    for the batch, one keyword query per key term."""
 
     def __init__(
         self,
@@ -169,26 +206,14 @@ class Enricher:
         if settings.preceded_by_limit == 0:
             return 0
         window = timedelta(hours=settings.preceded_by_window_hours)
-        position = {m.id: i for i, m in enumerate(batch)}
-        # Stored before this batch: they precede a batch member of the same time. Within the batch, order decides.
-        earlier = [m for m in run.recent if m.id not in position and self._eligible(m)]
+        batch_ids = {m.id for m in batch}
+        earlier = [m for m in run.recent if m.id not in batch_ids and self._eligible(m)]
         written = 0
-        for memory in batch:
-            when = _when(memory)
-            before = [
-                c
-                for c in [*earlier, *batch]
-                if c.id != memory.id
-                and when - window <= _when(c) <= when
-                and (_when(c) < when or position.get(c.id, -1) < position[memory.id])
-            ]
-            # Nearest first; among equal times the one stored last (in a conversation, the previous message).
-            before.sort(key=lambda c: (when - _when(c), -position.get(c.id, -1), -c.created_at.timestamp()))
-            for previous in before[: settings.preceded_by_limit]:
-                gap = (when - _when(previous)).total_seconds()
-                strength = max(0.0, 1.0 - gap / window.total_seconds())
-                run.link(memory.id, EnrichmentType.PRECEDED_BY, previous.id, now, strength, {"time_gap": gap})
-                written += 1
+        for memory, previous in preceding(batch, earlier, window, settings.preceded_by_limit):
+            gap = (_when(memory) - _when(previous)).total_seconds()
+            strength = max(0.0, 1.0 - gap / window.total_seconds())
+            run.link(memory.id, EnrichmentType.PRECEDED_BY, previous.id, now, strength, {"time_gap": gap})
+            written += 1
         return written
 
     def _eligible(self, memory: Memory) -> bool:
@@ -208,14 +233,14 @@ class Enricher:
             k=settings.similar_to_limit + 1,
         )
         vectors = run.vectors(batch)
+        searched = [memory.id for memory in batch if vectors.get(memory.id)]
+        # The whole batch in one request: the index passes over its entries once for the batch, not once a memory.
+        found = self._index.knn_search_many(
+            query, [vectors[memory_id] for memory_id in searched], min_score=settings.similar_to_min_similarity
+        )
         hits_of = {
-            memory.id: [
-                h
-                for h in self._index.knn_search(query, vectors[memory.id])
-                if h.memory_id != memory.id and h.score >= settings.similar_to_min_similarity
-            ]
-            for memory in batch
-            if vectors.get(memory.id)
+            memory_id: [h for h in hits if h.memory_id != memory_id]
+            for memory_id, hits in zip(searched, found, strict=True)
         }
         if not settings.enrich_episodes:
             known = run.memories({h.memory_id for hits in hits_of.values() for h in hits})

@@ -13,7 +13,7 @@ from rapport.graph.patterns import is_pattern_id
 from rapport.graph.relation_score import RelationScoreRule
 from rapport.ports.graph import ScoreReached
 from rapport.ports.store import MemoryStore
-from rapport.services.edges import EdgeRepository, NodeEdges
+from rapport.services.edges import Adjacency, EdgeRepository, NodeEdges
 from rapport.settings import Settings
 
 # Which links expansion prefers when a seed has more than `relation_limit`: what someone asserted, then what
@@ -62,19 +62,25 @@ class UserEdges:
         self._edges = edges
         self._settings = settings
         self._rule = rule
+        self._score = rule.relation_of_links  # pure: an adjacency shared across recalls keeps what it returns
         self._scope = scope
+        self._read: dict[str, Adjacency] = {}
         self._cache: dict[str, NodeEdges] = {}
 
     def _load(self, node_ids: Iterable[str]) -> None:
-        """The nodes' edges not read yet, in one batched read; each node's list is cut at the read limit."""
-        missing = [n for n in dict.fromkeys(node_ids) if n not in self._cache]
-        limit = self._settings.graph.expand_edge_read_limit
-        for node_id, edges in self._edges.edges_of(self._scope, missing).items():
-            self._cache[node_id] = NodeEdges(outgoing=edges.outgoing[:limit], incoming=edges.incoming[:limit])
+        """The nodes' edges not read yet, in one batched read."""
+        missing = [n for n in dict.fromkeys(node_ids) if n not in self._read]
+        self._read.update(self._edges.adjacency_of(self._scope, missing))
 
     def _edges_of(self, node_id: str) -> NodeEdges:
-        self._load([node_id])
-        return self._cache[node_id]
+        """The node's edges, each direction cut at the read limit."""
+        edges = self._cache.get(node_id)
+        if edges is None:
+            self._load([node_id])
+            limit = self._settings.graph.expand_edge_read_limit
+            every = self._read[node_id].edges()
+            edges = self._cache[node_id] = NodeEdges(outgoing=every.outgoing[:limit], incoming=every.incoming[:limit])
+        return edges
 
     # relation score
 
@@ -83,8 +89,12 @@ class UserEdges:
         return {memory_id: self._relation(memory_id) for memory_id in memory_ids}
 
     def _relation(self, memory_id: str) -> RelationScore:
-        edges = self._edges_of(memory_id)
-        return self._rule.relation(edges.incoming, edges.outgoing)
+        """From the edges' types and strengths, as `_edges_of` cuts them, without validating the edges."""
+        adjacency = self._read.get(memory_id)
+        if adjacency is None:
+            self._load([memory_id])
+            adjacency = self._read[memory_id]
+        return adjacency.relation(self._settings.graph.expand_edge_read_limit, self._score)
 
     # expansion
 
@@ -102,7 +112,7 @@ class UserEdges:
         self._load(seen)
         # The seeds' neighbours (the memories reached directly, whose relation scores need their edges, and the
         # pattern nodes a second hop goes through) in one read.
-        self._load(other for seed in seen for _, other, _ in _neighbours(seed, self._cache[seed]))
+        self._load(other for seed in seen for _, other, _ in _neighbours(seed, self._edges_of(seed)))
         reaches = {seed.memory.id: self._reach(seed.memory.id, min_strength, seen) for seed in seeds}
         wanted = {r.memory_id for found in reaches.values() for r in found}
         # Another assistant's relational memory may be linked to a fact both read: it is not this assistant's to see.

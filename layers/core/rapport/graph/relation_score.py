@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from rapport.domain.recall import RelationScore
 from rapport.domain.relations import Edge
+from rapport.services.edges import Link
 from rapport.settings import GraphSettings
 
 
@@ -36,16 +37,29 @@ class RelationScoreRule:
 
     def score(self, incoming: Iterable[Edge], outgoing: Iterable[Edge]) -> float:
         """0 with no (counted) edges; at most 1 when the weights sum to 1, as the brief's do."""
-        counted_in = [e for e in incoming if e.type.value not in self.ignored]
-        counted_out = [e for e in outgoing if e.type.value not in self.ignored]
-        types = {e.type for e in counted_in} | {e.type for e in counted_out}
-        return (
-            self.incoming_weight * min(1.0, sum(e.strength for e in counted_in) / self.saturation)
-            + self.outgoing_weight * min(1.0, sum(e.strength for e in counted_out) / self.saturation)
-            + self.diversity_weight * min(1.0, len(types) / self.type_saturation)
-        )
+        return self.relation(list(incoming), list(outgoing)).score
 
     def relation(self, incoming: Sequence[Edge], outgoing: Sequence[Edge]) -> RelationScore:
         """The score with the edge types it counted, which a hit names in its reasons."""
-        counted = {e.type.value for e in [*incoming, *outgoing] if e.type.value not in self.ignored}
-        return RelationScore(score=self.score(incoming, outgoing), edge_types=tuple(sorted(counted)))
+        return self.relation_of_links(_links(incoming), _links(outgoing))
+
+    def relation_of_links(self, incoming: Sequence[Link], outgoing: Sequence[Link]) -> RelationScore:
+        """`relation` from each edge's type and strength alone, all the rule reads of an edge."""
+        counted_in = [(kind, strength) for kind, strength in incoming if kind not in self.ignored]
+        counted_out = [(kind, strength) for kind, strength in outgoing if kind not in self.ignored]
+        if not counted_in and not counted_out:
+            return _UNLINKED
+        types = {kind for kind, _ in counted_in} | {kind for kind, _ in counted_out}
+        score = (
+            self.incoming_weight * min(1.0, sum(strength for _, strength in counted_in) / self.saturation)
+            + self.outgoing_weight * min(1.0, sum(strength for _, strength in counted_out) / self.saturation)
+            + self.diversity_weight * min(1.0, len(types) / self.type_saturation)
+        )
+        return RelationScore(score=score, edge_types=tuple(sorted(types)))
+
+
+_UNLINKED = RelationScore(score=0.0, edge_types=())
+
+
+def _links(edges: Iterable[Edge]) -> list[Link]:
+    return [(edge.type.value, edge.strength) for edge in edges]

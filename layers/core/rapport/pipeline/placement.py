@@ -12,6 +12,7 @@ from rapport.domain.filtering import Verdict
 from rapport.domain.lifecycle.decay import reinforce
 from rapport.domain.lifecycle.tiers import higher_tier, tier_for
 from rapport.domain.models import (
+    DateSpan,
     Domain,
     Interaction,
     Memory,
@@ -23,6 +24,7 @@ from rapport.domain.models import (
 )
 from rapport.domain.quarantine import QUARANTINE_KEY, quarantine_marker
 from rapport.domain.relations import Edge, RelationType
+from rapport.domain.time_expressions import time_spans
 from rapport.errors import NotFoundError
 from rapport.ids import derived_id
 from rapport.pipeline.slots import SlotHolder, SlotRepository
@@ -98,10 +100,11 @@ class Placer:
         quarantined = judged.verdict is Verdict.QUARANTINED
         if quarantined:
             metadata[QUARANTINE_KEY] = quarantine_marker(judged.decided_by, judged.reason)
+        content = judged.content or candidate.content
         built = self._memories.build(
             interaction.scope,
             NewMemory(
-                content=judged.content or candidate.content,
+                content=content,
                 domain=candidate.domain,
                 type=candidate.type,
                 importance=candidate.importance,
@@ -113,6 +116,9 @@ class Placer:
                 # whenever it is observed, and a date in its text would keep its repetitions from being found as
                 # near-duplicates.
                 occurred_at=interaction.occurred_at if candidate.type == UserMemoryType.EVENT.value else None,
+                mentioned_dates=_mentioned_dates(content, candidate.type, candidate.evidence, interaction)
+                if self._settings.resolve_message_dates
+                else [],
                 source=Provenance(
                     kind=SourceKind.PIPELINE,
                     interaction_id=interaction.id,
@@ -356,3 +362,14 @@ def _other_value_of_slot(existing: Memory, judged: Judged) -> bool:
     a different value is a contradiction, never a repetition."""
     slot = judged.candidate.slot
     return bool(slot) and existing.metadata.get("slot") == slot and not _same(existing.content, judged.content or "")
+
+
+def _mentioned_dates(content: str, memory_type: str, evidence: list[int], interaction: Interaction) -> list[DateSpan]:
+    """The dates the memory's words name, resolved as of the interaction; an event whose extracted words dropped the
+    time phrase ("went to the support group" from "…yesterday") keeps those of the messages it was read from."""
+    spans = time_spans(content, interaction.occurred_at)
+    if spans or memory_type != UserMemoryType.EVENT.value:
+        return spans
+    said = [interaction.messages[i].content for i in evidence if 0 <= i < len(interaction.messages)]
+    found = [span for text in said for span in time_spans(text, interaction.occurred_at)]
+    return list(dict.fromkeys(found))

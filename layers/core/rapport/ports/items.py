@@ -9,9 +9,9 @@ partition (`TENANT#{t}`) when it belongs to the tenant as a whole, so erasing an
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -198,3 +198,20 @@ class ItemStore(Protocol):
 
     def delete_item(self, scope: ItemScope, kind: str, key: str) -> bool:
         """True when something was deleted."""
+
+
+_Form = TypeVar("_Form")
+
+
+@runtime_checkable
+class SharedItemForms(Protocol):
+    """What an item store that keeps decoded rows in process may offer beside `get_items`: a read-only form of each
+    item, made once from the item and handed to every reader until the item is written, where `get_items` gives each
+    read its own copy of the body (recall reads the same adjacency items query after query, and only to score them)."""
+
+    def get_item_forms(
+        self, scope: ItemScope, refs: Iterable[ItemRef], form: Callable[[StoredItem], _Form]
+    ) -> dict[ItemRef, _Form]:
+        """`form(item)` for each item that exists among `refs`, as `get_items` reads them. `form` is a module-level
+        pure function of the item (the store keeps what it made by function), and no caller changes what it
+        returns: the same object goes to every reader until the item is written or the store's rows are dropped."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -36,8 +36,11 @@ class MemoryStore(Protocol):
     def get_memory(self, scope: Scope, memory_id: str) -> Memory:
         """The memory, or NotFoundError."""
 
-    def get_memories(self, scope: Scope, memory_ids: Iterable[str]) -> list[Memory]:
-        """The memories that exist among the ids, in no particular order; missing ids are skipped."""
+    def get_memories(
+        self, scope: Scope, memory_ids: Iterable[str], *, vectors: Collection[str] | None = None
+    ) -> list[Memory]:
+        """The memories that exist among the ids, in no particular order; missing ids are skipped. `vectors`: the
+        ids whose embedding the caller needs (None: every one); the others come without theirs, which is not read."""
 
     def delete_memory(self, scope: Scope, memory_id: str) -> None:
         """Remove one memory, or NotFoundError."""

@@ -64,6 +64,13 @@ class VectorIndex(Protocol):
     def knn_search(self, query: IndexQuery, vector: list[float]) -> list[IndexHit]:
         """Nearest neighbours by cosine similarity, best first."""
 
+    def knn_search_many(
+        self, query: IndexQuery, vectors: Sequence[list[float]], *, min_score: float | None = None
+    ) -> list[list[IndexHit]]:
+        """For each vector, in order, what `knn_search(query, vector)` answers less its hits scoring below
+        `min_score`: in a matrix product per chunk of vectors in process, in a `_msearch` per hundred where the index
+        is remote (a batch's neighbours when enriching it), rather than one search per memory."""
+
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         """BM25 matches over the memory content, best first."""
 

@@ -8,17 +8,27 @@ of their items, which is what recall does for all its candidates at once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import marshal
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 
 from rapport.clock import Clock, SystemClock
 from rapport.domain.relations import SYMMETRIC, Edge, EdgeType, edge_type_of
 from rapport.domain.scope import Scope
-from rapport.ports.items import FieldChange, ItemDelete, ItemQuery, ItemScope, ItemStore, ItemWrite, StoredItem
+from rapport.ports.items import (
+    FieldChange,
+    ItemDelete,
+    ItemQuery,
+    ItemScope,
+    ItemStore,
+    ItemWrite,
+    SharedItemForms,
+    StoredItem,
+)
 
 ADJACENCY_KIND = "EDGES"
 _OUT, _IN = "out", "in"
@@ -42,14 +52,79 @@ def _field(direction: str, relation: str, other: str) -> str:
 _EDGE_LIST = TypeAdapter(list[Edge])
 
 
-def _node_edges(item: StoredItem | None) -> NodeEdges:
-    edges = NodeEdges()
-    if item is None:
+Link = tuple[str, float]  # an edge's type (its value) and strength: what the relation score reads of it
+_Score = TypeVar("_Score")
+
+
+class Adjacency:
+    """One node's adjacency item as read. Its edges are validated when asked for (expansion follows them); the
+    relation score reads only each edge's type and strength, straight from the stored fields (`links`): recall scores
+    twenty candidates' edges per query and expands from few, and validating every edge was most of its graph work.
+
+    Read-only, so one may serve every reader of the item until it is written (`SharedItemForms`): the body is never
+    handed out (each `edges()` validates its own copies) and a relation score, a pure function of the links, is
+    computed once per rule (`relation`). One kept between reads (`kept`) holds its body as `marshal` bytes, a few kB
+    where the parsed fields of twenty-odd edges are tens, since what a recall reads again is the score."""
+
+    def __init__(self, body: dict[str, Any] | None) -> None:
+        self._body: dict[str, Any] | None = body or {}
+        self._packed = b""
+        self._names = sorted(self._body)
+        self._relations: dict[tuple[int, Callable[..., Any]], Any] = {}
+
+    @classmethod
+    def kept(cls, body: dict[str, Any]) -> Adjacency:
+        adjacency = cls(body)
+        adjacency._packed = marshal.dumps(body)
+        adjacency._body = None
+        return adjacency
+
+    def _fields(self) -> dict[str, Any]:
+        if self._body is not None:
+            return self._body
+        return marshal.loads(self._packed)  # type: ignore[no-any-return]  # noqa: S302 - bytes made by `kept`
+
+    def edges(self) -> NodeEdges:
+        edges = NodeEdges()
+        fields = self._fields()
+        validated = _EDGE_LIST.validate_python([fields[n] for n in self._names])
+        for name, edge in zip(self._names, validated, strict=True):
+            (edges.outgoing if name.startswith(_OUT + "|") else edges.incoming).append(edge)
         return edges
-    names = sorted(item.body)
-    for name, edge in zip(names, _EDGE_LIST.validate_python([item.body[n] for n in names]), strict=True):
-        (edges.outgoing if name.startswith(_OUT + "|") else edges.incoming).append(edge)
-    return edges
+
+    def relation(self, limit: int, score: Callable[[list[Link], list[Link]], _Score]) -> _Score:
+        """`score(incoming, outgoing)` of `links(limit)`, kept per limit and score: the caller's score is pure and
+        its result immutable (a `RelationScore`), so a shared adjacency scores once for every recall."""
+        key = (limit, score)
+        found = self._relations.get(key)
+        if found is None:
+            outgoing, incoming = self.links(limit)
+            found = self._relations[key] = score(incoming, outgoing)
+        return found  # type: ignore[no-any-return]  # kept by the score that made it
+
+    def links(self, limit: int) -> tuple[list[Link], list[Link]]:
+        """(outgoing, incoming), each in key order and cut at `limit`, as `edges()` lists them."""
+        outgoing: list[Link] = []
+        incoming: list[Link] = []
+        fields = self._fields()
+        for name in self._names:
+            side = outgoing if name.startswith(_OUT + "|") else incoming
+            if len(side) < limit:
+                edge = fields[name]
+                side.append((str(edge["type"]), float(edge.get("strength", 1.0))))
+        return outgoing, incoming
+
+
+def _adjacency(item: StoredItem | None) -> Adjacency:
+    return Adjacency(item.body if item is not None else None)
+
+
+def _shared_adjacency(item: StoredItem) -> Adjacency:
+    """The form a store that shares item forms keeps (one function, so the store keeps one form per item)."""
+    return Adjacency.kept(item.body)
+
+
+_NO_EDGES = Adjacency(None)  # read-only: what every node without an adjacency item reads
 
 
 def _directed(edges: Iterable[Edge]) -> list[Edge]:
@@ -67,6 +142,7 @@ class EdgeRepository:
     def __init__(self, items: ItemStore, clock: Clock | None = None) -> None:
         self._items = items
         self._clock = clock or SystemClock()  # only stamps the items a removal writes
+        self._forms = items if isinstance(items, SharedItemForms) else None  # a store that shares read-only forms
 
     # writes
 
@@ -128,11 +204,20 @@ class EdgeRepository:
 
     def edges_of(self, scope: Scope, node_ids: Iterable[str]) -> dict[str, NodeEdges]:
         """Every given node's edges, from one batched read (a node without edges has empty lists)."""
+        return {node: adjacency.edges() for node, adjacency in self.adjacency_of(scope, node_ids).items()}
+
+    def adjacency_of(self, scope: Scope, node_ids: Iterable[str]) -> dict[str, Adjacency]:
+        """As `edges_of`, the edges validated only when asked for."""
         wanted = list(dict.fromkeys(node_ids))
         if not wanted:
             return {}
+        if self._forms is not None:
+            shared = self._forms.get_item_forms(
+                ItemScope.of_user(scope), [(ADJACENCY_KIND, node) for node in wanted], _shared_adjacency
+            )
+            return {node: shared.get((ADJACENCY_KIND, node), _NO_EDGES) for node in wanted}
         found = self._items.get_items(ItemScope.of_user(scope), [(ADJACENCY_KIND, node) for node in wanted])
-        return {node: _node_edges(found.get((ADJACENCY_KIND, node))) for node in wanted}
+        return {node: _adjacency(found.get((ADJACENCY_KIND, node))) for node in wanted}
 
     def get(self, scope: Scope, source_id: str, relation: EdgeType, target_id: str) -> Edge | None:
         for edge in self.outgoing(scope, source_id, relation):

@@ -28,12 +28,14 @@ from rapport.domain.models import (
 )
 from rapport.domain.quarantine import QUARANTINE_KEY, instructions_in
 from rapport.domain.scope import Scope
+from rapport.domain.time_expressions import time_spans
 from rapport.errors import ConflictError, InvalidInputError, NotFoundError, RapportError
 from rapport.ids import derived_id, new_id
 from rapport.ports.dead_letters import DeadLetter, DeadLetters, Failure
 from rapport.ports.items import ItemRef, ItemScope, ItemStore, ItemWrite
 from rapport.ports.pipeline import PipelineRequest, PipelineRun, PipelineRuns, PipelineStatus, PipelineTrigger
 from rapport.ports.store import MemoryStore
+from rapport.services.embedding import EmbeddedAhead
 from rapport.services.memories import MemoryService, NewMemory
 from rapport.services.signals import SignalService
 from rapport.services.versioned_items import ItemsRead, Plan, back_off
@@ -121,10 +123,12 @@ class InteractionService:
         settings: Settings,
         clock: Clock,
         dead_letters: DeadLetters | None = None,
+        ahead: EmbeddedAhead | None = None,
     ) -> None:
         self._store = store
         self._items = items  # the store's own items: the planned writes are committed through the store
         self._dead_letters = dead_letters  # where a start that failed waits for `rapport dlq replay`
+        self._ahead = ahead  # the in-process pipeline's sentences, embedded with the episodes
         self._runs = runs
         self._memories = memories
         self._signals = signals
@@ -156,7 +160,7 @@ class InteractionService:
             if earlier is not None:
                 return earlier
         interaction = self._interaction_of(scope, new, enrichment, interaction_id)
-        episodes = self._memories.embedded(self._episodes_of(interaction))
+        episodes = self._embedded_episodes(interaction)
         interaction.memory_ids = [m.id for m in episodes]
         for then in self._commit(interaction, episodes):
             _run_derived(then, interaction)
@@ -257,6 +261,16 @@ class InteractionService:
         detected = enrichment if enrichment is not None else self._signals.enrich(interaction)
         interaction.metadata = {**interaction.metadata, **detected}
         return interaction
+
+    def _embedded_episodes(self, interaction: Interaction) -> list[Memory]:
+        """The episodes with their vectors, and in the same embedder call the texts the pipeline will embed next."""
+        also = self._ahead.texts_for(interaction) if self._ahead is not None else []
+        if not also:
+            return self._memories.embedded(self._episodes_of(interaction))
+        episodes, vectors = self._memories.embedded_with(self._episodes_of(interaction), also)
+        if self._ahead is not None:
+            self._ahead.keep(also, vectors)
+        return episodes
 
     def _episodes_of(self, interaction: Interaction) -> list[Memory]:
         before = self._last_said_in_session(interaction.scope, interaction.session_id)
@@ -394,6 +408,10 @@ def _episodes_of(interaction: Interaction, settings: Settings, before: Preceding
                 # A person's message is read after what it answers ("Rex." to "what's your dog called?"); the
                 # assistant's own replies are not, or they would resurface whenever the person repeats themselves.
                 in_reply_to=previous if message.role is MessageRole.USER else None,
+                # "yesterday" means a date only beside when it was said: resolved now, matched on by recall.
+                mentioned_dates=time_spans(message.content, interaction.occurred_at)
+                if settings.resolve_message_dates
+                else [],
             )
         )
         previous = _preceding(message, settings.episode_reply_chars)

@@ -18,6 +18,7 @@ from rapport.domain.lifecycle.tiers import tier_for
 from rapport.domain.models import (
     DEFAULT_TYPE,
     TYPES_BY_DOMAIN,
+    DateSpan,
     Domain,
     DomainFilter,
     Interaction,
@@ -42,7 +43,7 @@ from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
 from rapport.ports.webhooks import OutboundEvents
 from rapport.services.assistants import AssistantDirectory
-from rapport.services.embedding import embed_memories
+from rapport.services.embedding import embed_memories, embed_memories_with
 from rapport.services.index_sync import indexed_view
 from rapport.settings import Settings
 
@@ -61,6 +62,7 @@ class NewMemory(BaseModel):
     occurred_at: datetime | None = None
     source: Provenance = Field(default_factory=Provenance)
     in_reply_to: PrecedingMessage | None = None  # an episode's preceding message (InteractionService)
+    mentioned_dates: list[DateSpan] = Field(default_factory=list)  # its time phrases, resolved
     trust: Trust | None = None  # None: what the source implies (rapport.domain.models.trust_of)
     status: MemoryStatus = MemoryStatus.ACTIVE  # QUARANTINED for words that read as instructions to the assistant
 
@@ -146,6 +148,7 @@ class MemoryService:
             trust=new.trust or trust_of(new.source),
             status=new.status,
             in_reply_to=new.in_reply_to,
+            mentioned_dates=new.mentioned_dates,
             created_at=now,
             updated_at=now,
             occurred_at=new.occurred_at,
@@ -203,8 +206,12 @@ class MemoryService:
 
     def embedded(self, memories: list[Memory]) -> list[Memory]:
         """The memories with their vectors, from one embedder call; nothing is written."""
-        vectors = embed_memories(self._embedder, memories, self._settings.episode_reply_weight)
-        return [m.model_copy(update={"embedding": v}) for m, v in zip(memories, vectors, strict=True)]
+        return self.embedded_with(memories, ())[0]
+
+    def embedded_with(self, memories: list[Memory], also: Sequence[str]) -> tuple[list[Memory], list[list[float]]]:
+        """`embedded`, and the vectors of `also` (texts a later step will embed) from the same call."""
+        vectors, extra = embed_memories_with(self._embedder, memories, self._settings.episode_reply_weight, also)
+        return [m.model_copy(update={"embedding": v}) for m, v in zip(memories, vectors, strict=True)], extra
 
     def remember_interaction(
         self,

@@ -6,8 +6,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from rapport.clock import Clock
-from rapport.domain.lifecycle.decay import decayed_to
-from rapport.domain.models import Memory, recalled_statuses
+from rapport.domain.feedback import asks_across, asks_inference
+from rapport.domain.lifecycle.decay import decayed_to, strength_at
+from rapport.domain.models import Domain, Memory, Trust, recalled_statuses
 from rapport.domain.recall import (
     SCORE_PLACES,
     Placed,
@@ -21,7 +22,15 @@ from rapport.domain.recall import (
 )
 from rapport.domain.rendering import search_text
 from rapport.domain.scope import Scope
-from rapport.domain.scoring import RecallSignals, context_boosts, matched_terms, named_speakers, query_match
+from rapport.domain.scoring import (
+    ContextBoost,
+    RecallSignals,
+    context_boosts,
+    matched_terms,
+    named_speakers,
+    query_match_of,
+)
+from rapport.domain.temporal_recall import temporal_question, time_boosts
 from rapport.domain.text import tokenize
 from rapport.domain.vectors import cosine
 from rapport.errors import InvalidInputError
@@ -29,17 +38,48 @@ from rapport.ports.embedder import Embedder
 from rapport.ports.graph import MemoryGraph, RecallEdges
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import IndexQuery, VectorIndex
+from rapport.services.recall_expansion import AcrossHistory
 from rapport.settings import Settings
 
 
 @dataclass(frozen=True)
 class _Candidate:
-    """A memory the index found for the query, with what the search itself says about it."""
+    """A memory the index found for the query, with what the search itself says about it. The memory is as stored,
+    and without its vector when the index gave its cosine: only the few returned are decayed to now (`_shown`),
+    the strength they will show is `strength`."""
 
     memory: Memory
     similarity: float  # cosine to the query
     keyword: float  # BM25 relative to the best keyword candidate, 0..1
     terms: tuple[str, ...]  # the query's words it contains
+    strength: float  # decayed to now
+
+
+@dataclass
+class _Scored:
+    """The candidates' signals, as `weighed` for whose words they are, and the score of each: scored once, and
+    again only where a signal changes (relation scores, preferences)."""
+
+    signals: dict[str, RecallSignals]
+    weighed: dict[str, RecallSignals]
+    scores: dict[str, float]
+
+    @classmethod
+    def of(cls, scoring: RecallScoring, memories: dict[str, Memory], signals: dict[str, RecallSignals]) -> _Scored:
+        scored = cls({}, {}, {})
+        scored.update(scoring, memories, signals)
+        return scored
+
+    def update(self, scoring: RecallScoring, memories: dict[str, Memory], changed: dict[str, RecallSignals]) -> None:
+        for memory_id, signals in changed.items():
+            weighed = scoring.weighed(memories[memory_id], signals)
+            self.signals[memory_id] = signals
+            self.weighed[memory_id] = weighed
+            self.scores[memory_id] = scoring.score(weighed)
+
+    def unweighed_score(self, scoring: RecallScoring, memory_id: str) -> float:
+        signals = self.signals[memory_id]
+        return self.scores[memory_id] if self.weighed[memory_id] is signals else scoring.score(signals)
 
 
 @dataclass(frozen=True)
@@ -69,6 +109,13 @@ class Recall:
         self._clock = clock
         self._graph = graph
         self._scoring = RecallScoring.of(settings)
+        self._across = AcrossHistory(settings.recall_across)
+        # A question gathered across the history is scored as of the whole of it (docs/recall.md).
+        self._across_scoring = (
+            replace(self._scoring, weights=settings.weights.model_copy(update={"recency": 0.0, "strength": 0.0}))
+            if settings.recall_across.whole_history
+            else self._scoring
+        )
 
     def query_vector(self, query: str) -> list[float]:
         """The query's embedding as `recall` computes it: a caller recalling one text several ways embeds it once."""
@@ -82,24 +129,31 @@ class Recall:
         if vector is None:
             vector = self._embedder.embed([text])[0]
         asked = _Asked(text=text, vector=vector, terms=len(dict.fromkeys(tokenize(text))), now=self._clock.now())
-        candidates = self._candidates(scope, query, asked)
-        signals = self._signals(candidates, asked)
+        across = asks_across(text)
+        # The second pass for such a question moves its vector towards its first hits' (feedback): it needs theirs.
+        candidates = self._candidates(scope, query, asked, every_vector=across and self._across.second_pass)
+        memories = {c.memory.id: c.memory for c in candidates}
+        scored = _Scored.of(self._scoring, memories, self._signals(candidates, asked))
         edges = self._graph.edges_for_recall(scope) if self._graph is not None else None
         if edges is not None:
-            signals = self._with_relation(edges, signals, {c.memory.id: c.memory for c in candidates}, query.limit)
-        hits = self._best(candidates, signals, query.limit)
+            scored.update(self._scoring, memories, self._with_relation(edges, scored, query.limit))
+        if self._settings.recall_inference_boost > 0 and asks_inference(text):
+            scored.update(self._scoring, memories, self._with_preferences(candidates, scored.signals))
+        if across:
+            hits = self._best_across(scope, query, asked, candidates, scored.signals)
+        else:
+            hits = self._best(candidates, scored, query.limit, asked.now)
         if edges is not None and query.expand_relations:
             hits += edges.expand(query, hits, lambda memory, relation: self._reached(memory, relation, asked))
         return hits
 
-    def _best(self, candidates: list[_Candidate], signals: dict[str, RecallSignals], limit: int) -> list[RecallHit]:
+    def _best(self, candidates: list[_Candidate], scored: _Scored, limit: int, now: datetime) -> list[RecallHit]:
         """The `limit` hits to return, boosts never burying a strong semantic match (`keeping_best_by_meaning`):
         ranked on scores alone, and only those returned built as hits."""
         memories = {c.memory.id: c.memory for c in candidates}
-        weighed = {i: self._scoring.weighed(memories[i], s) for i, s in signals.items()}
+        scores = scored.scores
         placed = placed_order(
-            Placed(c.memory.id, self._scoring.score(weighed[c.memory.id]), round(c.similarity, SCORE_PLACES))
-            for c in candidates
+            Placed(c.memory.id, scores[c.memory.id], round(c.similarity, SCORE_PLACES)) for c in candidates
         )
         by_meaning = [c.memory.id for c in sorted(candidates, key=lambda c: (-c.similarity, c.memory.id))]
         settings = self._settings
@@ -111,7 +165,88 @@ class Recall:
             settings.recall_semantic_min_similarity,
             settings.recall_semantic_margin,
         )
-        return [self._scoring.hit(memories[p.memory_id], weighed[p.memory_id]) for p in chosen]
+        return [self._scoring.hit(self._shown(memories[p.memory_id], now), scored.weighed[p.memory_id]) for p in chosen]
+
+    def _best_across(
+        self,
+        scope: Scope,
+        query: RecallQuery,
+        asked: _Asked,
+        candidates: list[_Candidate],
+        signals: dict[str, RecallSignals],
+    ) -> list[RecallHit]:
+        """The `limit` hits for a question gathered across the history (docs/recall.md, "A second pass for multi-hop
+        questions"): scored as of the whole history, taken from each sitting in turn, and with the second pass on,
+        fused with what the first hits lead to: one more index search, and one store read of what only it found.
+        Strong semantic matches keep their places throughout (`keeping_best_by_meaning`)."""
+        scoring = self._across_scoring
+        memories = {c.memory.id: c.memory for c in candidates}
+        weighed = {i: scoring.weighed(memories[i], s) for i, s in signals.items()}
+        similarity = {c.memory.id: c.similarity for c in candidates}
+        spread = self._across.spread(_placed(candidates, weighed, scoring), memories, 2 * query.limit)
+        order = self._kept(spread, similarity, query.limit)
+        if self._across.second_pass and order:
+            fed = self._across.feedback(asked.text, asked.vector, order, memories)
+            again = replace(asked, text=fed.text, vector=fed.vector, terms=len(dict.fromkeys(tokenize(fed.text))))
+            found = self._candidates(scope, query, again, known=memories, every_vector=True)
+            found_signals = self._signals(found, again)
+            found_weighed = {c.memory.id: scoring.weighed(c.memory, found_signals[c.memory.id]) for c in found}
+            order = self._across.fuse(order, [p.memory_id for p in _placed(found, found_weighed, scoring)])
+            for candidate in found:
+                if candidate.memory.id not in memories:  # found by the second pass alone: scored against the question
+                    alone = self._alone(candidate, asked)
+                    memories[alone.memory.id] = alone.memory
+                    similarity[alone.memory.id] = alone.similarity
+                    weighed[alone.memory.id] = scoring.weighed(alone.memory, self._signals_of(alone, asked))
+            by_rank = [Placed(i, float(-n), round(similarity[i], SCORE_PLACES)) for n, i in enumerate(order)]
+            order = self._kept(by_rank, similarity, query.limit)
+        return [scoring.hit(self._shown(memories[i], asked.now), weighed[i]) for i in order[: query.limit]]
+
+    def _kept(self, placed: list[Placed], similarity: dict[str, float], limit: int) -> list[str]:
+        """The ids of `placed` in order, with the keep rule (`keeping_best_by_meaning`) applied to the first
+        `limit`."""
+        settings = self._settings
+        by_meaning = sorted(similarity, key=lambda i: (-similarity[i], i))
+        chosen = keeping_best_by_meaning(
+            placed,
+            limit,
+            by_meaning,
+            settings.recall_semantic_share,
+            settings.recall_semantic_min_similarity,
+            settings.recall_semantic_margin,
+        )
+        shown = {p.memory_id for p in chosen}
+        return [p.memory_id for p in chosen] + [p.memory_id for p in placed if p.memory_id not in shown]
+
+    def _alone(self, found: _Candidate, asked: _Asked) -> _Candidate:
+        """A memory the second pass found, as the question itself sees it: its cosine and shared words, no keyword
+        part (BM25 ranked it for another text)."""
+        memory = found.memory
+        return _Candidate(
+            memory,
+            similarity=cosine(asked.vector, memory.embedding),
+            keyword=0.0,
+            terms=matched_terms(asked.text, search_text(memory)),
+            strength=found.strength,
+        )
+
+    def _shown(self, memory: Memory, now: datetime) -> Memory:
+        """A candidate as a hit shows it: decayed to now, as every reader sees a memory."""
+        return decayed_to(memory, now, self._settings.governance)
+
+    def _with_preferences(
+        self, candidates: list[_Candidate], signals: dict[str, RecallSignals]
+    ) -> dict[str, RecallSignals]:
+        """An inference question ("would she enjoy…") leans on what was extracted of the person, their preferences,
+        goals and facts, not on one message: those get `recall_inference_boost` (docs/recall.md, "Open-domain
+        questions"). The signals of those alone."""
+        boost = self._settings.recall_inference_boost
+        extracted = {
+            c.memory.id for c in candidates if c.memory.trust is Trust.EXTRACTED and c.memory.domain is Domain.USER
+        }
+        return {
+            i: replace(s, context=replace(s.context, preference=boost)) for i, s in signals.items() if i in extracted
+        }
 
     # validation
 
@@ -131,9 +266,19 @@ class Recall:
 
     # candidates
 
-    def _candidates(self, scope: Scope, query: RecallQuery, asked: _Asked) -> list[_Candidate]:
+    def _candidates(
+        self,
+        scope: Scope,
+        query: RecallQuery,
+        asked: _Asked,
+        known: dict[str, Memory] | None = None,
+        *,
+        every_vector: bool = False,
+    ) -> list[_Candidate]:
         """The `k` nearest by cosine and the `k` best by BM25, read from the store (the source of truth), less what
-        the query's filters or a lagging index let through and what nothing ties to the query."""
+        the query's filters or a lagging index let through and what nothing ties to the query. `known`: memories
+        this recall has read already, which are not read again. Only a candidate found by keywords alone is read
+        with its vector (its cosine is not the index's), or each one with `every_vector`."""
         statuses = [s.value for s in recalled_statuses(query.include_archived)]
         pool = max(self._settings.recall_candidate_pool, query.limit * 4)
         index_query = IndexQuery(
@@ -156,8 +301,12 @@ class Recall:
         found = {*vector_hits, *(h.memory_id for h in keyword_ranked[:pool])}
         best_keyword = max(keyword_hits.values(), default=0.0)
         candidates: list[_Candidate] = []
-        for stored in self._store.get_memories(scope, found):
-            memory = decayed_to(stored, asked.now, self._settings.governance)  # scored and shown as of now
+        known = known or {}
+        unread = [i for i in found if i not in known]
+        vectors = None if every_vector else {i for i in unread if i not in vector_hits}
+        read = self._store.get_memories(scope, unread, vectors=vectors) if unread or not known else []
+        governance = self._settings.governance
+        for memory in [*(known[i] for i in found if i in known), *read]:
             if query.memory_type is not None and memory.type != query.memory_type:
                 continue
             if memory.status.value not in statuses or not memory.visible_to(scope):
@@ -171,12 +320,15 @@ class Recall:
             if similarity <= 0.0 and not terms:
                 continue  # nothing ties it to the query: returning it would be noise
             keyword = keyword_hits.get(memory.id, 0.0) / best_keyword if best_keyword > 0 else 0.0
-            candidates.append(_Candidate(memory, similarity, keyword, terms))
+            # Scored as of now.
+            candidates.append(
+                _Candidate(memory, similarity, keyword, terms, strength_at(memory, asked.now, governance))
+            )
         return candidates
 
     # signals
 
-    def _signals_of(self, candidate: _Candidate, asked: _Asked) -> RecallSignals:
+    def _signals_of(self, candidate: _Candidate, asked: _Asked, context: ContextBoost | None = None) -> RecallSignals:
         memory = candidate.memory
         return RecallSignals(
             similarity=candidate.similarity,
@@ -185,50 +337,61 @@ class Recall:
             query_terms=asked.terms,
             age_days=(asked.now - (memory.occurred_at or memory.created_at)).total_seconds() / 86_400,
             importance=memory.importance,
-            strength=memory.strength,  # decayed to now when the memory was read
+            strength=candidate.strength,
+            context=context or ContextBoost(),
         )
 
     def _signals(self, candidates: list[_Candidate], asked: _Asked) -> dict[str, RecallSignals]:
         """Each candidate's signals, then what its conversation adds, read from the candidates alone (answers,
         sittings, speakers, neighbours: docs/recall.md)."""
-        own = {c.memory.id: self._signals_of(c, asked) for c in candidates}
-        matches = {memory_id: query_match(s, self._settings.weights) for memory_id, s in own.items()}
+        weights = self._settings.weights
+        matches = {c.memory.id: query_match_of(c.similarity, c.keyword, weights) for c in candidates}
         places = {c.memory.id: place_of(c.memory) for c in candidates}
         named = named_speakers(asked.text, {p.speaker for p in places.values() if p.speaker})
         boosts = context_boosts(matches, places, named, self._settings.recall_context)
-        return {memory_id: replace(s, context=boosts[memory_id]) for memory_id, s in own.items()}
+        # A temporal question also matches on dates (docs/recall.md, "Time as data").
+        question = temporal_question(asked.text, asked.now)
+        if question is not None:
+            dates = {c.memory.id: c.memory.mentioned_dates for c in candidates}
+            timed = time_boosts(question, matches, dates, self._settings.recall_time)
+            boosts = {i: replace(b, time=timed[i]) if i in timed else b for i, b in boosts.items()}
+        return {c.memory.id: self._signals_of(c, asked, boosts[c.memory.id]) for c in candidates}
 
-    def _with_relation(
-        self, edges: RecallEdges, signals: dict[str, RecallSignals], memories: dict[str, Memory], limit: int
-    ) -> dict[str, RecallSignals]:
-        """The relation component of the `relation_score_pool` candidates that score best without it: edges cost
-        reads, so they are read for the likeliest hits only, and not for one that cannot be returned whatever its
-        edges: a full relation score adds at most its weight, so one that would stay below the `limit`-th best even
-        then is left out (the `limit`-th best only rises when relation scores are added)."""
-        by_score = sorted(signals, key=lambda memory_id: (-self._scoring.score(signals[memory_id]), memory_id))
+    def _with_relation(self, edges: RecallEdges, scored: _Scored, limit: int) -> dict[str, RecallSignals]:
+        """The signals, with their relation component, of the `relation_score_pool` candidates that score best
+        without it: edges cost reads, so they are read for the likeliest hits only, and not for one that cannot be
+        returned whatever its edges: a full relation score adds at most its weight, so one that would stay below
+        the `limit`-th best even then is left out (the `limit`-th best only rises when relation scores are added)."""
+        unweighed = {i: scored.unweighed_score(self._scoring, i) for i in scored.signals}
+        by_score = sorted(unweighed, key=lambda memory_id: (-unweighed[memory_id], memory_id))
         pool = by_score[: self._settings.graph.relation_score_pool]
-        weighed = {i: self._scoring.score(self._scoring.weighed(memories[i], signals[i])) for i in signals}
+        weighed = scored.scores
         best = sorted(weighed.values(), reverse=True)
         cut = best[limit - 1] if len(best) >= limit else float("-inf")
         reach = self._settings.weights.relation
         relations = edges.relation_scores([i for i in pool if weighed[i] + reach >= cut])
-        return {
-            memory_id: _linked(s, relations[memory_id]) if memory_id in relations else s
-            for memory_id, s in signals.items()
-        }
+        return {memory_id: _linked(scored.signals[memory_id], relation) for memory_id, relation in relations.items()}
 
     def _reached(self, memory: Memory, relation: RelationScore, asked: _Asked) -> RecallHit:
         """A memory expansion reached, scored as a candidate is, keyword part aside (BM25 did not rank it) and with
         no conversation context (that is read from the candidates)."""
-        memory = decayed_to(memory, asked.now, self._settings.governance)
+        memory = self._shown(memory, asked.now)
         candidate = _Candidate(
             memory,
             similarity=cosine(asked.vector, memory.embedding),
             keyword=0.0,
             terms=matched_terms(asked.text, search_text(memory)),
+            strength=memory.strength,
         )
         return self._scoring.hit(memory, _linked(self._signals_of(candidate, asked), relation))
 
 
 def _linked(signals: RecallSignals, relation: RelationScore) -> RecallSignals:
     return replace(signals, relation=relation.score, linked_by=relation.edge_types)
+
+
+def _placed(candidates: list[_Candidate], weighed: dict[str, RecallSignals], scoring: RecallScoring) -> list[Placed]:
+    """The candidates as ranking sees them, best score first."""
+    return placed_order(
+        Placed(c.memory.id, scoring.score(weighed[c.memory.id]), round(c.similarity, SCORE_PLACES)) for c in candidates
+    )

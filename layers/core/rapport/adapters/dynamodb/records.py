@@ -17,6 +17,7 @@ from rapport.domain.models import (
     ApiKeyRecord,
     AuditAction,
     AuditEvent,
+    DateSpan,
     Domain,
     Interaction,
     Memory,
@@ -149,7 +150,13 @@ def memory_to_item(memory: Memory) -> Item:
         # to join their projection, and DynamoDB cannot change the projection of an existing index.
         # So does the assistant it was made with, and only for a named one: the default assistant's memories keep
         # the items they always had.
-        "source": {**_provenance_to_map(memory.source), "trust": memory.trust.value, **_agent_field(memory.agent_id)},
+        # The resolved dates ride there too, and only when there are some.
+        "source": {
+            **_provenance_to_map(memory.source),
+            "trust": memory.trust.value,
+            **_agent_field(memory.agent_id),
+            **_dates_field(memory.mentioned_dates),
+        },
         "metadata": dump_json(memory.metadata, "memory metadata"),
         "created_at": keys.format_time(memory.created_at),
         "updated_at": keys.format_time(memory.updated_at),
@@ -219,6 +226,7 @@ def memory_from_item(item: Mapping[str, Any], vector: Mapping[str, Any] | None =
         source=_provenance_from_map(item.get("source", {})),
         trust=_trust_from_map(item.get("source", {})),
         in_reply_to=PrecedingMessage(**in_reply_to) if in_reply_to else None,
+        mentioned_dates=[DateSpan.model_validate(span) for span in item.get("source", {}).get(DATES_ATTRIBUTE, [])],
         metadata=load_json(item.get("metadata")),
         created_at=keys.parse_time(item["created_at"]),
         updated_at=keys.parse_time(item["updated_at"]),
@@ -233,6 +241,8 @@ def memory_from_item(item: Mapping[str, Any], vector: Mapping[str, Any] | None =
 # The attribute naming a named assistant: inside a memory's `source` map, on an interaction item itself. Absent means
 # the default assistant, which is how every item written before assistants had names reads.
 AGENT_ATTRIBUTE = "agent_id"
+# Inside `source` too: the memory's time phrases resolved to dates (sealed with the speaker: they quote its words).
+DATES_ATTRIBUTE = "mentioned_dates"
 
 
 def _agent_field(agent_id: str) -> Item:
@@ -250,6 +260,10 @@ def _provenance_to_map(source: Provenance) -> Item:
         "speaker": source.speaker,
     }
     return {name: value for name, value in fields.items() if value is not None}
+
+
+def _dates_field(spans: list[DateSpan]) -> Item:
+    return {DATES_ATTRIBUTE: [span.model_dump(mode="json") for span in spans]} if spans else {}
 
 
 def _trust_from_map(source: Mapping[str, Any]) -> Trust:

@@ -30,8 +30,9 @@ _READ_HOOK = "rapport-open-reads"
 # conditions, filters, the indexes' projections and the jobs read them.
 SEALED_ATTRIBUTES = frozenset({"content", "in_reply_to", "metadata", "messages", "embedding", "body", "data"})
 FIELD_PREFIX = "f:"
-# Inside `source`, which both memory indexes project and whose `agent_id` a filter reads: the speaker's name only.
-SEALED_SOURCE_FIELDS = ("speaker",)
+# Inside `source`, which both memory indexes project and whose `agent_id` a filter reads: the speaker's name and the
+# time phrases quoted from the memory's words with their dates.
+SEALED_SOURCE_FIELDS = ("speaker", "mentioned_dates")
 _SET_PAIR = re.compile(r"(#?[\w:]+)\s*=\s*(:\w+)")
 _PERSON = re.compile(rf"^{keys.TENANT_PREFIX}([^#]+)#{keys.USER_PREFIX}([^#]+)$")
 _deserialize = TypeDeserializer().deserialize

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -171,15 +171,21 @@ class DynamoDbMemoryStore(DynamoDbItems):
             raise NotFoundError(f"memory {memory_id} not found")
         return found[0]
 
-    def get_memories(self, scope: Scope, memory_ids: Iterable[str]) -> list[Memory]:
+    def get_memories(
+        self, scope: Scope, memory_ids: Iterable[str], *, vectors: Collection[str] | None = None
+    ) -> list[Memory]:
         pk = keys.user_partition(scope.tenant_id, scope.user_id)
         # BatchGetItem rejects a request that names the same key twice. Each memory and its vector are read
-        # together: one request for up to 50 memories.
+        # together: one request for up to 50 memories, more when some vectors are not wanted.
         unique_ids = list(dict.fromkeys(memory_ids))
         wanted = [
             {keys.PARTITION_KEY: pk, keys.SORT_KEY: sort_key}
             for mid in unique_ids
-            for sort_key in (keys.memory_sort_key(mid), keys.embedding_sort_key(mid))
+            for sort_key in (
+                (keys.memory_sort_key(mid), keys.embedding_sort_key(mid))
+                if vectors is None or mid in vectors
+                else (keys.memory_sort_key(mid),)
+            )
         ]
         return _joined(batch_get(self._dynamodb, self._table_name, wanted))
 

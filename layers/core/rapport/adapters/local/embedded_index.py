@@ -56,8 +56,14 @@ class _Segment:
     codes: dict[str, int] = field(default_factory=dict)  # domain and status values, each a small integer
     postings: dict[str, dict[int, int]] = field(default_factory=dict)
     total_length: int = 0
-    # The domain/status mask of a filter, dropped on every write (recomputed from the code arrays in microseconds).
-    _masks: dict[tuple[frozenset[str], frozenset[str]], np.ndarray] = field(default_factory=dict)
+    # A term's postings as (positions, term frequencies) arrays, made when a search first reads the term and dropped
+    # when a write changes its postings: a common word's postings are thousands of entries, read query after query.
+    _posting_arrays: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    # The domain/status mask of a filter and its positions (None: all), dropped on every write (recomputed from the
+    # code arrays in microseconds).
+    _masks: dict[tuple[frozenset[str], frozenset[str]], tuple[np.ndarray, np.ndarray | None]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         self.matrix = np.zeros((16, self.dimensions), dtype=np.float32)
@@ -97,6 +103,7 @@ class _Segment:
         self.total_length += length
         for term, tf in counts.items():
             self.postings.setdefault(term, {})[position] = tf
+            self._posting_arrays.pop(term, None)
 
     def remove(self, memory_id: str) -> bool:
         position = self.positions.pop(memory_id, None)
@@ -106,6 +113,7 @@ class _Segment:
         counts = self.term_counts[position]
         self.total_length -= int(self.lengths[position])
         for term in counts:
+            self._posting_arrays.pop(term, None)
             posting = self.postings.get(term)
             if posting is not None:
                 posting.pop(position, None)
@@ -123,6 +131,7 @@ class _Segment:
             self.term_counts[position] = self.term_counts[last]
             self.positions[moved] = position
             for term in self.term_counts[position]:
+                self._posting_arrays.pop(term, None)
                 posting = self.postings[term]
                 posting[position] = posting.pop(last)
         self.ids.pop()
@@ -132,14 +141,33 @@ class _Segment:
     def allowed_mask(self, query: IndexQuery) -> np.ndarray:
         """Which positions the query's domains (of its assistant) and statuses allow (read-only: shared until the
         next write)."""
+        return self._filter(query)[0]
+
+    def _filter(self, query: IndexQuery) -> tuple[np.ndarray, np.ndarray | None]:
         key = (frozenset(_shelf(d, query.agent_id) for d in query.domains), frozenset(query.statuses))
-        mask = self._masks.get(key)
-        if mask is None:
+        found = self._masks.get(key)
+        if found is None:
             size = len(self.ids)
             domains, statuses = ([self.codes[v] for v in values if v in self.codes] for values in key)
             mask = np.isin(self.domain_codes[:size], domains) & np.isin(self.status_codes[:size], statuses)
-            self._masks[key] = mask
-        return mask
+            found = self._masks[key] = (mask, None if bool(mask.all()) else np.flatnonzero(mask))
+        return found
+
+    def _postings_of(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        arrays = self._posting_arrays.get(term)
+        if arrays is None:
+            posting = self.postings.get(term)
+            if not posting:
+                return None
+            arrays = self._posting_arrays[term] = (
+                np.fromiter(posting.keys(), dtype=np.int64, count=len(posting)),
+                np.fromiter(posting.values(), dtype=np.float64, count=len(posting)),
+            )
+        return arrays
+
+    def allowed_positions(self, query: IndexQuery) -> np.ndarray | None:
+        """The positions `allowed_mask` allows, or None when it allows every entry (read-only, as the mask)."""
+        return self._filter(query)[1]
 
     def bm25(self, terms: list[str]) -> np.ndarray:
         """Okapi BM25 of every entry for the terms (0 where none occurs), accumulated term by term."""
@@ -147,15 +175,36 @@ class _Segment:
         scores = np.zeros(size, dtype=np.float64)
         average_length = max(self.total_length / size if size else 1.0, 1e-9)
         for term in terms:
-            posting = self.postings.get(term)
-            if not posting:
+            arrays = self._postings_of(term)
+            if arrays is None:
                 continue
-            idf = math.log(1 + (size - len(posting) + 0.5) / (len(posting) + 0.5))
-            where = np.fromiter(posting.keys(), dtype=np.int64, count=len(posting))
-            tf = np.fromiter(posting.values(), dtype=np.float64, count=len(posting))
+            where, tf = arrays
+            idf = math.log(1 + (size - len(where) + 0.5) / (len(where) + 0.5))
             norm = tf + _BM25_K1 * (1 - _BM25_B + _BM25_B * self.lengths[where] / average_length)
             scores[where] += idf * tf * (_BM25_K1 + 1) / norm
         return scores
+
+
+def _scored(positions: np.ndarray, scores: np.ndarray) -> zip[tuple[int, float]]:
+    """Each position with its score as a Python float, converted in two calls rather than one per hit (the hits are
+    built unvalidated: an id and a float, as made here)."""
+    return zip(positions.tolist(), scores[positions].tolist(), strict=True)
+
+
+_new_object = object.__new__
+_set_slot = object.__setattr__
+
+
+def _hit(memory_id: str, score: float) -> IndexHit:
+    """What `IndexHit.model_construct(memory_id=…, score=…)` builds (every field set, no extra, no private state), in
+    a third of its time: a recall builds a hundred-odd hits, and `model_construct`'s generic pass over the fields was
+    a fifth of the index's time past the matrix product. `test_embedded_index_arrays.py` holds the two equal."""
+    hit = _new_object(IndexHit)
+    _set_slot(hit, "__dict__", {"memory_id": memory_id, "score": score})
+    _set_slot(hit, "__pydantic_fields_set__", {"memory_id", "score"})  # a set of its own: `model_copy` adds to it
+    _set_slot(hit, "__pydantic_extra__", None)
+    _set_slot(hit, "__pydantic_private__", None)
+    return hit
 
 
 def _shelf(domain: Domain, agent_id: str) -> str:
@@ -168,6 +217,16 @@ def _shelf(domain: Domain, agent_id: str) -> str:
 
 
 _AGENT_MARK = "@"
+# Scores one product of `knn_search_many` holds at most (float32: 64 MB), whatever the segment's size: at 100,000
+# entries ~170 vectors a product, enough rows for the product to run at arithmetic speed (fewer ran twice as long).
+_SCORES_PER_PRODUCT = 1 << 24
+
+
+def _float32_at_least(value: float) -> np.float32:
+    """The least float32 not below `value`: a float32 score passes it exactly when the score, as a Python float,
+    is not below `value` (as the callers of `knn_search` compare)."""
+    floor = np.float32(value)
+    return floor if float(floor) >= value else np.nextafter(floor, np.float32(np.inf))
 
 
 class EmbeddedVectorIndex:
@@ -324,18 +383,60 @@ class EmbeddedVectorIndex:
                 return []
             size = len(segment)
             scores = segment.matrix[:size] @ query_vector
-            mask = segment.allowed_mask(query)
-            candidates = np.flatnonzero(mask)
-            if candidates.size == 0:
+            candidates = segment.allowed_positions(query)
+            if candidates is None:
+                # Every entry allowed (the usual filter): the partition runs on the scores as they are, as it would
+                # on `scores[arange(size)]`, without the copy.
+                chosen = np.argpartition(-scores, min(query.k, size) - 1)[: query.k]
+            elif candidates.size == 0:
                 return []
-            k = min(query.k, candidates.size)
-            chosen = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+            else:
+                k = min(query.k, candidates.size)
+                chosen = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
             ranked = chosen[np.argsort(-scores[chosen], kind="stable")]
-            return [IndexHit(memory_id=segment.ids[i], score=float(scores[i])) for i in ranked]
+            ids = segment.ids
+            return [_hit(ids[i], score) for i, score in _scored(ranked, scores)]
+
+    def knn_search_many(
+        self, query: IndexQuery, vectors: Sequence[list[float]], *, min_score: float | None = None
+    ) -> list[list[IndexHit]]:
+        """One matrix product per chunk of vectors instead of one matrix-vector product each: the latter reads the
+        whole matrix from memory for every vector, the former once per chunk, so a batch costs arithmetic rather
+        than memory traffic. Equal scores rank by position, where `knn_search` leaves their order to the partition."""
+        answers: list[list[IndexHit]] = [[] for _ in vectors]
+        if not vectors:
+            return answers
+        queries = np.stack([self._vector(vector) for vector in vectors])
+        with self._lock:
+            segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
+            if not segment:
+                return answers
+            size = len(segment)
+            allowed = segment.allowed_mask(query)
+            k = min(query.k, int(np.count_nonzero(allowed)))
+            if k < 1:
+                return answers
+            rows = segment.matrix[:size]
+            floor = None if min_score is None else _float32_at_least(min_score)
+            step = max(1, _SCORES_PER_PRODUCT // size)
+            for start in range(0, len(queries), step):
+                scores = queries[start : start + step] @ rows.T
+                scores[:, ~allowed] = -np.inf
+                for offset, row in enumerate(scores):
+                    kept = np.flatnonzero(row >= floor) if floor is not None else np.arange(size)
+                    if kept.size > k:
+                        kept = kept[np.argpartition(-row[kept], k - 1)[:k]]
+                        kept.sort()
+                    ranked = kept[np.argsort(-row[kept], kind="stable")]
+                    answers[start + offset] = [
+                        IndexHit(memory_id=segment.ids[i], score=float(row[i])) for i in ranked.tolist()
+                    ]
+            return answers
 
     def hybrid_search(self, query: IndexQuery, vector: list[float], text: str, *, keyword_k: int) -> HybridHits:
-        # In process there is no request to save: the two searches, as they answer alone.
-        return HybridHits(
+        # In process there is no request to save: the two searches, as they answer alone (hits built here, so not
+        # checked again).
+        return HybridHits.model_construct(
             by_meaning=tuple(self.knn_search(query, vector)),
             by_keywords=tuple(self.keyword_search(query.model_copy(update={"k": keyword_k}), text)),
         )
@@ -355,6 +456,8 @@ class EmbeddedVectorIndex:
                 # entry tied with the k-th, so equal scores are ordered by id, not by where they sit in the arrays.
                 best = matched[np.argpartition(-scores[matched], query.k - 1)[: query.k]]
                 matched = matched[scores[matched] >= scores[best].min()]
-            found = [(segment.ids[p], float(scores[p])) for p in matched.tolist()]
-        ranked = sorted(found, key=lambda item: (-item[1], item[0]))[: query.k]
-        return [IndexHit(memory_id=memory_id, score=score) for memory_id, score in ranked]
+            ids = segment.ids
+            # (-score, id) pairs sort best first, equal scores by id, as tuples compare: no key function per pair.
+            found = list(zip((-scores[matched]).tolist(), [ids[p] for p in matched.tolist()], strict=True))
+        found.sort()
+        return [_hit(memory_id, -negated) for negated, memory_id in found[: query.k]]

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rapport.adapters.local.minilm_forward import COMPUTATION, MeanPooledBert
 from rapport.adapters.local.thread_pools import size_thread_pools
 from rapport.errors import RapportError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
+logger = logging.getLogger(__name__)
 _INSTALL_HINT = "install the local extra: pip install torch==2.13.0 && pip install -e '.[local]'"
 
 
@@ -31,6 +34,7 @@ class MiniLmEmbedder:
         self._model_path = model_path
         self._batch_size = batch_size
         self._model: SentenceTransformer | None = None
+        self._forward: MeanPooledBert | None = None  # None once loaded: a model of another shape, run by `encode`
         # One lock for loading and encoding: the fast tokenizer is not safe to call from two threads at once
         # ("Already borrowed"), and torch already spreads one forward pass across the cores, so serialising
         # callers costs little throughput.
@@ -45,6 +49,11 @@ class MiniLmEmbedder:
         return "all-MiniLM-L6-v2"
 
     @property
+    def computation(self) -> str:
+        """What computes the vectors besides the weights and libraries (the evaluation's cache keys on it)."""
+        return COMPUTATION
+
+    @property
     def loaded(self) -> bool:
         """Whether the model is in memory; wiring must not load it, and this lets callers (and tests) check."""
         return self._model is not None
@@ -54,6 +63,8 @@ class MiniLmEmbedder:
             return []
         with self._lock:
             model = self._model if self._model is not None else self._load()
+            if self._forward is not None:
+                return self._forward.embed(texts, self._batch_size)
             matrix = model.encode(
                 texts,
                 batch_size=self._batch_size,
@@ -80,6 +91,9 @@ class MiniLmEmbedder:
         model.eval()
         # torch brings its own BLAS and OpenMP pools, each as wide as the machine: sized now it has loaded them.
         size_thread_pools()
+        self._forward = MeanPooledBert.of(model)
+        if self._forward is None:
+            logger.warning("the model at %s is not the mean-pooled BERT the fast pass runs: using encode", path)
         self._model = model
         return model
 

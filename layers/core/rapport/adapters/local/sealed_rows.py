@@ -11,9 +11,10 @@ from rapport.domain.models import Interaction, Memory
 from rapport.errors import ErasedContentError
 from rapport.sealing import SEALED_TEXT_PREFIX, Keyring, PersonSeal, is_sealed_bytes, is_sealed_text
 
-# What a memory's body seals: its words, what came before them, its free-form metadata, and who said them.
+# What a memory's body seals: its words, what came before them, its free-form metadata, the time phrases it quotes
+# (with their dates), and who said them.
 # `agent_id`, `domain`, `type`, `status`, the scores and the times stay readable: queries and jobs read them.
-MEMORY_FIELDS = ("content", "in_reply_to", "metadata")
+MEMORY_FIELDS = ("content", "in_reply_to", "metadata", "mentioned_dates")
 SOURCE_FIELDS = ("speaker",)
 INTERACTION_FIELDS = ("messages", "metadata")
 EMBEDDING_FIELD = "embedding"
@@ -88,10 +89,14 @@ class SealedRows:
         return self._keyring.for_writing(tenant_id, user_id).seal_text(text, _item_field(kind, key))
 
     def item(self, tenant_id: str, user_id: str, kind: str, key: str, body: str) -> dict[str, Any]:
-        if user_id and is_sealed_text(body):
-            body = self._reading(tenant_id, user_id).open_text(body, _item_field(kind, key))
-        loaded: dict[str, Any] = json.loads(body)
+        loaded: dict[str, Any] = json.loads(self.item_text(tenant_id, user_id, kind, key, body))
         return loaded
+
+    def item_text(self, tenant_id: str, user_id: str, kind: str, key: str, body: str) -> str:
+        """The item's body as plain JSON text."""
+        if user_id and is_sealed_text(body):
+            return self._reading(tenant_id, user_id).open_text(body, _item_field(kind, key))
+        return body
 
     def _reading(self, tenant_id: str, user_id: str) -> PersonSeal:
         if self._keyring is None:

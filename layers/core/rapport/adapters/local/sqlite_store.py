@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import json
+import marshal
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from rapport.adapters.local.decoded_rows import DEFAULT_CAPACITY, DecodedItem, DecodedMemory, DecodedRows
 from rapport.adapters.local.sealed_rows import SealedRows
 from rapport.adapters.local.sqlite_item_batches import SqliteItemBatches
 from rapport.domain.models import (
@@ -122,12 +125,14 @@ def _blob_to_embedding(blob: bytes | None) -> list[float] | None:
 class SqliteMemoryStore(SqliteItemBatches):
     """One connection shared across threads behind a lock: the local server is one process with a thread pool."""
 
-    def __init__(self, path: Path, *, keyring: Keyring | None = None) -> None:
+    def __init__(self, path: Path, *, keyring: Keyring | None = None, decoded_rows: int = DEFAULT_CAPACITY) -> None:
         """`keyring`: each end user's content is sealed with their data key (docs/security.md, "Per-person keys");
-        without one, rows are written plain."""
+        without one, rows are written plain. `decoded_rows`: how many memories (and as many items) are kept opened
+        and parsed for the next read (`DecodedRows`; 0 keeps none)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self._path = path
         self._rows = SealedRows(keyring)
+        self._decoded = DecodedRows(decoded_rows)
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
@@ -168,12 +173,26 @@ class SqliteMemoryStore(SqliteItemBatches):
             except sqlite3.Error as exc:
                 raise StorageError(f"local store read failed: {exc}") from exc
 
+    def _seen_elsewhere(self) -> None:
+        """Forget what was decoded when another connection (another process) has committed since: call with the
+        lock held, before a read that uses `_decoded`."""
+        self._decoded.seen(int(self._conn.execute("PRAGMA data_version").fetchone()[0]))
+
     # memories
 
     def _memory_from_row(self, body: str, blob: bytes | None) -> Memory:
         memory, plain_blob = self._rows.memory(body, blob)
         memory.embedding = _blob_to_embedding(plain_blob)
         return memory
+
+    def _decoded_memory(self, body: str, blob: bytes | None) -> DecodedMemory:
+        memory, plain_blob = self._rows.memory(body, blob)
+        return DecodedMemory(memory, plain_blob)
+
+    def _forget_memories(self, tenant_id: str, user_id: str, memory_ids: Iterable[str]) -> None:
+        with self._lock:
+            for memory_id in memory_ids:
+                self._decoded.memories.drop((tenant_id, user_id, memory_id))
 
     def put_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
         with self._transaction() as conn:
@@ -186,6 +205,7 @@ class SqliteMemoryStore(SqliteItemBatches):
                     raise NotFoundError(f"memory {memory.id} not found")
                 if self._memory_from_row(row[0], None).last_reinforced_at != if_reinforced_at:
                     raise ConflictError(f"memory {memory.id} was reinforced concurrently")
+            self._forget_memories(memory.tenant_id, memory.user_id, [memory.id])
             _insert_memory(conn, memory, self._rows)
 
     def update_memory(self, memory: Memory, *, if_reinforced_at: datetime | None = None) -> None:
@@ -201,6 +221,7 @@ class SqliteMemoryStore(SqliteItemBatches):
                 and self._memory_from_row(row[0], None).last_reinforced_at != if_reinforced_at
             ):
                 raise ConflictError(f"memory {memory.id} was reinforced concurrently")
+            self._forget_memories(memory.tenant_id, memory.user_id, [memory.id])
             conn.execute(
                 "UPDATE memories SET domain=?, type=?, body=? WHERE tenant_id=? AND user_id=? AND id=?",
                 (
@@ -214,29 +235,60 @@ class SqliteMemoryStore(SqliteItemBatches):
             )
 
     def get_memory(self, scope: Scope, memory_id: str) -> Memory:
-        rows = self._query(
-            "SELECT body, embedding FROM memories WHERE tenant_id=? AND user_id=? AND id=?",
-            (scope.tenant_id, scope.user_id, memory_id),
-        )
-        if not rows:
+        found = self.get_memories(scope, [memory_id])
+        if not found:
             raise NotFoundError(f"memory {memory_id} not found")
-        return self._memory_from_row(rows[0][0], rows[0][1])
+        return found[0]
 
-    def get_memories(self, scope: Scope, memory_ids: Iterable[str]) -> list[Memory]:
-        ids = list(dict.fromkeys(memory_ids))
-        found: list[Memory] = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._query(
-                f"SELECT body, embedding FROM memories WHERE tenant_id=? AND user_id=? AND id IN ({marks})",
-                (scope.tenant_id, scope.user_id, *chunk),
+    def get_memories(
+        self, scope: Scope, memory_ids: Iterable[str], *, vectors: Collection[str] | None = None
+    ) -> list[Memory]:
+        """In id order. Each a copy of what `_decoded` keeps (a caller may change the memory it gets); the lists
+        inside (associations) are shared with it and never changed in place. The vector is kept as float32 bytes
+        and becomes a list of floats only for the ids in `vectors` (every id when None)."""
+        tenant_id, user_id = scope.tenant_id, scope.user_id
+        found: dict[str, DecodedMemory] = {}
+        rows: list[tuple[str, str, bytes | None]] = []
+        with self._lock:
+            try:
+                self._seen_elsewhere()
+                kept = self._decoded.memories
+                missing: list[str] = []
+                for memory_id in dict.fromkeys(memory_ids):
+                    decoded = kept.get((tenant_id, user_id, memory_id))
+                    if decoded is None:
+                        missing.append(memory_id)
+                    else:
+                        found[memory_id] = decoded
+                for start in range(0, len(missing), 500):
+                    chunk = missing[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    rows += self._conn.execute(
+                        f"SELECT id, body, embedding FROM memories WHERE tenant_id=? AND user_id=? AND id IN ({marks})",
+                        (tenant_id, user_id, *chunk),
+                    ).fetchall()
+            except sqlite3.Error as exc:
+                raise StorageError(f"local store read failed: {exc}") from exc
+            generation = self._decoded.generation
+        # Unsealed and parsed outside the lock, as other threads' reads and writes need not wait for it; kept only
+        # when nothing was dropped meanwhile, since a write since the read may have changed these very rows.
+        decoded_rows = {memory_id: self._decoded_memory(body, blob) for memory_id, body, blob in rows}
+        found.update(decoded_rows)
+        if decoded_rows:
+            with self._lock:
+                if self._decoded.generation == generation:
+                    for memory_id, decoded in decoded_rows.items():
+                        self._decoded.memories.put((tenant_id, user_id, memory_id), decoded)
+        return [
+            found[i].memory.model_copy(
+                update={"embedding": _blob_to_embedding(found[i].embedding)} if vectors is None or i in vectors else {}
             )
-            found.extend(self._memory_from_row(body, blob) for body, blob in rows)
-        return found
+            for i in sorted(found)
+        ]
 
     def delete_memory(self, scope: Scope, memory_id: str) -> None:
         with self._transaction() as conn:
+            self._forget_memories(scope.tenant_id, scope.user_id, [memory_id])
             cursor = conn.execute(
                 "DELETE FROM memories WHERE tenant_id=? AND user_id=? AND id=?",
                 (scope.tenant_id, scope.user_id, memory_id),
@@ -313,6 +365,7 @@ class SqliteMemoryStore(SqliteItemBatches):
     ) -> None:
         # `known_user` saves DynamoDB a write; here the registration is one row either way.
         with self._transaction() as conn:
+            self._forget_memories(interaction.tenant_id, interaction.user_id, (m.id for m in episodes))
             for memory in episodes:
                 _insert_memory(conn, memory, self._rows)
             conn.execute(
@@ -328,6 +381,7 @@ class SqliteMemoryStore(SqliteItemBatches):
     def remove_interaction(self, interaction: Interaction) -> None:
         scope = (interaction.tenant_id, interaction.user_id)
         with self._transaction() as conn:
+            self._forget_memories(*scope, interaction.memory_ids)
             conn.executemany(
                 "DELETE FROM memories WHERE tenant_id=? AND user_id=? AND id=?",
                 [(*scope, memory_id) for memory_id in interaction.memory_ids],
@@ -418,6 +472,7 @@ class SqliteMemoryStore(SqliteItemBatches):
         key = (scope.tenant_id, scope.user_id)
         agents: dict[str, RelationshipCounts] = {}
         with self._transaction() as conn:
+            self._decoded.drop_person(*key)
             relational = conn.execute(
                 "SELECT coalesce(json_extract(body, '$.agent_id'), ?), count(*) FROM memories"
                 " WHERE tenant_id=? AND user_id=? AND domain=? GROUP BY 1",
@@ -509,6 +564,7 @@ class SqliteMemoryStore(SqliteItemBatches):
                     f"{kind} {key!r} changed concurrently (version {current}, expected {expected_version})"
                 )
             item = StoredItem(kind=kind, key=key, body=body, version=current + 1, updated_at=now, expires_at=expires_at)
+            self._decoded.items.drop((tenant_id, user_id, kind, key))
             conn.execute(
                 "INSERT OR REPLACE INTO user_items"
                 " (tenant_id, user_id, kind, item_key, body, version, updated_at, expires_at)"
@@ -531,6 +587,17 @@ class SqliteMemoryStore(SqliteItemBatches):
 
     def _item_fields(self, owner: tuple[str, str], kind: str, key: str, text: str) -> dict[str, Any]:
         return self._rows.item(*owner, kind, key, text)
+
+    def _decoded_item(self, row: sqlite3.Row | tuple[Any, ...], owner: tuple[str, str]) -> DecodedItem:
+        kind, key, body, version, updated_at, expires_at = row
+        return DecodedItem(
+            kind=kind,
+            key=key,
+            body=marshal.dumps(json.loads(self._rows.item_text(*owner, kind, key, body))),
+            version=version,
+            updated_at=datetime.fromisoformat(updated_at),
+            expires_at=datetime.fromisoformat(expires_at) if expires_at else None,
+        )
 
     def _item_from_row(self, row: sqlite3.Row | tuple[Any, ...], owner: tuple[str, str]) -> StoredItem:
         kind, key, body, version, updated_at, expires_at = row
@@ -577,6 +644,7 @@ class SqliteMemoryStore(SqliteItemBatches):
     def delete_item(self, scope: ItemScope, kind: str, key: str) -> bool:
         tenant_id, user_id = self._scope_key(scope)
         with self._transaction() as conn:
+            self._decoded.items.drop((tenant_id, user_id, kind, key))
             cursor = conn.execute(
                 "DELETE FROM user_items WHERE tenant_id=? AND user_id=? AND kind=? AND item_key=?",
                 (tenant_id, user_id, check_kind(kind), key),

@@ -66,3 +66,11 @@ def decayed_to(memory: Memory, now: datetime, settings: GovernanceSettings) -> M
     if decay_anchor(memory) >= now:
         return memory
     return memory.model_copy(update={"strength": effective_strength(memory, now, settings), "decayed_at": now})
+
+
+def strength_at(memory: Memory, now: datetime, settings: GovernanceSettings) -> float:
+    """The strength `decayed_to(memory, now, settings)` holds, without the copy: what a reader that scores many
+    memories and shows few needs of the rest."""
+    if decay_anchor(memory) >= now:
+        return memory.strength
+    return effective_strength(memory, now, settings)

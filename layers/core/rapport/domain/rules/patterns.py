@@ -626,7 +626,8 @@ FILTER_REFRAMES: tuple[FilterRule, ...] = (
         "User prefers short, focused answers",
     ),
     FilterRule(
-        r"(?i)\b(?:impatient|annoyed|frustrated) (?:with|by) (?:my )?(?:clarifying |follow-up )?questions",
+        r"(?i)\b(?:impatient|annoyed|frustrated|fed up|tired|irritated) (?:with|by|of) (?:my )?(?:(?:repeated|many|"
+        r"constant|endless|clarifying|follow-up) ){0,2}questions",
         "Impatience with questions says the user wants suggestions.",
         "User prefers direct suggestions over clarifying questions",
     ),

@@ -95,6 +95,7 @@ class SemanticLayer:
         self._calibrations = dict(calibrations)
         self._recent: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
+        self._embedding = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -108,6 +109,7 @@ class SemanticLayer:
         layer = SemanticLayer(self._encoder, calibrations)
         layer._recent = self._recent
         layer._lock = self._lock
+        layer._embedding = self._embedding
         return layer
 
     def classify(self, classifier: str, texts: Sequence[str]) -> list[Match]:
@@ -143,36 +145,55 @@ class SemanticLayer:
         cleared = not nearest.startswith("none") and score >= calibration.bar(nearest) and margin >= calibration.margin
         return Match(nearest if cleared else None, nearest, float(score), runner_up, float(margin))
 
+    def keep(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
+        """Vectors embedded elsewhere for texts the layer will classify (an interaction's sentences, embedded in the
+        episodes' call), so classifying them costs no call of its own."""
+        with self._lock:
+            for text, vector in zip(texts, vectors, strict=True):
+                self._recent[text] = self._np.asarray(vector, dtype=self._np.float32)
+                self._recent.move_to_end(text)
+            self._trim()
+
     def _prototypes(self, classifier: str) -> tuple[Any, tuple[str, ...]]:
+        """Every classifier's prototypes are embedded in one call, the first time any of them is needed."""
         key = (self._encoder.name, classifier)
         with _PROTOTYPES_LOCK:
-            found = _PROTOTYPES.get(key)
-            if found is None:
-                table = CLASSIFIERS[classifier]
-                labels = tuple(label for label, sentences in table.items() for _ in sentences)
-                texts = [sentence for sentences in table.values() for sentence in sentences]
-                found = (self._np.asarray(self._encoder.embed(texts), dtype=self._np.float32), labels)
-                _PROTOTYPES[key] = found
-        return found
+            if key not in _PROTOTYPES:
+                tables = [
+                    (name, CLASSIFIERS[name]) for name in CLASSIFIERS if (self._encoder.name, name) not in _PROTOTYPES
+                ]
+                texts = [sentence for _, table in tables for sentences in table.values() for sentence in sentences]
+                matrix = self._np.asarray(self._encoder.embed(texts), dtype=self._np.float32)
+                start = 0
+                for name, table in tables:
+                    labels = tuple(label for label, sentences in table.items() for _ in sentences)
+                    _PROTOTYPES[(self._encoder.name, name)] = (matrix[start : start + len(labels)], labels)
+                    start += len(labels)
+            return _PROTOTYPES[key]
 
     def _vectors(self, texts: list[str]) -> Any:
-        """One embedding call for the texts not seen recently, in one batch."""
-        with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._recent))
-        fresh = self._encoder.embed(missing) if missing else []
-        with self._lock:
-            for text, vector in zip(missing, fresh, strict=True):
-                self._recent[text] = self._np.asarray(vector, dtype=self._np.float32)
-            for text in texts:
-                if text in self._recent:
-                    self._recent.move_to_end(text)
-            rows = [self._recent.get(t) for t in texts]
-            while len(self._recent) > _CACHED_TEXTS:
-                self._recent.popitem(last=False)
+        """One embedding call for the texts not seen recently, in one batch. The two extractions of one interaction
+        run at once over the same sentences: embedding under a lock, the second finds the first's vectors."""
+        with self._embedding:
+            with self._lock:
+                missing = list(dict.fromkeys(t for t in texts if t not in self._recent))
+            fresh = self._encoder.embed(missing) if missing else []
+            with self._lock:
+                for text, vector in zip(missing, fresh, strict=True):
+                    self._recent[text] = self._np.asarray(vector, dtype=self._np.float32)
+                for text in texts:
+                    if text in self._recent:
+                        self._recent.move_to_end(text)
+                rows = [self._recent.get(t) for t in texts]
+                self._trim()
         if any(row is None for row in rows):  # pushed out by a burst of other callers in between: embed again
             again = iter(self._encoder.embed([t for t, row in zip(texts, rows, strict=True) if row is None]))
             rows = [row if row is not None else self._np.asarray(next(again), dtype=self._np.float32) for row in rows]
         return self._np.vstack([row for row in rows if row is not None])
+
+    def _trim(self) -> None:
+        while len(self._recent) > _CACHED_TEXTS:
+            self._recent.popitem(last=False)
 
 
 @functools.cache

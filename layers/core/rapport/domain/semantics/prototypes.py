@@ -50,6 +50,12 @@ RELATIONAL: Prototypes = MappingProxyType(
             "more code, less talk",
             "One short paragraph is plenty for me.",
             "When you explain maths, write the formulas out properly.",
+            "Please put commands in code blocks so I can copy them.",
+            "Give me the answer first and the reasoning after.",
+            "No emojis in your replies please.",
+            "Use metric units, I don't think in miles.",
+            "That level of detail is exactly right for me.",
+            "Reply in formal English, I forward your answers to clients.",
         ),
         # How the user wants suggestions: told where to start, options, a pick, assumptions over questions.
         "suggestions": (
@@ -296,8 +302,13 @@ OUTCOME: Prototypes = MappingProxyType(
             "Not solved yet, but at least we know why it happens.",
             "Exactly, that was the cause.",
             "It turned out to be the wrong version.",
+            "Using the full path did it.",
+            "That cut the time by ninety percent.",
+            "It stays up now.",
         ),
         "none_unresolved": (
+            "No, still the same error.",
+            "I already tried that, it is still broken.",
             "It still fails with the same error.",
             "That didn't help.",
             "Now I get a different error.",
@@ -328,6 +339,14 @@ USER: Prototypes = MappingProxyType(
             "I'm dyslexic.",
             "I have two kids.",
             "I play in an orchestra on weekends.",
+            "I speak three languages at home.",
+            "I have asthma.",
+            "I'm diabetic, so sugar is a problem.",
+            "I'm left-handed.",
+            "I'm colour-blind.",
+            "I'm a night owl.",
+            "I don't drink alcohol.",
+            "I'm retired.",
             "I've been a freelancer for years.",
             "I adopted a dog last month.",
             "My brother is a doctor.",
@@ -347,6 +366,10 @@ USER: Prototypes = MappingProxyType(
             "Music is my favourite way to unwind.",
             "I drink my coffee without sugar.",
             "I like dark mode everywhere.",
+            "Sci-fi is my thing.",
+            "Trains over planes any day.",
+            "I'd always choose the beach over the mountains.",
+            "I really dislike crowded places.",
         ),
         "event": (
             "I have a job interview on Thursday.",
@@ -365,6 +388,9 @@ USER: Prototypes = MappingProxyType(
             "We booked a hotel for our holiday.",
             "Planning a road trip with my family this summer.",
             "We picked a campsite for our trip.",
+            "We're moving to another city in the spring.",
+            "I got promoted last week.",
+            "I started a new side project today.",
         ),
         "goal": (
             "I want to learn a new language.",
@@ -377,6 +403,8 @@ USER: Prototypes = MappingProxyType(
             "I'm aiming to publish my first paper.",
             "My plan is to open my own business one day.",
             "I'm learning to play the guitar.",
+            "I want to read more books this year.",
+            "One day I'd love to live abroad.",
         ),
         # Said about the conversation or to the assistant, not about the user's life.
         "none_answers": (
@@ -464,6 +492,8 @@ FILTER: Prototypes = MappingProxyType(
             "User wasn't interested in my idea.",
             "User dismissed my recommendation.",
             "User said no to the tool I proposed.",
+            "User ignored the plan I made for them.",
+            "User never used the schedule I wrote.",
         ),
         "judgement": (
             "User is rude.",
@@ -477,6 +507,8 @@ FILTER: Prototypes = MappingProxyType(
             "My answer was wrong and I let them down.",
             "I messed up.",
             "My response was useless.",
+            "I gave the user wrong information and it cost them.",
+            "My mistake made them miss their appointment.",
         ),
         "lesson_simpler": (
             "User got confused by my technical explanation.",
@@ -500,6 +532,7 @@ FILTER: Prototypes = MappingProxyType(
             "My first fix didn't work.",
             "Repeating the same fix annoyed the user.",
             "The solution I suggested failed and they had to ask again.",
+            "User lost patience when I repeated the same fix.",
         ),
         "lesson_direct": (
             "User was irritated by all my disclaimers.",

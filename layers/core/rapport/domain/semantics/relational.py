@@ -59,7 +59,14 @@ _EVIDENCE = {
         r"short|brief|bullet|table|list|example|summary|straight|skip|use|write|explain|show|give|put|answer(?:ed|s)?|"
         r"repl(?:y|ies)|appreciate|would help|helps me|enough|essays?)\b"
     ),
-    "working_style": re.compile(r"(?i)\b(?:I|I'm|I’m|I'd|I’d|I'll|I’ll|me|my|myself|let's|let’s|let us|we|us)\b"),
+    # How the user works is said in the present, of themselves or of us ("I like to…", "I work best…", "give me…"):
+    # "I took the first step and applied" is something that happened.
+    "working_style": re.compile(
+        r"(?i)\b(?:I(?:'m| am)? (?:usually |always |often |really )?(?:like|love|prefer|tend|want|need|learn|work|"
+        r"find|get|can'?t|cannot|do better|focus|think better|usually|always|often)|"
+        r"I(?:'d|’d| would) (?:rather|like|prefer)|works? (?:better|best)|let'?s|let’s|let us|give me|show me|"
+        r"don'?t|do not|rather than|instead of|myself|mine|at a time|for me|my way)\b"
+    ),
     "habit": re.compile(
         r"(?i)\b(?:usual(?:ly)?|always|every|each|again|routine|whenever|weekly|monthly|daily|nightly|ritual|same|"
         r"go-to|back for|as ever|regular)\b"
@@ -75,6 +82,48 @@ _REFUSAL = re.compile(
     r"\bI (?:don't|don’t|do not) (?:want|need) (?:your|to hear|any)\b|\bI(?:'ll|’ll| will) pass\b"
 )
 _INSTEAD = re.compile(r"(?i)\b(?:instead|rather than|prefer|better if|just (?:tell|give|show|suggest))\b")
+# A question asks for something; it states no lesson. A request in question form ("could you keep answers short?")
+# does, so only questions that ask about the world are left out.
+_ASKS = re.compile(
+    r"(?i)^\W*(?:what|which|how|why|when|where|who|whose|is|are|was|were|should|shall|do|does|did|am|have|has|"
+    r"isn't|aren't|doesn't|don't)\b[^?]*\?\W*$"
+)
+# Someone else's taste or habit is not a lesson about this user: "my friend thinks bullet points are lazy", "the
+# team lead said the new format worked".
+_THIRD_PARTY = re.compile(
+    r"(?i)^\W*(?:(?:my|our|the|a|his|her|their)\s+(?:[\w'’-]+\s+){0,2}?(?:friends?|colleagues?|co-?workers?|boss|"
+    r"manager|team ?lead|lead|sister|brother|mum|mom|dad|mother|father|wife|husband|partner|son|daughter|kids?|"
+    r"children|clients?|customers?|teacher|students?|team|roommate|flatmate|neighbou?r|girlfriend|boyfriend|family|"
+    r"parents?|users?|readers?|editor|doctor|people|everyone|nobody)|he|she|they|everyone|people)\b"
+    r"(?!\s+and\s+(?:I|me)\b)"
+)
+# Bad feelings about an answer, with nothing said of what to do instead, are a grievance and no lesson.
+_GRIEVANCE = re.compile(
+    r"(?i)\b(?:annoy|condescend|patronis|patroniz|rude|useless|wast(?:e|ed|ing)|furious|irritat|pointless|terrible|"
+    r"awful|garbage|rubbish|hate (?:it|that|you)|fed up|sick of|tired of|cost me)"
+)
+_ASKS_FOR = re.compile(
+    r"(?i)\b(?:please|pls|plz|just|stop|keep|don'?t|do not|from now on|next time|in future|rather|prefer|instead|"
+    r"would (?:help|be better)|better if|can you|could you|would you)\b"
+)
+# An approach that worked names what worked ("the analogy", "walking me through it", "your checklist"); "that saved
+# me an afternoon" after a fix is the outcome of the problem, not a way of helping.
+_APPROACH = re.compile(
+    r"(?i)\b(?:(?!(?:evening|morning|thing|nothing|something|anything|everything|spring|string|during|feeling|"
+    r"meeting|building|wedding|ceiling|king|ring|bring|sing|wing)\b)[a-z]{2,}ing\b|your\b|"
+    r"you (?:did|do|made|make|gave|give|showed|show|explained|explain|asked|ask|"
+    r"suggested|broke|split|walked|used|put|drew|wrote|kept|started)|the (?:way|[\w-]+ you)|"
+    r"analog\w*|examples?|checklists?|pictures?|diagrams?|plans?|steps?|tables?|quiz\w*|breakdown|lists?|metaphors?|"
+    r"exercises?|method|trick|technique|idea|suggestion|tips?|advice|approach|framing|questions?|summar\w*|"
+    r"drawing|sketch|outline|template|schedule|routine|script|roadmap|timeline|version|comparison|story|stories)\b"
+)
+# Picking shared work up needs a sign that it continues: what is done, what is left, "again", "last time".
+_CONTINUES = re.compile(
+    r"(?i)\b(?:again|still|last (?:time|week|session)|left off|where (?:we|were)|pending|left|remaining|"
+    r"next (?:up|step)|to ?do|done|finished|drafted|so far|continu\w*|resum\w*|back (?:on|to)|progress|"
+    r"yesterday|we (?:did|made|wrote|planned|started|built|worked))\b"
+)
+_LESSONS = frozenset({"format", "suggestions", "working_style", "approach_worked"})
 # Pattern templates whose wording is loose: when the meaning disagrees, or says it better, the meaning wins.
 _LOOSE = frozenset({"approach_effectiveness", "interaction_pattern", "shared_context", "working_style"})
 
@@ -94,10 +143,10 @@ def with_meaning(
         for m in conversation.messages
         if m.role is MessageRole.USER
         for s in sentences(m.content)
-        if len(s.split()) >= _MIN_WORDS
+        if classified(s)
     ]
     matches = layer.classify("relational", [s.text for s in spoken])
-    by_meaning = _by_meaning(conversation, spoken, matches, layer)
+    by_meaning = _by_meaning(conversation, spoken, matches, layer) if _with_me(conversation) else []
     user_messages = {m.index for m in conversation.messages if m.role is MessageRole.USER}
     said_better = {(m.type.value, index) for m in by_meaning for index in m.evidence}
     kept: list[ExtractedRelationalMemory] = []
@@ -135,6 +184,13 @@ def with_meaning(
             seen.add(memory.content.lower())
             kept.append(memory)
     return kept
+
+
+def _with_me(conversation: ConversationInput) -> bool:
+    """A relational memory is about this user and me: where people talk among themselves (user messages under two
+    or more names), "we are working together on…" or "how this user likes to work" would be about someone else."""
+    names = {m.name.strip().lower() for m in conversation.messages if m.role is MessageRole.USER and m.name}
+    return len(names) < 2
 
 
 def _by_meaning(
@@ -184,9 +240,23 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
     return match.label
 
 
+def classified(sentence: str) -> bool:
+    """Whether a sentence is worth embedding for a lesson: a word or a question about the world can be none."""
+    return len(sentence.split()) >= _MIN_WORDS and not _ASKS.search(sentence)
+
+
 def evidenced(label: str, sentence: str) -> bool:
-    """Whether the sentence carries what its lesson needs (`_EVIDENCE`), and is no bare refusal."""
+    """Whether the sentence carries what its lesson needs (`_EVIDENCE`), and is no bare refusal, no question about
+    the world, nobody else's and no grievance."""
     if _REFUSAL.search(sentence) and not _INSTEAD.search(sentence):
+        return False
+    if _ASKS.search(sentence) or (label != "shared_research" and _THIRD_PARTY.search(sentence)):
+        return False
+    if label in _LESSONS and _GRIEVANCE.search(sentence) and not _ASKS_FOR.search(sentence):
+        return False
+    if label == "approach_worked" and not _APPROACH.search(sentence):
+        return False
+    if label == "project" and not _CONTINUES.search(sentence):
         return False
     needed = _EVIDENCE.get(label)
     return needed is None or needed.search(sentence) is not None
@@ -241,7 +311,13 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
         if len(s.split()) >= _MIN_WORDS
     ]
     matches = layer.classify("outcome", [s.text for s in later])
-    resolved = [(s, match) for s, match in zip(later, matches, strict=True) if match.label == "resolved"]
+    # A message that says it is not solved is not solved, whatever its other sentences are near.
+    unsolved = {s.message.index for s in later if _UNRESOLVED.search(s.text)}
+    resolved = [
+        (s, match)
+        for s, match in zip(later, matches, strict=True)
+        if match.label == "resolved" and s.message.index not in unsolved
+    ]
     if not resolved:
         return None
     sentence, match = resolved[-1]  # the last word on it: how the conversation ended
@@ -271,7 +347,25 @@ def _reports_a_problem(text: str, layer: SemanticLayer) -> bool:
     """The debugging situation's cues, or an opening sentence nearer a problem report than anything else."""
     if any(compiled(trigger).search(text) for s in patterns.SITUATIONS for trigger in s.triggers):
         return True
-    return any(m.nearest == "none_problem" for m in layer.classify("relational", sentences(text)))
+    if _SYMPTOM.search(text):
+        return True
+    return any(m.nearest in _PROBLEM_LABELS for m in layer.classify("relational", sentences(text)))
+
+
+# What goes wrong is said with few words: an opening with one of them is a problem brought to me (an outcome still
+# needs a resolution said after my answer).
+_SYMPTOM = re.compile(
+    r"(?i)\b(?:errors?|exceptions?|fail(?:s|ed|ing)?|crash\w*|exits?|broken|bugs?|slow|timeouts?|times? out|"
+    r"timing out|won'?t|doesn'?t work|not working|stuck|leak\w*|denied|cuts? off|hangs?|freez\w*|404|500|502|"
+    r"nan|segfault|wrong|missing|stale|keeps? \w+ing)\b"
+)
+# "No, still 404" is near "it works now" by its topic; the words say it is not solved.
+_UNRESOLVED = re.compile(
+    r"(?i)^\W*(?:no|nope|nah|not yet)\b|\bstill (?:\w+ )?(?:fail\w*|broken|404|500|error\w*|crash\w*|slow|the same|"
+    r"happening|there|not)\b|\b(?:didn'?t|did not|doesn'?t|does not) (?:work|help|fix)|\bnot (?:fixed|working|solved)\b"
+)
+# An angry report of a problem is still a problem report.
+_PROBLEM_LABELS = frozenset({"none_problem", "none_complaint"})
 
 
 def _proposal_before(conversation: ConversationInput, index: int) -> tuple[str, int] | None:

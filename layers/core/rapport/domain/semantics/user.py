@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from rapport.domain.models import MessageRole
 from rapport.domain.prompts.conversation import ConversationInput
 from rapport.domain.prompts.extract_user import ExtractedUserMemory, UserMemoryKind
 from rapport.domain.rules import patterns
 from rapport.domain.rules.wording import compiled, sentences
-from rapport.domain.semantics.matcher import SemanticLayer
+from rapport.domain.semantics.matcher import Calibration, Match, SemanticLayer
 from rapport.domain.semantics.prototypes import USER_KINDS
 from rapport.domain.semantics.voice import about_user
 
@@ -16,6 +18,34 @@ _IMPORTANCE = {"fact": 0.7, "preference": 0.6, "event": 0.5, "goal": 0.6}
 # not a task for this conversation ("I want to write it down properly") or a feeling ("I want to die…").
 _LOOSE_KINDS = frozenset({"goal", "preference"})
 _MIN_WORDS = 3
+# A taste or an aim is said with its word ("love", "can't stand", "my thing"; "want to", "aiming", "saving up"):
+# "I speak Portuguese" sits near "I want to learn a language", and is a fact.
+_KIND_EVIDENCE = {
+    "preference": re.compile(
+        r"(?i)\b(?:lov(?:e|ed|ing)|like|likes|enjoy\w*|prefer\w*|hate|hated|dislike\w*|can'?t stand|cannot stand|fan|"
+        r"into|favou?rite|my thing|rather|over|always|never|adore|obsessed|passion\w*|big on|not big on|crazy about|"
+        r"no sugar|black|fond|keen)\b"
+    ),
+    "goal": re.compile(
+        r"(?i)\b(?:want(?:s|ed)? to|wanna|hop(?:e|ing) to|goal|aim\w*|plan(?:ning)? to|my plan|trying to|try to|"
+        r"saving (?:up )?(?:to|for)|training for|learning|would love to|'d love to|'d like to|would like to|dream\w*|"
+        r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution)\b"
+    ),
+}
+# Someone else's news is not the user's: "my sister's boyfriend failed his exam".
+_SOMEONE_ELSE = re.compile(
+    r"(?i)^\W*(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:friend|colleague|co-?worker|boss|manager|sister|brother|mum|mom|dad|"
+    r"mother|father|wife|husband|partner|son|daughter|kid|girlfriend|boyfriend|neighbou?r|cousin|aunt|uncle|"
+    r"grand\w+|parents?)(?:'s|’s)\s+\w+"
+)
+# A fact about the user starts from them ("I…", "my…"); "and here's one of the agencies they are looking into" or
+# "[shares a photo: …]" is none. An event is often told without ("Tomorrow is the big day, my operation").
+_NOT_OF_THEMSELVES = "User says:"
+# Words to me about this conversation ("the quiz you gave me helped") are relational, not about the user's life.
+_TO_ME = re.compile(
+    r"(?i)\b(?:you|your|u|ur|yours)\b|^\W*(?:please|pls|just|rather than|instead|don'?t|do not|stop|keep|give|tell|"
+    r"show|make|let'?s|can|could|would)\b"
+)
 
 
 def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list[ExtractedUserMemory]:
@@ -32,12 +62,15 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             picked.append((message.index, sentence, correction))
     matches = layer.classify("user", [sentence for _, sentence, _ in picked])
     memories: list[ExtractedUserMemory] = []
-    for (index, sentence, correction), match in zip(picked, matches, strict=True):
-        if match.label is None:
+    scores = layer.scores("user", [sentence for _, sentence, _ in picked])
+    bar = layer.calibration("user")
+    for (index, sentence, correction), match, by_label in zip(picked, matches, scores, strict=True):
+        label = _evidenced_label(match, by_label, sentence, bar)
+        if label is None or _TO_ME.search(sentence) or _SOMEONE_ELSE.search(sentence):
             continue
-        kind = USER_KINDS[match.label]
+        kind = USER_KINDS[label]
         content = about_user(sentence)
-        if not content:
+        if not content or (kind == "fact" and content.startswith(_NOT_OF_THEMSELVES)):
             continue
         memories.append(
             ExtractedUserMemory(
@@ -50,6 +83,31 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             )
         )
     return memories
+
+
+def _evidenced_label(match: Match, by_label: dict[str, float], sentence: str, calibration: Calibration) -> str | None:
+    """The match's kind when its words carry it; else the next kind that does and still clears its bar by the margin
+    over every `none_*` label ("I speak Portuguese" nearest a goal, and a fact). A taste or an aim whose own words
+    are there needs its margin over keeping nothing only, not over a fact it is near ("I'd love to be fluent")."""
+    best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
+    nearest = match.nearest
+    if match.label is None:
+        words = _KIND_EVIDENCE.get(nearest)
+        said = words is not None and words.search(sentence) is not None
+        clears = match.score >= calibration.bar(nearest) and match.score - best_none >= calibration.margin
+        return nearest if said and clears else None
+    needed = _KIND_EVIDENCE.get(match.label)
+    if needed is None or needed.search(sentence):
+        return match.label
+    for label, score in sorted(by_label.items(), key=lambda item: item[1], reverse=True):
+        if label.startswith("none") or label == match.label:
+            continue
+        evidence = _KIND_EVIDENCE.get(label)
+        if score < calibration.bar(label) or score - best_none < calibration.margin:
+            return None
+        if evidence is None or evidence.search(sentence):
+            return label
+    return None
 
 
 def vetted(

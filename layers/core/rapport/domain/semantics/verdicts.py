@@ -62,9 +62,26 @@ _CAUSES = {
 MAX_WORDS = 30
 
 
+# A lesson is drawn from a moment that went wrong: a note that already says what to do ("they want fewer caveats")
+# is kept as it is, not rewritten into the fixed lesson its topic is near.
+_WENT_WRONG = re.compile(
+    rf"(?i)(?:{_FEELING})|\b(?:too|didn'?t|did not|couldn'?t|could not|wasn'?t|was not|lost|fail\w*|ignor\w*|"
+    r"struggl\w*|gave up|again|repeat\w*|kept|patience|hated|disliked|irritat\w*)\b"
+)
+# How near a lesson must come to a grievance to be the reading: a bad moment with a lesson in it is reframed.
+_LESSON_OVER_GRIEVANCE = 0.05
+
+
 def _with_its_cause(match: Match, scores: dict[str, float], content: str, layer: SemanticLayer) -> str | None:
     """The match's label if its cause is in the words; else the runner-up, if it has its cause and clears its own
-    bar ("User was short with me" is nearest the lesson about long answers, but it is a grievance)."""
+    bar ("User was short with me" is nearest the lesson about long answers, but it is a grievance). A grievance
+    with a lesson of nearly the same score, its cause in the words, is the lesson."""
+    if match.label == "grievance":
+        lessons = [(scores[label], label) for label in LESSONS if _has_cause(label, content)]
+        best = max(lessons, default=None)
+        bar = layer.calibration("filter")
+        if best is not None and best[0] >= match.score - _LESSON_OVER_GRIEVANCE and best[0] >= bar.bar(best[1]):
+            return best[1]
     if match.label is None or _has_cause(match.label, content):
         return match.label
     runner_up = match.runner_up
@@ -82,12 +99,14 @@ _INSTRUCTION = re.compile(
 
 def _worth_judging(content: str) -> bool:
     """Only a candidate some verdict's cause (or an instruction's wording) is in can be blocked, reframed or
-    quarantined by meaning; the rest would end in the default whatever its neighbours, so it is not embedded (an
-    embedding call is a third of what the layer adds to an interaction)."""
+    quarantined by meaning; the rest would end in the default whatever its neighbours, so it is not embedded (the
+    filter's call is one of the few the layer adds to an interaction)."""
     return _INSTRUCTION.search(content) is not None or any(cause.search(content) for cause in _CAUSES.values())
 
 
 def _has_cause(label: str, content: str) -> bool:
+    if label in LESSONS and not _WENT_WRONG.search(content):
+        return False
     cause = _CAUSES.get(label)
     return cause is None or cause.search(content) is not None
 

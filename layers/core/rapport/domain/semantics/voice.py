@@ -20,7 +20,7 @@ _POLITE = re.compile(
     r"^(?:please\s+|(?:could|can|would|will) you(?: please)?\s+|i(?:'d| would) like you to\s+)", re.IGNORECASE
 )
 _TRAILING = re.compile(r"[\s?!.,;:—–-]+$")
-_I_START = re.compile(r"^I(?P<contraction>'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s+(?P<rest>.*)$", re.DOTALL)
+_I_START = re.compile(r"^[Ii](?P<contraction>'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s+(?P<rest>.*)$", re.DOTALL)
 _MY_START = re.compile(r"^(?:my|My)\s+(?P<rest>.*)$", re.DOTALL)
 _ADVERBS = frozenset(
     {"really", "just", "always", "usually", "also", "never", "still", "recently", "generally", "often"}

@@ -1,0 +1,171 @@
+"""The embedded index keeps a term's postings as arrays once a search read them, and a filter's allowed positions:
+each must answer as the index rebuilt from its file would, after any mix of writes."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.domain.models import Domain, MemoryStatus
+from rapport.domain.scope import Scope
+from rapport.domain.text import tokenize
+from rapport.ports.vector_index import IndexHit
+from tests.integration.test_vector_index_contract import memory, query
+
+pytestmark = pytest.mark.integration
+
+TENANT = "tenant-a"
+SCOPE = Scope(TENANT, "user-1")
+WORDS = "dog cat max walk park camping guitar concert painting lake beach job".split()
+DIMENSIONS = 8
+
+
+def vector(rng: random.Random) -> list[float]:
+    return [rng.uniform(-1, 1) for _ in range(DIMENSIONS)]
+
+
+def text(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
+
+
+def searches(index: EmbeddedVectorIndex, probe: list[float]) -> list[list[IndexHit]]:
+    both = (Domain.USER, Domain.RELATIONAL)
+    return [
+        index.knn_search(query(TENANT, k=7), probe),
+        index.knn_search(query(TENANT, k=500), probe),
+        index.knn_search(query(TENANT, k=5, domains=both, statuses=("active", "archived")), probe),
+        *(index.keyword_search(query(TENANT, k=9), words) for words in ("dog walk", "concert guitar lake", "job")),
+        index.keyword_search(query(TENANT, k=9, domains=both), "park beach"),
+    ]
+
+
+def test_after_any_writes_every_search_answers_as_the_index_rebuilt_from_its_file(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    path = tmp_path / "vectors.sqlite3"
+    index = EmbeddedVectorIndex(path, DIMENSIONS)
+    live: list[str] = []
+    probe = vector(rng)
+    for step in range(400):
+        roll = rng.random()
+        if roll < 0.6 or not live:
+            memory_id = f"m{step:04d}"
+            live.append(memory_id)
+        else:
+            memory_id = rng.choice(live)
+        if roll < 0.85:
+            domain = rng.choice([Domain.USER, Domain.USER, Domain.RELATIONAL])
+            status = MemoryStatus.ARCHIVED if rng.random() < 0.1 else MemoryStatus.ACTIVE
+            index.upsert(memory(TENANT, memory_id, vector(rng), text(rng), domain=domain, status=status))
+        else:
+            live.remove(memory_id)
+            index.delete(SCOPE, memory_id)
+        if step % 25 == 0:
+            searches(index, probe)  # the arrays are made here, and must follow the writes after
+    rebuilt = EmbeddedVectorIndex(path, DIMENSIONS)
+    try:
+        assert searches(index, probe) == searches(rebuilt, probe)
+    finally:
+        index.close()
+        rebuilt.close()
+
+
+def test_knn_ranks_by_cosine_whether_the_filter_allows_every_entry_or_some(tmp_path: Path) -> None:
+    rng = random.Random(11)
+    index = EmbeddedVectorIndex(tmp_path / "vectors.sqlite3", DIMENSIONS)
+    vectors = {f"m{n:03d}": vector(rng) for n in range(60)}
+    for memory_id, embedding in vectors.items():
+        index.upsert(memory(TENANT, memory_id, embedding))
+    probe = vector(rng)
+
+    def expected(ids: list[str], k: int) -> list[str]:
+        unit = {i: np.asarray(vectors[i]) / np.linalg.norm(vectors[i]) for i in ids}
+        return sorted(ids, key=lambda i: -float(unit[i] @ probe))[:k]
+
+    every = [h.memory_id for h in index.knn_search(query(TENANT, k=10), probe)]
+    assert every == expected(list(vectors), 10)
+    # Half of them archived: the active half only, by the same ranking.
+    archived = list(vectors)[::2]
+    for memory_id in archived:
+        index.upsert(memory(TENANT, memory_id, vectors[memory_id], status=MemoryStatus.ARCHIVED))
+    some = [h.memory_id for h in index.knn_search(query(TENANT, k=10), probe)]
+    assert some == expected([i for i in vectors if i not in archived], 10)
+    assert len(index.knn_search(query(TENANT, k=100), probe)) == 30
+    index.close()
+
+
+def test_the_hits_the_index_builds_are_the_hits_pydantic_builds(tmp_path: Path) -> None:
+    # Given hits of every search the index answers (built past pydantic's generic constructor)
+    rng = random.Random(11)
+    index = EmbeddedVectorIndex(tmp_path / "vectors.sqlite3", DIMENSIONS)
+    for n in range(30):
+        index.upsert(memory(TENANT, f"m{n:02d}", vector(rng), content=text(rng)))
+    probe = vector(rng)
+    hybrid = index.hybrid_search(query(TENANT, k=5), probe, "dog walk job", keyword_k=20)
+    built = [*searches(index, probe)[0], *searches(index, probe)[3], *hybrid.by_meaning, *hybrid.by_keywords]
+    assert built
+    assert set(IndexHit.model_fields) == {"memory_id", "score"}  # every field the index sets, and no other
+    for hit in built:
+        # Then each is what validating its fields makes, in every way a caller can see
+        validated = IndexHit(memory_id=hit.memory_id, score=hit.score)
+        assert type(hit) is IndexHit
+        assert hit == validated and hash(hit) == hash(validated)
+        assert hit.model_dump() == validated.model_dump() and repr(hit) == repr(validated)
+        assert hit.model_fields_set == validated.model_fields_set
+        assert hit.model_copy(update={"score": 0.5}) == IndexHit(memory_id=hit.memory_id, score=0.5)
+        with pytest.raises(ValueError):
+            hit.score = 0.0  # type: ignore[misc]  # frozen, as validated hits are
+    assert hybrid == type(hybrid).model_validate(hybrid.model_dump())
+
+
+def reference_keyword_search(entries: dict[str, str], text: str, k: int) -> list[tuple[str, float]]:
+    """Okapi BM25 of every entry, one entry at a time in plain Python, best first and equal scores by id."""
+    counts = {memory_id: Counter(tokenize(content)) for memory_id, content in entries.items()}
+    size = len(counts)
+    average = max(sum(sum(c.values()) for c in counts.values()) / size, 1e-9)
+    terms = list(dict.fromkeys(tokenize(text)))
+    scores: dict[str, float] = {}
+    for memory_id, count in counts.items():
+        score = 0.0
+        for term in terms:
+            holding = sum(1 for c in counts.values() if term in c)
+            if not holding or term not in count:
+                continue
+            idf = math.log(1 + (size - holding + 0.5) / (holding + 0.5))
+            tf = float(count[term])
+            score += idf * tf * (1.2 + 1) / (tf + 1.2 * (1 - 0.75 + 0.75 * sum(count.values()) / average))
+        if score > 0:
+            scores[memory_id] = score
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), min_size=1, max_size=40),
+    st.lists(st.integers(0, 39), max_size=10),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    st.integers(1, 30),
+)
+def test_keyword_hits_are_bm25_best_first_with_equal_scores_by_id(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[list[str]], removed: list[int], words: list[str], k: int
+) -> None:
+    # Given an index after writes and removals (positions swapped into holes)
+    index = EmbeddedVectorIndex(tmp_path_factory.mktemp("bm25") / "vectors.sqlite3", DIMENSIONS)
+    entries = {f"m{n:02d}": " ".join(words_of) for n, words_of in enumerate(texts)}
+    for memory_id, content in entries.items():
+        index.upsert(memory(TENANT, memory_id, [1.0] * DIMENSIONS, content=content))
+    for n in removed:
+        if entries.pop(f"m{n:02d}", None) is not None:
+            index.delete(SCOPE, f"m{n:02d}")
+    # Then its keyword hits are the plain BM25 ranking: the same ids, order and scores
+    found = index.keyword_search(query(TENANT, k=k), " ".join(words))
+    expected = reference_keyword_search(entries, " ".join(words), k) if entries else []
+    assert [h.memory_id for h in found] == [memory_id for memory_id, _ in expected]
+    assert [h.score for h in found] == pytest.approx([score for _, score in expected], rel=1e-12)

@@ -1,0 +1,142 @@
+"""What the semantic layer must not store, over the real MiniLM model: questions, other people's tastes, grievances,
+credit without an approach, a fix that did not work; and the kind a sentence's own words carry. Wordings of their
+own, not the labelled set's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from rapport.adapters.local.minilm import MiniLmEmbedder
+from rapport.domain.filtering import Verdict
+from rapport.domain.models import Domain, MessageRole
+from rapport.domain.prompts import extract_relational, extract_user, payload
+from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
+from rapport.domain.rules.model import RulesLanguageModel
+from rapport.domain.semantics.matcher import semantic_layer
+from rapport.pipeline.constructive_filter import ConstructiveFilter
+from rapport.ports.pipeline import Candidate, ExtractionResult, PipelineState
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+U, A = MessageRole.USER, MessageRole.ASSISTANT
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[RulesLanguageModel]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        layer = semantic_layer(MiniLmEmbedder())
+        assert layer is not None
+        yield RulesLanguageModel(semantics=layer)
+
+
+def chat(*turns: tuple[MessageRole, str]) -> ConversationInput:
+    return ConversationInput(messages=[PromptMessage(index=i, role=r, content=t) for i, (r, t) in enumerate(turns)])
+
+
+def relational(model: RulesLanguageModel, conversation: ConversationInput) -> list[tuple[str, str]]:
+    answer = model.structured(
+        system=extract_relational.SYSTEM,
+        user=payload.render(extract_relational.TASK, conversation),
+        response_model=extract_relational.RelationalExtraction,
+    )
+    return [(m.type.value, m.content) for m in answer.memories]
+
+
+def user(model: RulesLanguageModel, conversation: ConversationInput) -> list[tuple[str, str]]:
+    answer = model.structured(
+        system=extract_user.SYSTEM,
+        user=payload.render(extract_user.TASK, conversation),
+        response_model=extract_user.UserExtraction,
+    )
+    return [(m.type.value, m.content) for m in answer.memories]
+
+
+def judged(model: RulesLanguageModel, content: str) -> Verdict:
+    candidate = Candidate(
+        domain=Domain.RELATIONAL, type="interaction_pattern", content=content, importance=0.5, confidence=0.6
+    )
+    state = PipelineState(
+        tenant_id="t",
+        user_id="u",
+        interaction_id="i",
+        extracted=[ExtractionResult(domain=Domain.RELATIONAL, extractor="rules", candidates=[candidate])],
+    )
+    (verdict,) = ConstructiveFilter(model, None)(state).judged
+    return verdict.verdict
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Which laptop should I buy for video editing?",
+        "My flatmate says numbered lists are for people who can't write.",
+        "The marketing lead said the new slide format went down much better with investors.",
+        "Your last reply was patronising and it annoyed me.",
+    ],
+)
+def test_a_question_someone_elses_taste_or_a_grievance_is_no_lesson(model: RulesLanguageModel, said: str) -> None:
+    # Given a sentence near a preference about answers by its topic, when it is a question about the world, another
+    # person's view or a bad feeling with nothing asked instead, then no lesson is stored.
+    assert relational(model, chat((U, said))) == []
+
+
+def test_credit_for_a_fix_without_an_approach_is_no_approach_that_worked(model: RulesLanguageModel) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "The upload page throws a 413 error for big photos."),
+            (A, "Nginx limits request bodies to 1 MB by default: raise client_max_body_size."),
+            (U, "Raised it to 20 MB and uploads go through. That saved my evening."),
+        ),
+    )
+    assert [t for t, _ in found] == ["collaboration_outcome"], found
+    assert "client_max_body_size" in found[0][1] or "20 mb" in found[0][1].lower()
+
+
+def test_a_fix_that_did_not_work_is_no_outcome(model: RulesLanguageModel) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "my vite dev server won't reload when I edit files"),
+            (A, "Inside Docker, file events don't reach the container: enable polling in the watch options."),
+            (U, "no, still not reloading. I had polling on already"),
+        ),
+    )
+    assert [t for t, _ in found if t == "collaboration_outcome"] == [], found
+
+
+def test_a_language_spoken_is_a_fact_and_a_wish_is_a_goal(model: RulesLanguageModel) -> None:
+    assert [k for k, _ in user(model, chat((U, "I speak Greek and some Turkish.")))] == ["fact"]
+    assert [k for k, _ in user(model, chat((U, "Someday I'd love to sail across the Atlantic.")))] == ["goal"]
+
+
+def test_someone_elses_news_and_words_about_the_conversation_are_not_the_users(model: RulesLanguageModel) -> None:
+    assert user(model, chat((U, "My cousin's husband crashed his new car on the motorway."))) == []
+    assert user(model, chat((U, "The summary you wrote me yesterday was spot on."))) == []
+
+
+def test_fed_up_with_my_questions_is_a_lesson_and_a_stated_lesson_stays_as_it_is(model: RulesLanguageModel) -> None:
+    assert judged(model, "User got fed up with my constant clarifying questions") is Verdict.REFRAMED
+    assert judged(model, "How to answer this user: they want fewer warnings and disclaimers") is Verdict.ALLOWED
+
+
+def test_something_that_happened_is_no_way_of_working(model: RulesLanguageModel) -> None:
+    found = relational(model, chat((U, "I took the first step last month and applied to three design schools.")))
+    assert [t for t, _ in found if t == "working_style"] == [], found
+
+
+def test_people_talking_among_themselves_teach_me_no_lesson(model: RulesLanguageModel) -> None:
+    # Given the same words that make a lesson between the user and me, when two people say them to each other,
+    # then no relational memory is drawn by meaning: it would be about someone else and me.
+    said = "Please use bullet points from now on, long paragraphs are hard for me to scan."
+    alone = ConversationInput(messages=[PromptMessage(index=0, role=U, content=said, name="Ana")])
+    among = ConversationInput(
+        messages=[
+            PromptMessage(index=0, role=U, content=said, name="Ana"),
+            PromptMessage(index=1, role=U, content="Sure, I can do that.", name="Ben"),
+        ]
+    )
+    assert [t for t, _ in relational(model, alone)] == ["communication_preference"]
+    assert [t for t, _ in relational(model, among) if t == "communication_preference"] == []
