@@ -11,7 +11,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install dev serve test lint format unit integration infrastructure e2e browser synth lock bench eval eval-extraction eval-ablation eval-expansion match-strength mem0-env bench-scale clean
+.PHONY: install dev serve test lint format unit integration infrastructure e2e browser synth lock bench eval eval-extraction eval-ablation eval-fit-weights eval-expansion match-strength mem0-env bench-scale clean
 
 install: $(STAMP)
 
@@ -95,6 +95,11 @@ match-strength: install
 eval-ablation: install
 	mkdir -p $(BENCH_RESULTS)
 	$(PY) -m bench.locomo_ablation --data $(LOCOMO) --out $(BENCH_RESULTS)/locomo-ablation.json
+
+# Recall's weights fitted on the tuning set, leave-one-conversation-out, check set beside (docs/recall.md): ~10 minutes.
+eval-fit-weights: install
+	mkdir -p $(BENCH_RESULTS)
+	$(PY) -m bench.fit_weights --data $(LOCOMO) --out $(BENCH_RESULTS)/fit-weights.json
 
 # With and without graph expansion (docs/graph.md), same code, no baselines: two runs of ~10 minutes.
 eval-expansion: install

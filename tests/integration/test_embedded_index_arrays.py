@@ -169,3 +169,26 @@ def test_keyword_hits_are_bm25_best_first_with_equal_scores_by_id(
     expected = reference_keyword_search(entries, " ".join(words), k) if entries else []
     assert [h.memory_id for h in found] == [memory_id for memory_id, _ in expected]
     assert [h.score for h in found] == pytest.approx([score for _, score in expected], rel=1e-12)
+
+
+def test_a_hybrid_search_gives_the_cosine_of_every_keyword_hit_the_meaning_search_left_out(tmp_path: Path) -> None:
+    # Given memories that share words with the query and point every way
+    rng = random.Random(11)
+    index = EmbeddedVectorIndex(tmp_path / "vectors.sqlite3", DIMENSIONS)
+    stored = {f"m{n:03d}": (vector(rng), text(rng)) for n in range(120)}
+    for memory_id, (embedding, content) in stored.items():
+        index.upsert(memory(TENANT, memory_id, embedding, content))
+    index.delete(SCOPE, "m007")
+    probe = vector(rng)
+
+    # When a hybrid search reads keywords deeper than its nearest
+    found = index.hybrid_search(query(TENANT, k=5), probe, "dog walk park job", keyword_k=60)
+
+    # Then every keyword hit outside the nearest has its cosine, as the memory's own vector gives it
+    meant = {hit.memory_id for hit in found.by_meaning}
+    outside = {hit.memory_id for hit in found.by_keywords} - meant
+    assert outside and set(found.cosines) == outside
+    unit = np.asarray(probe) / np.linalg.norm(probe)
+    for memory_id, from_index in found.cosines.items():
+        own = np.asarray(stored[memory_id][0])
+        assert from_index == pytest.approx(float(own @ unit / np.linalg.norm(own)), abs=1e-5)

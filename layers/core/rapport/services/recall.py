@@ -277,8 +277,8 @@ class Recall:
     ) -> list[_Candidate]:
         """The `k` nearest by cosine and the `k` best by BM25, read from the store (the source of truth), less what
         the query's filters or a lagging index let through and what nothing ties to the query. `known`: memories
-        this recall has read already, which are not read again. Only a candidate found by keywords alone is read
-        with its vector (its cosine is not the index's), or each one with `every_vector`."""
+        this recall has read already, which are not read again. Only a candidate whose cosine the index did not give
+        is read with its vector, or each one with `every_vector`."""
         statuses = [s.value for s in recalled_statuses(query.include_archived)]
         pool = max(self._settings.recall_candidate_pool, query.limit * 4)
         index_query = IndexQuery(
@@ -296,6 +296,7 @@ class Recall:
             index_query, asked.vector, asked.text, keyword_k=max(pool, self._settings.recall_keyword_depth)
         )
         vector_hits = {h.memory_id: h.score for h in found_by.by_meaning}
+        cosines = {**found_by.cosines, **vector_hits}  # what the index knows of each one's cosine
         keyword_ranked = found_by.by_keywords
         keyword_hits = {h.memory_id: h.score for h in keyword_ranked}
         found = {*vector_hits, *(h.memory_id for h in keyword_ranked[:pool])}
@@ -303,7 +304,7 @@ class Recall:
         candidates: list[_Candidate] = []
         known = known or {}
         unread = [i for i in found if i not in known]
-        vectors = None if every_vector else {i for i in unread if i not in vector_hits}
+        vectors = None if every_vector else {i for i in unread if i not in cosines}
         read = self._store.get_memories(scope, unread, vectors=vectors) if unread or not known else []
         governance = self._settings.governance
         for memory in [*(known[i] for i in found if i in known), *read]:
@@ -311,9 +312,9 @@ class Recall:
                 continue
             if memory.status.value not in statuses or not memory.visible_to(scope):
                 continue  # the store decides, since a lagging index (a stream, another process) may not
-            similarity = vector_hits.get(memory.id)
+            similarity = cosines.get(memory.id)
             if similarity is None:
-                similarity = cosine(asked.vector, memory.embedding)  # a keyword-only candidate: its true cosine
+                similarity = cosine(asked.vector, memory.embedding)  # a keyword-only candidate the index left out
             if similarity < query.min_similarity:
                 continue
             terms = matched_terms(asked.text, search_text(memory))

@@ -436,10 +436,31 @@ class EmbeddedVectorIndex:
     def hybrid_search(self, query: IndexQuery, vector: list[float], text: str, *, keyword_k: int) -> HybridHits:
         # In process there is no request to save: the two searches, as they answer alone (hits built here, so not
         # checked again).
+        by_meaning = tuple(self.knn_search(query, vector))
+        by_keywords = tuple(self.keyword_search(query.model_copy(update={"k": keyword_k}), text))
+        meant = {hit.memory_id for hit in by_meaning}
         return HybridHits.model_construct(
-            by_meaning=tuple(self.knn_search(query, vector)),
-            by_keywords=tuple(self.keyword_search(query.model_copy(update={"k": keyword_k}), text)),
+            by_meaning=by_meaning,
+            by_keywords=by_keywords,
+            cosines=self._cosines(query, vector, [h.memory_id for h in by_keywords if h.memory_id not in meant]),
         )
+
+    def _cosines(self, query: IndexQuery, vector: list[float], memory_ids: list[str]) -> dict[str, float]:
+        """The cosines of these entries to the query, from the rows `knn_search` multiplied: the same float32
+        arithmetic as a hit's score, and no vector of a keyword-only candidate read from the store and summed in
+        Python. An entry removed since is left out."""
+        if not memory_ids:
+            return {}
+        query_vector = self._vector(vector)
+        with self._lock:
+            segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
+            if not segment:
+                return {}
+            found = [(i, segment.positions[i]) for i in memory_ids if i in segment.positions]
+            if not found:
+                return {}
+            scores = segment.matrix[[p for _, p in found]] @ query_vector
+        return dict(zip([i for i, _ in found], scores.tolist(), strict=True))
 
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         terms = list(dict.fromkeys(tokenize(text)))
