@@ -11,12 +11,12 @@ import pytest
 from rapport.adapters.local.minilm import MiniLmEmbedder
 from rapport.domain.filtering import Verdict
 from rapport.domain.models import Domain, MessageRole
-from rapport.domain.prompts import extract_relational, extract_user, payload
 from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
 from rapport.domain.rules.model import RulesLanguageModel
 from rapport.domain.semantics.matcher import semantic_layer
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.ports.pipeline import Candidate, ExtractionResult, PipelineState
+from tests.integration.test_semantic_extraction import chat, relational, user
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 U, A = MessageRole.USER, MessageRole.ASSISTANT
@@ -29,28 +29,6 @@ def model() -> Iterator[RulesLanguageModel]:
         layer = semantic_layer(MiniLmEmbedder())
         assert layer is not None
         yield RulesLanguageModel(semantics=layer)
-
-
-def chat(*turns: tuple[MessageRole, str]) -> ConversationInput:
-    return ConversationInput(messages=[PromptMessage(index=i, role=r, content=t) for i, (r, t) in enumerate(turns)])
-
-
-def relational(model: RulesLanguageModel, conversation: ConversationInput) -> list[tuple[str, str]]:
-    answer = model.structured(
-        system=extract_relational.SYSTEM,
-        user=payload.render(extract_relational.TASK, conversation),
-        response_model=extract_relational.RelationalExtraction,
-    )
-    return [(m.type.value, m.content) for m in answer.memories]
-
-
-def user(model: RulesLanguageModel, conversation: ConversationInput) -> list[tuple[str, str]]:
-    answer = model.structured(
-        system=extract_user.SYSTEM,
-        user=payload.render(extract_user.TASK, conversation),
-        response_model=extract_user.UserExtraction,
-    )
-    return [(m.type.value, m.content) for m in answer.memories]
 
 
 def judged(model: RulesLanguageModel, content: str) -> Verdict:

@@ -155,17 +155,8 @@ class Recall:
         placed = placed_order(
             Placed(c.memory.id, scores[c.memory.id], round(c.similarity, SCORE_PLACES)) for c in candidates
         )
-        by_meaning = [c.memory.id for c in sorted(candidates, key=lambda c: (-c.similarity, c.memory.id))]
-        settings = self._settings
-        chosen = keeping_best_by_meaning(
-            placed,
-            limit,
-            by_meaning,
-            settings.recall_semantic_share,
-            settings.recall_semantic_min_similarity,
-            settings.recall_semantic_margin,
-        )
-        return [self._scoring.hit(self._shown(memories[p.memory_id], now), scored.weighed[p.memory_id]) for p in chosen]
+        chosen = self._kept(placed, {c.memory.id: c.similarity for c in candidates}, limit)[:limit]
+        return [self._scoring.hit(self._shown(memories[i], now), scored.weighed[i]) for i in chosen]
 
     def _best_across(
         self,
