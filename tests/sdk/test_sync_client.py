@@ -207,3 +207,23 @@ def test_clear_history_erases_everything_about_the_user(client: Rapport, user: s
     assert list(client.interactions.history(user)) == []
     assert client.memories.search(user, "dog").total_stored == 0
     assert erased.audit_event_id in {e.id for e in client.audit.list()}
+
+
+def test_a_time_phrase_comes_back_as_the_dates_it_names(client: Rapport, user: str) -> None:
+    from datetime import UTC, date, datetime
+
+    from rapport_client.models import DateSpan
+
+    recorded = client.interactions.record(
+        user,
+        [{"role": "user", "content": "I went to the pottery class yesterday"}],
+        occurred_at=datetime(2023, 5, 8, 18, 0, tzinfo=UTC),
+    )
+    (episode,) = [m for m in recorded.memories if m.source.message_index == 0]
+    assert episode.mentioned_dates == [
+        DateSpan(phrase="yesterday", start=date(2023, 5, 7), end=date(2023, 5, 7), granularity="day")
+    ]
+
+    (hit, *_) = client.memories.search(user, "pottery class", limit=3).memories
+    assert hit.id == episode.id
+    assert [(d.start, d.end) for d in hit.mentioned_dates] == [(date(2023, 5, 7), date(2023, 5, 7))]

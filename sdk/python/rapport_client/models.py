@@ -4,7 +4,7 @@ server (`domain`, `tier`, `status`, ...) are plain strings here for the same rea
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +33,16 @@ class PrecedingMessage(RapportModel):
     content: str
 
 
+class DateSpan(RapportModel):
+    """A time phrase of the memory's words resolved against when they were said ("yesterday" said on 8 May 2023 is
+    7 May 2023); `start` and `end` inclusive, `granularity` day, week, weekend, month, season or year."""
+
+    phrase: str
+    start: date
+    end: date
+    granularity: str
+
+
 class Memory(RapportModel):
     id: str
     user_id: str
@@ -51,6 +61,8 @@ class Memory(RapportModel):
     # The assistant it was made with (a relational memory is that assistant's own); "default" before assistants.
     agent_id: str = "default"
     in_reply_to: PrecedingMessage | None = None
+    # The dates its time phrases name; empty from a server that predates it, or words that name none.
+    mentioned_dates: list[DateSpan] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     updated_at: datetime
