@@ -73,7 +73,7 @@ def put(
     )
     if embedding is None:
         return services.memories.remember_many(Scope(T, user), [memory])[0]
-    memory.embedding = embedding
+    memory = memory.model_copy(update={"embedding": embedding})
     services.store.register_user(Scope(T, user))
     services.store.put_memory(memory)
     services.index.upsert(memory)

@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from rapport.adapters.local.person_keys import LocalPersonKeys
 from rapport.adapters.local.sqlite_store import SqliteMemoryStore
@@ -78,14 +79,25 @@ def test_a_memory_read_twice_is_the_same_memory(store: SqliteMemoryStore) -> Non
     assert store.get_memory(SCOPE, memory.id) == first
 
 
-def test_what_a_caller_changes_on_a_memory_it_read_is_not_what_the_next_reader_gets(store: SqliteMemoryStore) -> None:
+def test_a_memory_a_caller_read_cannot_be_changed_under_the_next_reader(store: SqliteMemoryStore) -> None:
     memory = stored(store)
     mine = read(store, memory)
-    mine.content = "changed by a caller"
-    mine.importance = 0.99
+    with pytest.raises(ValidationError):
+        mine.content = "changed by a caller"
+    changed = mine.model_copy(update={"content": "changed by a caller", "importance": 0.99})
     again = read(store, memory)
+    assert changed.content == "changed by a caller"
     assert again.content == "I adopted a dog called Max"
     assert again.importance == memory.importance
+
+
+def test_a_memory_read_without_its_vector_is_the_instance_kept(store: SqliteMemoryStore) -> None:
+    memory = stored(store)
+    first = store.get_memories(SCOPE, [memory.id], vectors=())[0]
+    second = store.get_memories(SCOPE, [memory.id], vectors=())[0]
+    assert first is second and first.embedding is None
+    with_vector = store.get_memories(SCOPE, [memory.id])[0]
+    assert with_vector is not first and with_vector.embedding == pytest.approx(memory.embedding, rel=1e-6)
 
 
 @pytest.mark.parametrize("write", ["put", "update"])

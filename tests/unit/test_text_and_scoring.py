@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import fields, replace
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -124,3 +125,15 @@ def test_reasons_name_the_terms_and_signals() -> None:
 def test_over_long_tokens_are_kept_whole_not_a_crash() -> None:
     # A pasted run of one letter must not break indexing (it once hit the recursion limit in the stemmer).
     assert tokenize("y" * 5000) == ["y" * 5000]
+
+
+def test_linked_signals_are_what_replace_makes_of_every_field() -> None:
+    # Every field set away from its default, so a field `linked` dropped or misplaced would show.
+    full = signals(
+        context=ContextBoost(answer=0.1, conversation=0.2, speaker=0.3, adjacent=0.4, time=0.5, preference=0.6),
+        speaker_weight=0.7,
+        relation=0.2,
+        linked_by=("supports",),
+    )
+    assert full.linked(0.9, ("causes", "supports")) == replace(full, relation=0.9, linked_by=("causes", "supports"))
+    assert len(fields(RecallSignals)) == 11

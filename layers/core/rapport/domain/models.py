@@ -162,7 +162,10 @@ class DateSpan(BaseModel):
 
 
 class Memory(BaseModel):
-    """One memory of one end user of one tenant."""
+    """One memory of one end user of one tenant. Immutable (`model_copy` makes a changed one), so a store may hand
+    the same instance to every reader."""
+
+    model_config = ConfigDict(frozen=True)
 
     id: str
     tenant_id: str

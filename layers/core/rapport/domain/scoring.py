@@ -54,6 +54,23 @@ class RecallSignals:
     # the conversation, not what the person said (speaker_weight).
     speaker_weight: float = 1.0
 
+    def linked(self, relation: float, linked_by: tuple[str, ...]) -> RecallSignals:
+        """These signals with the graph's relation component: what `dataclasses.replace` makes, built field by field
+        in a quarter of its time (recall makes one for each candidate whose edges it reads)."""
+        return RecallSignals(
+            self.similarity,
+            self.keyword,
+            self.matched_terms,
+            self.query_terms,
+            self.age_days,
+            self.importance,
+            self.strength,
+            relation,
+            linked_by,
+            self.context,
+            self.speaker_weight,
+        )
+
     @property
     def coverage(self) -> float:
         """Share of the query's terms the memory contains: an absolute keyword signal, unlike relative BM25."""

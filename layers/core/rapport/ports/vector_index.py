@@ -39,8 +39,9 @@ class HybridHits(BaseModel):
 
     by_meaning: tuple[IndexHit, ...] = ()
     by_keywords: tuple[IndexHit, ...] = ()
-    # The cosine to the query of keyword hits that are not among `by_meaning`, where the index has it at no cost (in
-    # process, from the matrix it searched); a caller computes the others from the memory's vector.
+    # The cosine to the query of the first `k` keyword hits (those a recall takes as candidates) that are not among
+    # `by_meaning`, where the index has it at no cost (in process, from the matrix it searched); a caller computes
+    # the others from the memory's vector.
     cosines: dict[str, float] = {}
 
 

@@ -360,7 +360,8 @@ class MemoryService:
                 changes[name] = value
         updated = memory.model_copy(update=changes)
         if "content" in changes and changes["content"] != memory.content:
-            updated.embedding = embed_memories(self._embedder, [updated], self._settings.episode_reply_weight)[0]
+            vector = embed_memories(self._embedder, [updated], self._settings.episode_reply_weight)[0]
+            updated = updated.model_copy(update={"embedding": vector})
         return self.as_of_now(self.save(updated, previous=memory))
 
     def delete(self, scope: Scope, memory_id: str) -> None:

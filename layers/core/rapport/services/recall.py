@@ -298,24 +298,24 @@ class Recall:
         vectors = None if every_vector else {i for i in unread if i not in cosines}
         read = self._store.get_memories(scope, unread, vectors=vectors) if unread or not known else []
         governance = self._settings.governance
+        allowed = frozenset(recalled_statuses(query.include_archived))
+        text, now, memory_type, min_similarity = asked.text, asked.now, query.memory_type, query.min_similarity
         for memory in [*(known[i] for i in found if i in known), *read]:
-            if query.memory_type is not None and memory.type != query.memory_type:
+            if memory_type is not None and memory.type != memory_type:
                 continue
-            if memory.status.value not in statuses or not memory.visible_to(scope):
+            if memory.status not in allowed or not memory.visible_to(scope):
                 continue  # the store decides, since a lagging index (a stream, another process) may not
             similarity = cosines.get(memory.id)
             if similarity is None:
                 similarity = cosine(asked.vector, memory.embedding)  # a keyword-only candidate the index left out
-            if similarity < query.min_similarity:
+            if similarity < min_similarity:
                 continue
-            terms = matched_terms(asked.text, search_text(memory))
+            terms = matched_terms(text, search_text(memory))
             if similarity <= 0.0 and not terms:
                 continue  # nothing ties it to the query: returning it would be noise
             keyword = keyword_hits.get(memory.id, 0.0) / best_keyword if best_keyword > 0 else 0.0
             # Scored as of now.
-            candidates.append(
-                _Candidate(memory, similarity, keyword, terms, strength_at(memory, asked.now, governance))
-            )
+            candidates.append(_Candidate(memory, similarity, keyword, terms, strength_at(memory, now, governance)))
         return candidates
 
     # signals
@@ -379,7 +379,7 @@ class Recall:
 
 
 def _linked(signals: RecallSignals, relation: RelationScore) -> RecallSignals:
-    return replace(signals, relation=relation.score, linked_by=relation.edge_types)
+    return signals.linked(relation.score, relation.edge_types)
 
 
 def _placed(candidates: list[_Candidate], weighed: dict[str, RecallSignals], scoring: RecallScoring) -> list[Placed]:

@@ -185,6 +185,41 @@ class _Segment:
         return scores
 
 
+def _nearest(segment: _Segment, query: IndexQuery, scores: np.ndarray) -> tuple[list[IndexHit], set[str]]:
+    """The `query.k` entries the query's filter allows with the best of `scores` (each entry's cosine to the query),
+    best first, and their ids."""
+    candidates = segment.allowed_positions(query)
+    if candidates is None:
+        # Every entry allowed (the usual filter): the partition runs on the scores as they are, as it would on
+        # `scores[arange(size)]`, without the copy.
+        chosen = np.argpartition(-scores, min(query.k, scores.size) - 1)[: query.k]
+    elif candidates.size == 0:
+        return [], set()
+    else:
+        k = min(query.k, candidates.size)
+        chosen = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+    ranked = chosen[np.argsort(-scores[chosen], kind="stable")]
+    ids = segment.ids
+    hits = [_hit(ids[i], score) for i, score in _scored(ranked, scores)]
+    return hits, {h.memory_id for h in hits}
+
+
+def _best_by_keywords(segment: _Segment, query: IndexQuery, terms: list[str], k: int) -> list[IndexHit]:
+    """The `k` entries the filter allows with the best BM25 for the terms, best first, equal scores by id."""
+    scores = segment.bm25(terms)
+    matched = np.flatnonzero((scores > 0) & segment.allowed_mask(query))
+    if matched.size > k:
+        # The k best without sorting every match (a common word can match most of a large store), and every entry
+        # tied with the k-th, so equal scores are ordered by id, not by where they sit in the arrays.
+        best = matched[np.argpartition(-scores[matched], k - 1)[:k]]
+        matched = matched[scores[matched] >= scores[best].min()]
+    ids = segment.ids
+    # (-score, id) pairs sort best first, equal scores by id, as tuples compare: no key function per pair.
+    found = list(zip((-scores[matched]).tolist(), [ids[p] for p in matched.tolist()], strict=True))
+    found.sort()
+    return [_hit(memory_id, -negated) for negated, memory_id in found[:k]]
+
+
 def _scored(positions: np.ndarray, scores: np.ndarray) -> zip[tuple[int, float]]:
     """Each position with its score as a Python float, converted in two calls rather than one per hit (the hits are
     built unvalidated: an id and a float, as made here)."""
@@ -379,23 +414,7 @@ class EmbeddedVectorIndex:
         query_vector = self._vector(vector)
         with self._lock:
             segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
-            if not segment:
-                return []
-            size = len(segment)
-            scores = segment.matrix[:size] @ query_vector
-            candidates = segment.allowed_positions(query)
-            if candidates is None:
-                # Every entry allowed (the usual filter): the partition runs on the scores as they are, as it would
-                # on `scores[arange(size)]`, without the copy.
-                chosen = np.argpartition(-scores, min(query.k, size) - 1)[: query.k]
-            elif candidates.size == 0:
-                return []
-            else:
-                k = min(query.k, candidates.size)
-                chosen = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
-            ranked = chosen[np.argsort(-scores[chosen], kind="stable")]
-            ids = segment.ids
-            return [_hit(ids[i], score) for i, score in _scored(ranked, scores)]
+            return _nearest(segment, query, segment.matrix[: len(segment)] @ query_vector)[0] if segment else []
 
     def knn_search_many(
         self, query: IndexQuery, vectors: Sequence[list[float]], *, min_score: float | None = None
@@ -434,33 +453,29 @@ class EmbeddedVectorIndex:
             return answers
 
     def hybrid_search(self, query: IndexQuery, vector: list[float], text: str, *, keyword_k: int) -> HybridHits:
-        # In process there is no request to save: the two searches, as they answer alone (hits built here, so not
-        # checked again).
-        by_meaning = tuple(self.knn_search(query, vector))
-        by_keywords = tuple(self.keyword_search(query.model_copy(update={"k": keyword_k}), text))
-        meant = {hit.memory_id for hit in by_meaning}
-        return HybridHits.model_construct(
-            by_meaning=by_meaning,
-            by_keywords=by_keywords,
-            cosines=self._cosines(query, vector, [h.memory_id for h in by_keywords if h.memory_id not in meant]),
-        )
-
-    def _cosines(self, query: IndexQuery, vector: list[float], memory_ids: list[str]) -> dict[str, float]:
-        """The cosines of these entries to the query, from the rows `knn_search` multiplied: the same float32
-        arithmetic as a hit's score, and no vector of a keyword-only candidate read from the store and summed in
-        Python. An entry removed since is left out."""
-        if not memory_ids:
-            return {}
+        # In process there is no request to save, but one pass: the segment refreshed once, the query vector made
+        # once, and the cosines of the keyword hits a caller takes as candidates (the first `k`) read from the
+        # product the search by meaning computed: the same float32 arithmetic as a hit's score, and no vector of a
+        # keyword-only candidate read from the store and summed in Python. Hits built here, so not checked again.
         query_vector = self._vector(vector)
+        terms = list(dict.fromkeys(tokenize(text)))
         with self._lock:
             segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
             if not segment:
-                return {}
-            found = [(i, segment.positions[i]) for i in memory_ids if i in segment.positions]
-            if not found:
-                return {}
-            scores = segment.matrix[[p for _, p in found]] @ query_vector
-        return dict(zip([i for i, _ in found], scores.tolist(), strict=True))
+                return HybridHits.model_construct(by_meaning=(), by_keywords=(), cosines={})
+            scores = segment.matrix[: len(segment)] @ query_vector
+            by_meaning, meant = _nearest(segment, query, scores)
+            by_keywords = _best_by_keywords(segment, query, terms, keyword_k) if terms else []
+            positions = segment.positions
+            unmeant = [
+                (h.memory_id, positions[h.memory_id]) for h in by_keywords[: query.k] if h.memory_id not in meant
+            ]
+            cosines = (
+                dict(zip([i for i, _ in unmeant], scores[[p for _, p in unmeant]].tolist(), strict=True))
+                if unmeant
+                else {}
+            )
+        return HybridHits.model_construct(by_meaning=tuple(by_meaning), by_keywords=tuple(by_keywords), cosines=cosines)
 
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         terms = list(dict.fromkeys(tokenize(text)))
@@ -468,17 +483,4 @@ class EmbeddedVectorIndex:
             return []
         with self._lock:
             segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
-            if not segment:
-                return []
-            scores = segment.bm25(terms)
-            matched = np.flatnonzero((scores > 0) & segment.allowed_mask(query))
-            if matched.size > query.k:
-                # The k best without sorting every match (a common word can match most of a large store), and every
-                # entry tied with the k-th, so equal scores are ordered by id, not by where they sit in the arrays.
-                best = matched[np.argpartition(-scores[matched], query.k - 1)[: query.k]]
-                matched = matched[scores[matched] >= scores[best].min()]
-            ids = segment.ids
-            # (-score, id) pairs sort best first, equal scores by id, as tuples compare: no key function per pair.
-            found = list(zip((-scores[matched]).tolist(), [ids[p] for p in matched.tolist()], strict=True))
-        found.sort()
-        return [_hit(memory_id, -negated) for negated, memory_id in found[: query.k]]
+            return _best_by_keywords(segment, query, terms, query.k) if segment else []

@@ -182,8 +182,7 @@ class SqliteMemoryStore(SqliteItemBatches):
 
     def _memory_from_row(self, body: str, blob: bytes | None) -> Memory:
         memory, plain_blob = self._rows.memory(body, blob)
-        memory.embedding = _blob_to_embedding(plain_blob)
-        return memory
+        return memory if plain_blob is None else memory.model_copy(update={"embedding": _blob_to_embedding(plain_blob)})
 
     def _decoded_memory(self, body: str, blob: bytes | None) -> DecodedMemory:
         memory, plain_blob = self._rows.memory(body, blob)
@@ -243,9 +242,9 @@ class SqliteMemoryStore(SqliteItemBatches):
     def get_memories(
         self, scope: Scope, memory_ids: Iterable[str], *, vectors: Collection[str] | None = None
     ) -> list[Memory]:
-        """In id order. Each a copy of what `_decoded` keeps (a caller may change the memory it gets); the lists
-        inside (associations) are shared with it and never changed in place. The vector is kept as float32 bytes
-        and becomes a list of floats only for the ids in `vectors` (every id when None)."""
+        """In id order. What `_decoded` keeps, shared with every reader (a memory is immutable); the vector is kept
+        as float32 bytes and becomes a list of floats, in a copy, only for the ids in `vectors` (every id when
+        None)."""
         tenant_id, user_id = scope.tenant_id, scope.user_id
         found: dict[str, DecodedMemory] = {}
         rows: list[tuple[str, str, bytes | None]] = []
@@ -280,9 +279,9 @@ class SqliteMemoryStore(SqliteItemBatches):
                     for memory_id, decoded in decoded_rows.items():
                         self._decoded.memories.put((tenant_id, user_id, memory_id), decoded)
         return [
-            found[i].memory.model_copy(
-                update={"embedding": _blob_to_embedding(found[i].embedding)} if vectors is None or i in vectors else {}
-            )
+            found[i].memory.model_copy(update={"embedding": _blob_to_embedding(found[i].embedding)})
+            if (vectors is None or i in vectors) and found[i].embedding is not None
+            else found[i].memory
             for i in sorted(found)
         ]
 

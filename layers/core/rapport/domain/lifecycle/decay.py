@@ -70,7 +70,9 @@ def decayed_to(memory: Memory, now: datetime, settings: GovernanceSettings) -> M
 
 def strength_at(memory: Memory, now: datetime, settings: GovernanceSettings) -> float:
     """The strength `decayed_to(memory, now, settings)` holds, without the copy: what a reader that scores many
-    memories and shows few needs of the rest."""
-    if decay_anchor(memory) >= now:
+    memories and shows few needs of the rest (recall, for each of its candidates: the anchor is found once)."""
+    anchor = decay_anchor(memory)
+    if anchor >= now:
         return memory.strength
-    return effective_strength(memory, now, settings)
+    days = (now - anchor).total_seconds() / SECONDS_PER_DAY
+    return decayed(memory.strength, days, decay_rate(memory.domain, settings))
