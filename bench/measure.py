@@ -81,6 +81,8 @@ def local_services(data_dir: Path, embedder: Embedder, **overrides: object) -> I
     try:
         yield services
     finally:
+        # Background enrichment still queued would otherwise run on a closed store.
+        services.graph.flush(timeout=600)
         for adapter in (services.store, services.index):
             close = getattr(adapter, "close", None)
             if close is not None:

@@ -336,6 +336,17 @@ class Page(BaseModel, Generic[T]):
     items: list[T]
     next_cursor: str | None = None
 
+    def __class_getitem__(cls, params: Any) -> Any:
+        # pydantic caches `Page[Memory]` weakly: once nothing refers to it, a garbage collection frees it and the next
+        # page built rebuilds the whole model (2–8 ms, schema and validator), which ingestion paid on most
+        # interactions. Every page type made is kept for the process, a handful of classes.
+        model = super().__class_getitem__(params)
+        _PAGE_TYPES.add(model)
+        return model
+
+
+_PAGE_TYPES: set[Any] = set()
+
 
 class RelationshipCounts(BaseModel):
     """One assistant's share of an erasure: its relational memories and its relationship's items (state, events,

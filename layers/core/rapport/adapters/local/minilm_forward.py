@@ -137,18 +137,28 @@ class MeanPooledBert:
                 )
                 + embeddings.position_embeddings(positions)
             )
-            # The tokens of every text as rows of one matrix: what the dense layers multiply.
-            x = embeddings.LayerNorm(x).view(batch * length, -1)
-            # One text has no padding: no mask lets SDPA take its unmasked kernel.
-            mask = None if batch == 1 else attention_mask[:, None, None, :].bool()
+            x = embeddings.LayerNorm(x)
+            # The dense layers work token by token, so they multiply the real tokens of every text as the rows of
+            # one matrix, padding left out (a batch of mixed lengths is half padding); attention reads each text's
+            # own tokens, so it runs on them put back in their padded places. One text has no padding, and no mask
+            # lets SDPA take its unmasked kernel.
+            real = None if batch == 1 else attention_mask.reshape(-1).nonzero().squeeze(1)
+            rows = x.reshape(batch * length, -1) if real is None else x.reshape(batch * length, -1)[real]
+            mask = None if real is None else attention_mask[:, None, None, :].bool()
             for layer in self._layers:
-                qkv = layer.qkv(x).view(batch, length, 3, self._heads, -1)
-                q, k, v = qkv.permute(2, 0, 3, 1, 4)
+                qkv = layer.qkv(rows)
+                if real is not None:
+                    qkv = qkv.new_zeros(batch * length, qkv.shape[1]).index_copy_(0, real, qkv)
+                q, k, v = qkv.view(batch, length, 3, self._heads, -1).permute(2, 0, 3, 1, 4)
                 context = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
                 context = context.transpose(1, 2).reshape(batch * length, -1)
-                x = layer.attention_norm(layer.attention_out(context) + x)
-                x = layer.output_norm(layer.output(F.gelu(layer.intermediate(x))) + x)
-            x = x.view(batch, length, -1)
+                if real is not None:
+                    context = context[real]
+                rows = layer.attention_norm(layer.attention_out(context) + rows)
+                rows = layer.output_norm(layer.output(F.gelu(layer.intermediate(rows))) + rows)
+            if real is not None:
+                rows = rows.new_zeros(batch * length, rows.shape[1]).index_copy_(0, real, rows)
+            x = rows.view(batch, length, -1)
             weights = attention_mask.unsqueeze(-1).to(x.dtype)
             pooled = (x * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
             return F.normalize(pooled, p=2, dim=1)
