@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rapport.domain.recall import Placed, keeping_best_by_meaning, placed_order, strong_by_meaning
+from rapport.domain.recall import (
+    KEYWORD_TIE,
+    Placed,
+    RecallScoring,
+    keeping_best_by_meaning,
+    keyword_crowd,
+    lifted_over,
+    placed_order,
+    query_evidence,
+    strong_by_meaning,
+)
+from rapport.domain.scoring import ContextBoost, RecallSignals
+from rapport.settings import Settings
 
 
 def _placed(rows: list[tuple[str, float, float]]) -> list[Placed]:
@@ -74,3 +88,144 @@ def test_every_strong_reserved_match_is_returned_and_order_is_by_score(
     # nothing is returned over a better-scored candidate unless it is a reserved one
     cut = {p.memory_id for p in placed[:limit]}
     assert all(i in cut or i in reserved for i in ids)
+
+
+def _evidenced(rows: list[tuple[str, float, float, float, float]]) -> list[Placed]:
+    """(id, score, cosine, query evidence, keyword share)."""
+    return placed_order(Placed(i, score, sim, evidence=e, keyword=k) for i, score, sim, e, k in rows)
+
+
+def test_a_strong_match_takes_the_place_of_a_hit_above_it_only_on_recency_and_importance() -> None:
+    # Given: the fact is third by cosine (the reserve keeps the first two), below five memories that are less close
+    # and share no word, lifted by recency and importance alone (what the query gives them is less)
+    placed = _evidenced(
+        [
+            ("near1", 0.60, 0.33, 0.36, 0.0),
+            ("near2", 0.59, 0.32, 0.35, 0.0),
+            *[(f"recent{n}", 0.50 - n / 100, 0.28, 0.30, 0.0) for n in range(5)],
+            ("fact", 0.40, 0.31, 0.34, 0.0),
+        ]
+    )
+
+    chosen = keeping_best_by_meaning(placed, 5, _by_meaning(placed), share=0.4, min_similarity=0.4, margin=0.1)
+
+    # Then: it is in, at its own score, in the place of the lowest of those
+    assert [p.memory_id for p in chosen] == ["near1", "near2", "recent0", "recent1", "fact"]
+
+
+def test_a_hit_the_query_gives_more_keeps_its_place() -> None:
+    # Given: the same, but the hits above the fact owe their place to the query (keywords, their conversation)
+    placed = _evidenced(
+        [
+            ("near1", 0.60, 0.33, 0.36, 0.0),
+            ("near2", 0.59, 0.32, 0.35, 0.0),
+            *[(f"worded{n}", 0.50 - n / 100, 0.28, 0.45, 0.5) for n in range(5)],
+            ("fact", 0.40, 0.31, 0.34, 0.0),
+        ]
+    )
+
+    chosen = keeping_best_by_meaning(placed, 5, _by_meaning(placed), share=0.4, min_similarity=0.4, margin=0.1)
+
+    # Then: the boosts decide, as ranked
+    assert chosen == placed[:5]
+
+
+def test_keyword_evidence_a_crowd_shares_does_not_bury_a_closer_match() -> None:
+    # Given: twelve near-identical memories share the question's one common word (relative BM25 gives each nearly
+    # full weight), all less close than the fact, which shares no word
+    crowd = [(f"same{n}", 0.70 - n / 100, 0.25, 0.55, 1.0 - n / 200) for n in range(12)]
+    placed = _evidenced([("best", 0.75, 0.37, 0.28, 0.0), *crowd, ("fact", 0.40, 0.35, 0.27, 0.0)])
+
+    chosen = keeping_best_by_meaning(placed, 10, _by_meaning(placed), share=0.1, min_similarity=0.4, margin=0.1)
+
+    # Then: more near-ties than places is no evidence for any of them, so the fact takes the lowest one's place
+    assert "fact" in [p.memory_id for p in chosen]
+    assert "same8" not in [p.memory_id for p in chosen]
+    # while as many as the answer has places (ten) pick them out: the keywords decide
+    fewer = [p for p in placed if p.memory_id not in {"same10", "same11"}]
+    kept = keeping_best_by_meaning(fewer, 10, _by_meaning(fewer), share=0.1, min_similarity=0.4, margin=0.1)
+    assert "fact" not in [p.memory_id for p in kept]
+
+
+def test_a_crowd_is_more_near_ties_at_the_best_keyword_share_than_places() -> None:
+    placed = _evidenced(
+        [(f"k{n}", 0.5, 0.2, 0.3, 1.0 - n * KEYWORD_TIE / 6) for n in range(6)] + [("low", 0.4, 0.2, 0.2, 0.5)]
+    )
+    assert keyword_crowd(placed, 5) == frozenset(f"k{n}" for n in range(6))
+    assert keyword_crowd(placed, 6) == frozenset()
+    # and no keyword match at all is no crowd
+    assert keyword_crowd(_evidenced([(f"z{n}", 0.5, 0.2, 0.3, 0.0) for n in range(9)]), 5) == frozenset()
+
+
+def test_without_evidence_nothing_is_found_lifted() -> None:
+    # An order by rank (no scores of its own) gives no evidence: the rule stays the reserve alone
+    hit, match = Placed("a", -1.0, 0.2), Placed("b", -5.0, 0.6)
+    assert not lifted_over(hit, match, frozenset())
+    assert lifted_over(hit, match, frozenset({"a"}))  # a crowd's keyword share, and less close
+
+
+def test_query_evidence_is_the_score_less_what_matching_nothing_scores() -> None:
+    scoring = RecallScoring.of(Settings())
+    w = scoring.weights
+    signals = RecallSignals(
+        similarity=0.5,
+        keyword=0.4,
+        matched_terms=("dog",),
+        query_terms=3,
+        age_days=0.0,
+        importance=0.9,
+        strength=1.0,
+        relation=0.5,
+        context=ContextBoost(conversation=0.1, answer=0.05),
+    )
+    expected = w.vector * 0.5 + w.keyword * 0.4 + 0.15
+    assert abs(query_evidence(scoring, signals) - expected) < 2e-6
+    # the whole of the score but what the memory scores matching nothing
+    unmatched = replace(signals, similarity=0.0, keyword=0.0, matched_terms=(), context=ContextBoost())
+    assert abs(query_evidence(scoring, signals) - (scoring.score(signals) - scoring.score(unmatched))) < 2e-6
+    # an assistant's reply: what the query gives it is weighed as its score is
+    weighed = replace(signals, speaker_weight=0.75)
+    assert abs(query_evidence(scoring, weighed) - 0.75 * expected) < 2e-6
+    # recency, importance, strength and the graph give none of it
+    older = replace(signals, age_days=400.0, importance=0.1, strength=0.1, relation=0.0)
+    assert abs(query_evidence(scoring, older) - expected) < 2e-6
+
+
+evidenced_rows = st.lists(
+    st.tuples(st.floats(0, 2), st.floats(-1, 1), st.floats(0, 2), st.sampled_from([0.0, 0.3, 0.95, 1.0])),
+    min_size=1,
+    max_size=40,
+)
+
+
+@given(evidenced_rows, st.integers(1, 12), st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.3))
+def test_no_strong_match_is_left_out_for_a_hit_lifted_over_it(
+    values: list[tuple[float, float, float, float]], limit: int, share: float, min_similarity: float, margin: float
+) -> None:
+    placed = _evidenced(
+        [(f"m{n:02d}", round(sc, 6), round(sim, 6), round(e, 6), k) for n, (sc, sim, e, k) in enumerate(values)]
+    )
+    by_meaning = _by_meaning(placed)
+    chosen = keeping_best_by_meaning(placed, limit, by_meaning, share, min_similarity, margin)
+    similar = {p.memory_id: p.similarity for p in placed}
+    best = similar[by_meaning[0]]
+    strong = [i for i in by_meaning if strong_by_meaning(similar[i], best, min_similarity, margin)]
+    reserved = set(strong) & set(by_meaning[: int(limit * share)])
+    ids = [p.memory_id for p in chosen]
+    crowd = keyword_crowd(placed, limit)
+    assert len(chosen) == min(limit, len(placed))
+    assert len(set(ids)) == len(ids)
+    assert reserved <= set(ids)
+    assert chosen == placed_order(chosen)
+    # a strong match left out has no hit above it only on what the query does not give, but one kept before it
+    # (reserved, or strong and closer by cosine)
+    by_id = {p.memory_id: p for p in placed}
+    for left_out in (i for i in strong if i not in ids):
+        for hit in chosen:
+            if lifted_over(hit, by_id[left_out], crowd):
+                assert hit.memory_id in reserved or (
+                    hit.memory_id in strong and strong.index(hit.memory_id) < strong.index(left_out)
+                )
+    # and only a strong match is returned over a better-scored candidate
+    cut = {p.memory_id for p in placed[:limit]}
+    assert all(i in cut or i in strong for i in ids)

@@ -492,7 +492,8 @@ class Settings(BaseSettings):
     recall_recency_half_life_days: float = Field(30.0, gt=0)
     # Boosts lift what matches; they must not bury what matches best by meaning (docs/recall.md): the best candidates
     # by cosine, this share of the limit (rounded down) and at least `recall_semantic_min_similarity` close, keep a
-    # place in the answer whatever keywords, context or the graph add to the others.
+    # place in the answer whatever keywords, context or the graph add to the others. Any other strong match is kept
+    # from hits above it only on what the query does not give (domain.recall.keeping_best_by_meaning).
     recall_semantic_share: float = Field(0.2, ge=0, le=1)
     recall_semantic_min_similarity: float = Field(0.4, ge=-1, le=1)
     # Up to this much below `recall_semantic_min_similarity`, a candidate is a strong match too when it is no more

@@ -17,6 +17,7 @@ from rapport.domain.scoring import (
     hybrid_score,
     match_reasons,
     match_strength,
+    query_match,
     relevance,
     speaker_weight,
 )
@@ -132,6 +133,11 @@ def strong_by_meaning(similarity: float, best: float, min_similarity: float, mar
     return similarity >= min_similarity - margin and similarity >= best - margin
 
 
+# Keyword shares this close to the best one are the same evidence: relative BM25 gives near-identical texts that share
+# the query's words near-identical shares, however common the words.
+KEYWORD_TIE = 0.1
+
+
 @dataclass(frozen=True)
 class Placed:
     """A candidate as ranking sees it: its id, its score (as the hit would report it) and its cosine. Ranking and the
@@ -140,6 +146,18 @@ class Placed:
     memory_id: str
     score: float
     similarity: float
+    # What the query gives the score (`query_evidence`): the score less what the memory scores matching nothing
+    # (recency, importance, strength, the graph's relation). None when unknown, as for an order by rank: no hit is
+    # then found to be above a strong match on those alone.
+    evidence: float | None = None
+    keyword: float = 0.0  # BM25 relative to the best keyword candidate, 0..1
+
+
+def query_evidence(scoring: RecallScoring, signals: RecallSignals) -> float:
+    """What the query gives a candidate's score (`signals` as `RecallScoring.weighed`): its query match (cosine and
+    keywords) and what its conversation adds for this query, weighed as the score weighs them. The rest of the score
+    (recency, importance, strength, the graph's relation) it would get matching nothing."""
+    return round(signals.speaker_weight * (query_match(signals, scoring.weights) + signals.context.total), SCORE_PLACES)
 
 
 def placed_order(placed: Iterable[Placed]) -> list[Placed]:
@@ -155,23 +173,73 @@ def keeping_best_by_meaning(
     min_similarity: float,
     margin: float = 0.0,
 ) -> list[Placed]:
-    """The `limit` best of the ranked `placed`, where the first `share` x `limit` ids of `by_meaning` (candidates
-    best by cosine first) that are strong semantic matches (`strong_by_meaning`) are kept in: one pushed below the
-    cut by another's boosts takes the place of the lowest-ranked one not so kept. Ranked by score still, so a kept
-    one is simply last."""
+    """The `limit` best of the ranked `placed`, boosts never burying a strong semantic match (`strong_by_meaning`):
+
+    - the first `share` x `limit` ids of `by_meaning` (candidates best by cosine first) that are strong are kept in
+      whatever the others score: one pushed below the cut takes the place of the lowest-ranked one not so kept;
+    - any other strong one below the cut takes the place of the lowest-ranked hit not kept that is above it only on
+      what the query does not give (`lifted_over`), strong ones closer by cosine claiming first.
+
+    Ranked by score still, so a kept one shows at its own score (usually last); with nothing to keep in, `placed`'s
+    own order of its first `limit`."""
     top = placed[:limit]
     similar = {p.memory_id: p.similarity for p in placed}
     best = similar.get(by_meaning[0], -2.0) if by_meaning else -2.0
-    reserved = [
-        i
-        for i in by_meaning[: int(limit * share)]
-        if i in similar and strong_by_meaning(similar[i], best, min_similarity, margin)
-    ]
+    strong = [i for i in by_meaning if i in similar and strong_by_meaning(similar[i], best, min_similarity, margin)]
+    reserved = set(strong) & set(by_meaning[: int(limit * share)])
     shown = {p.memory_id for p in top}
     missing = {i for i in reserved if i not in shown}
-    if not missing:
-        return top
-    kept = set(reserved)
-    rising = [p for p in placed[limit:] if p.memory_id in missing]
-    leaving = {p.memory_id for p in [p for p in reversed(top) if p.memory_id not in kept][: len(rising)]}
-    return placed_order([*(p for p in top if p.memory_id not in leaving), *rising])
+    if missing:
+        rising = [p for p in placed[limit:] if p.memory_id in missing]
+        leaving = {p.memory_id for p in [p for p in reversed(top) if p.memory_id not in reserved][: len(rising)]}
+        top = placed_order([*(p for p in top if p.memory_id not in leaving), *rising])
+    return _claimed_by_meaning(placed, top, [i for i in strong if i not in reserved], reserved, limit) or top
+
+
+def keyword_crowd(placed: Sequence[Placed], limit: int) -> frozenset[str]:
+    """The candidates whose keyword share is within `KEYWORD_TIE` of the best one, when there are more of them than
+    the answer has places: relative BM25 gives each its full weight, yet evidence that many share picks none out
+    (at 100,000 memories dozens of near-identical ones share a common word of the question). Empty otherwise."""
+    best = max((p.keyword for p in placed), default=0.0)
+    near = frozenset(p.memory_id for p in placed if p.keyword > 0 and p.keyword >= best - KEYWORD_TIE)
+    return near if len(near) > limit else frozenset()
+
+
+def lifted_over(hit: Placed, match: Placed, crowd: frozenset[str]) -> bool:
+    """`hit` is above the strong semantic `match` only on what the query does not give: what the query gives it is
+    less than what it gives the match (the rest is recency, importance, strength, the graph), or its keyword
+    evidence is a crowd's and it is less close by cosine."""
+    if hit.evidence is not None and match.evidence is not None and hit.evidence < match.evidence:
+        return True
+    return hit.memory_id in crowd and hit.similarity < match.similarity
+
+
+def _claimed_by_meaning(
+    placed: list[Placed], top: list[Placed], strong: list[str], kept: Iterable[str], limit: int
+) -> list[Placed] | None:
+    """`top` with each of the `strong` ids (closest by cosine first) that is not in it in the place of the lowest-ranked
+    hit lifted over it (`lifted_over`) and not kept; None when none claims one."""
+    crowd = keyword_crowd(placed, limit)
+    if not crowd and all(p.evidence is None for p in top):
+        return None  # nothing can be found lifted: an order by rank, or a caller that gives no evidence
+    by_id = {p.memory_id: p for p in placed}
+    lowest_first = placed_order(top)[::-1]
+    shown = {p.memory_id for p in top}
+    held = set(kept)
+    claimed = False
+    for memory_id in strong:
+        if memory_id in shown:
+            held.add(memory_id)
+            continue
+        match = by_id[memory_id]
+        lifted = next(
+            (p for p in lowest_first if p.memory_id not in held and lifted_over(p, match, crowd)),
+            None,
+        )
+        if lifted is not None:
+            shown.discard(lifted.memory_id)
+            shown.add(memory_id)
+            held.add(memory_id)
+            lowest_first = placed_order([*(p for p in lowest_first if p is not lifted), match])[::-1]
+            claimed = True
+    return lowest_first[::-1] if claimed else None

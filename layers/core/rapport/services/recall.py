@@ -19,6 +19,7 @@ from rapport.domain.recall import (
     keeping_best_by_meaning,
     place_of,
     placed_order,
+    query_evidence,
 )
 from rapport.domain.rendering import search_text
 from rapport.domain.scope import Scope
@@ -153,7 +154,14 @@ class Recall:
         memories = {c.memory.id: c.memory for c in candidates}
         scores = scored.scores
         placed = placed_order(
-            Placed(c.memory.id, scores[c.memory.id], round(c.similarity, SCORE_PLACES)) for c in candidates
+            Placed(
+                c.memory.id,
+                scores[c.memory.id],
+                round(c.similarity, SCORE_PLACES),
+                evidence=query_evidence(self._scoring, scored.weighed[c.memory.id]),
+                keyword=c.keyword,
+            )
+            for c in candidates
         )
         chosen = self._kept(placed, {c.memory.id: c.similarity for c in candidates}, limit)[:limit]
         return [self._scoring.hit(self._shown(memories[i], now), scored.weighed[i]) for i in chosen]
@@ -385,5 +393,12 @@ def _linked(signals: RecallSignals, relation: RelationScore) -> RecallSignals:
 def _placed(candidates: list[_Candidate], weighed: dict[str, RecallSignals], scoring: RecallScoring) -> list[Placed]:
     """The candidates as ranking sees them, best score first."""
     return placed_order(
-        Placed(c.memory.id, scoring.score(weighed[c.memory.id]), round(c.similarity, SCORE_PLACES)) for c in candidates
+        Placed(
+            c.memory.id,
+            scoring.score(weighed[c.memory.id]),
+            round(c.similarity, SCORE_PLACES),
+            evidence=query_evidence(scoring, weighed[c.memory.id]),
+            keyword=c.keyword,
+        )
+        for c in candidates
     )
