@@ -38,21 +38,16 @@ def contents(services: Services) -> list[str]:
     return [hit.memory.content for hit in services.recall.recall(S, QUERY)]
 
 
-def test_an_update_through_this_process_is_what_the_next_recall_returns(services: Services) -> None:
+@pytest.mark.parametrize("writer", ["this process", "another process"])
+def test_an_update_is_what_the_next_recall_returns(
+    services: Services, request: pytest.FixtureRequest, writer: str
+) -> None:
+    changes = services if writer == "this process" else request.getfixturevalue("beside")
     dog = services.memories.remember(S, NewMemory(content="My dog is called Max", domain=Domain.USER))
     assert contents(services) == ["My dog is called Max"]
-    services.memories.update(S, dog.id, MemoryPatch(content="My dog is called Rex"))
+    changes.memories.update(S, dog.id, MemoryPatch(content="My dog is called Rex"))
     assert contents(services) == ["My dog is called Rex"]
-    services.memories.delete(S, dog.id)
-    assert contents(services) == []
-
-
-def test_an_update_by_another_process_is_what_the_next_recall_returns(services: Services, beside: Services) -> None:
-    dog = services.memories.remember(S, NewMemory(content="My dog is called Max", domain=Domain.USER))
-    assert contents(services) == ["My dog is called Max"]
-    beside.memories.update(S, dog.id, MemoryPatch(content="My dog is called Rex"))
-    assert contents(services) == ["My dog is called Rex"]
-    beside.memories.delete(S, dog.id)
+    changes.memories.delete(S, dog.id)
     assert contents(services) == []
 
 

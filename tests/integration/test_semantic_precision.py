@@ -10,13 +10,11 @@ import pytest
 
 from rapport.adapters.local.minilm import MiniLmEmbedder
 from rapport.domain.filtering import Verdict
-from rapport.domain.models import Domain, MessageRole
+from rapport.domain.models import MessageRole
 from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
 from rapport.domain.rules.model import RulesLanguageModel
 from rapport.domain.semantics.matcher import semantic_layer
-from rapport.pipeline.constructive_filter import ConstructiveFilter
-from rapport.ports.pipeline import Candidate, ExtractionResult, PipelineState
-from tests.integration.test_semantic_extraction import chat, relational, user
+from tests.integration.test_semantic_extraction import chat, judged, relational, user
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 U, A = MessageRole.USER, MessageRole.ASSISTANT
@@ -29,20 +27,6 @@ def model() -> Iterator[RulesLanguageModel]:
         layer = semantic_layer(MiniLmEmbedder())
         assert layer is not None
         yield RulesLanguageModel(semantics=layer)
-
-
-def judged(model: RulesLanguageModel, content: str) -> Verdict:
-    candidate = Candidate(
-        domain=Domain.RELATIONAL, type="interaction_pattern", content=content, importance=0.5, confidence=0.6
-    )
-    state = PipelineState(
-        tenant_id="t",
-        user_id="u",
-        interaction_id="i",
-        extracted=[ExtractionResult(domain=Domain.RELATIONAL, extractor="rules", candidates=[candidate])],
-    )
-    (verdict,) = ConstructiveFilter(model, None)(state).judged
-    return verdict.verdict
 
 
 @pytest.mark.parametrize(
@@ -96,8 +80,8 @@ def test_someone_elses_news_and_words_about_the_conversation_are_not_the_users(m
 
 
 def test_fed_up_with_my_questions_is_a_lesson_and_a_stated_lesson_stays_as_it_is(model: RulesLanguageModel) -> None:
-    assert judged(model, "User got fed up with my constant clarifying questions") is Verdict.REFRAMED
-    assert judged(model, "How to answer this user: they want fewer warnings and disclaimers") is Verdict.ALLOWED
+    assert judged(model, "User got fed up with my constant clarifying questions")[0] is Verdict.REFRAMED
+    assert judged(model, "How to answer this user: they want fewer warnings and disclaimers")[0] is Verdict.ALLOWED
 
 
 def test_something_that_happened_is_no_way_of_working(model: RulesLanguageModel) -> None:

@@ -36,8 +36,11 @@ def decay_anchor(memory: Memory) -> datetime:
 
 def effective_strength(memory: Memory, now: datetime, settings: GovernanceSettings) -> float:
     """What recall and the jobs use: the stored strength decayed from its anchor to now."""
-    days = days_between(decay_anchor(memory), now)
-    return decayed(memory.strength, days, decay_rate(memory.domain, settings))
+    return _decayed_from(memory, decay_anchor(memory), now, settings)
+
+
+def _decayed_from(memory: Memory, anchor: datetime, now: datetime, settings: GovernanceSettings) -> float:
+    return decayed(memory.strength, days_between(anchor, now), decay_rate(memory.domain, settings))
 
 
 def reinforced_strength(memory: Memory, now: datetime, boost: float, settings: GovernanceSettings) -> float:
@@ -72,7 +75,4 @@ def strength_at(memory: Memory, now: datetime, settings: GovernanceSettings) -> 
     """The strength `decayed_to(memory, now, settings)` holds, without the copy: what a reader that scores many
     memories and shows few needs of the rest (recall, for each of its candidates: the anchor is found once)."""
     anchor = decay_anchor(memory)
-    if anchor >= now:
-        return memory.strength
-    days = (now - anchor).total_seconds() / SECONDS_PER_DAY
-    return decayed(memory.strength, days, decay_rate(memory.domain, settings))
+    return memory.strength if anchor >= now else _decayed_from(memory, anchor, now, settings)
