@@ -142,7 +142,11 @@ def match_reasons(signals: RecallSignals, half_life_days: float) -> list[str]:
 
 def matched_terms(query: str, content: str) -> tuple[str, ...]:
     """The query's words (as written, stopwords dropped) whose stems occur in the content, in query order, once each."""
-    content_terms = term_set(content)
+    return matched_in(query, term_set(content))
+
+
+def matched_in(query: str, content_terms: frozenset[str]) -> tuple[str, ...]:
+    """`matched_terms` against the content's stems (`term_set`), for a caller that keeps them."""
     return tuple(word for stem, word in _query_terms(query) if stem in content_terms)
 
 

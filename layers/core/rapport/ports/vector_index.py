@@ -38,6 +38,8 @@ class HybridHits(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     by_meaning: tuple[IndexHit, ...] = ()
+    # The best by keywords: the first `k` of them, then of the rest up to `keyword_k` at least those `by_meaning`
+    # holds (what a recall reads past its candidates is their scores); an index may give every one.
     by_keywords: tuple[IndexHit, ...] = ()
     # The cosine to the query of the first `k` keyword hits (those a recall takes as candidates) that are not among
     # `by_meaning`, where the index has it at no cost (in process, from the matrix it searched); a caller computes
@@ -80,7 +82,8 @@ class VectorIndex(Protocol):
 
     def hybrid_search(self, query: IndexQuery, vector: list[float], text: str, *, keyword_k: int) -> HybridHits:
         """`knn_search(query, vector)` and `keyword_search(query with k = keyword_k, text)` with the same answers, in
-        one request where the index is remote (a recall's candidates)."""
+        one request where the index is remote (a recall's candidates); past the first `query.k` keyword hits, only
+        those found by meaning too need be given (`HybridHits.by_keywords`)."""
 
     def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:
         """The vectors the index holds for these memories of one end user, by id, in one request: unit length, as

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -26,13 +27,14 @@ from rapport.domain.scope import Scope
 from rapport.domain.scoring import (
     ContextBoost,
     RecallSignals,
+    TurnPlace,
     context_boosts,
-    matched_terms,
+    matched_in,
     named_speakers,
     query_match_of,
 )
 from rapport.domain.temporal_recall import temporal_question, time_boosts
-from rapport.domain.text import tokenize
+from rapport.domain.text import term_set, tokenize
 from rapport.domain.vectors import cosine
 from rapport.errors import InvalidInputError
 from rapport.ports.embedder import Embedder
@@ -54,6 +56,43 @@ class _Candidate:
     keyword: float  # BM25 relative to the best keyword candidate, 0..1
     terms: tuple[str, ...]  # the query's words it contains
     strength: float  # decayed to now
+    place: TurnPlace  # its place in its conversation (`place_of`)
+
+
+@dataclass(frozen=True)
+class _Forms:
+    """What recall reads of a memory whatever the query: its searchable stems and its place in its conversation."""
+
+    stems: frozenset[str]
+    place: TurnPlace
+
+    @classmethod
+    def of(cls, memory: Memory) -> _Forms:
+        return cls(term_set(search_text(memory)), place_of(memory))
+
+
+class _FormsByMemory:
+    """Each memory's `_Forms`, kept by the instance: a store that shares its decoded memories (the local one) hands
+    recall the same instances query after query, and a memory is immutable, so what was read of an instance holds
+    for as long as it is the instance. Another instance of the same memory (a store that decodes on every read, a
+    changed memory) is read afresh. The instance is held with its forms, so its `id` is not reused meanwhile."""
+
+    def __init__(self, size: int = 8_192) -> None:
+        self._size = size
+        self._kept: dict[int, tuple[Memory, _Forms]] = {}
+        self._lock = threading.Lock()
+
+    def of(self, memory: Memory) -> _Forms:
+        kept = self._kept.get(id(memory))
+        if kept is not None and kept[0] is memory:
+            return kept[1]
+        forms = _Forms.of(memory)
+        if memory.embedding is None:  # one read with its vector is not the shared instance, and weighs 100 times more
+            with self._lock:
+                self._kept[id(memory)] = (memory, forms)
+                if len(self._kept) > self._size:
+                    del self._kept[next(iter(self._kept))]  # the oldest kept
+        return forms
 
 
 @dataclass
@@ -110,6 +149,7 @@ class Recall:
         self._clock = clock
         self._graph = graph
         self._scoring = RecallScoring.of(settings)
+        self._forms = _FormsByMemory()
         self._across = AcrossHistory(settings.recall_across)
         # A question gathered across the history is scored as of the whole of it (docs/recall.md).
         self._across_scoring = (
@@ -225,8 +265,9 @@ class Recall:
             memory,
             similarity=cosine(asked.vector, memory.embedding),
             keyword=0.0,
-            terms=matched_terms(asked.text, search_text(memory)),
+            terms=matched_in(asked.text, self._forms.of(memory).stems),
             strength=found.strength,
+            place=found.place,
         )
 
     def _shown(self, memory: Memory, now: datetime) -> Memory:
@@ -318,12 +359,14 @@ class Recall:
                 similarity = cosine(asked.vector, memory.embedding)  # a keyword-only candidate the index left out
             if similarity < min_similarity:
                 continue
-            terms = matched_terms(text, search_text(memory))
+            forms = self._forms.of(memory)
+            terms = matched_in(text, forms.stems)
             if similarity <= 0.0 and not terms:
                 continue  # nothing ties it to the query: returning it would be noise
             keyword = keyword_hits.get(memory.id, 0.0) / best_keyword if best_keyword > 0 else 0.0
             # Scored as of now.
-            candidates.append(_Candidate(memory, similarity, keyword, terms, strength_at(memory, now, governance)))
+            strength = strength_at(memory, now, governance)
+            candidates.append(_Candidate(memory, similarity, keyword, terms, strength, forms.place))
         return candidates
 
     # signals
@@ -346,7 +389,7 @@ class Recall:
         sittings, speakers, neighbours: docs/recall.md)."""
         weights = self._settings.weights
         matches = {c.memory.id: query_match_of(c.similarity, c.keyword, weights) for c in candidates}
-        places = {c.memory.id: place_of(c.memory) for c in candidates}
+        places = {c.memory.id: c.place for c in candidates}
         named = named_speakers(asked.text, {p.speaker for p in places.values() if p.speaker})
         boosts = context_boosts(matches, places, named, self._settings.recall_context)
         # A temporal question also matches on dates (docs/recall.md, "Time as data").
@@ -375,13 +418,15 @@ class Recall:
     def _reached(self, memory: Memory, relation: RelationScore, asked: _Asked) -> RecallHit:
         """A memory expansion reached, scored as a candidate is, keyword part aside (BM25 did not rank it) and with
         no conversation context (that is read from the candidates)."""
+        forms = self._forms.of(memory)  # of the instance read, which a store may share, not of the copy shown
         memory = self._shown(memory, asked.now)
         candidate = _Candidate(
             memory,
             similarity=cosine(asked.vector, memory.embedding),
             keyword=0.0,
-            terms=matched_terms(asked.text, search_text(memory)),
+            terms=matched_in(asked.text, forms.stems),
             strength=memory.strength,
+            place=forms.place,
         )
         return self._scoring.hit(memory, _linked(self._signals_of(candidate, asked), relation))
 

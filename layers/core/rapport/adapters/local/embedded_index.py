@@ -204,8 +204,9 @@ def _nearest(segment: _Segment, query: IndexQuery, scores: np.ndarray) -> tuple[
     return hits, {h.memory_id for h in hits}
 
 
-def _best_by_keywords(segment: _Segment, query: IndexQuery, terms: list[str], k: int) -> list[IndexHit]:
-    """The `k` entries the filter allows with the best BM25 for the terms, best first, equal scores by id."""
+def _best_by_keywords(segment: _Segment, query: IndexQuery, terms: list[str], k: int) -> list[tuple[float, str]]:
+    """The `k` entries the filter allows with the best BM25 for the terms, best first, equal scores by id: each as its
+    negated score and its id (what `_hit` is built from)."""
     scores = segment.bm25(terms)
     matched = np.flatnonzero((scores > 0) & segment.allowed_mask(query))
     if matched.size > k:
@@ -217,7 +218,7 @@ def _best_by_keywords(segment: _Segment, query: IndexQuery, terms: list[str], k:
     # (-score, id) pairs sort best first, equal scores by id, as tuples compare: no key function per pair.
     found = list(zip((-scores[matched]).tolist(), [ids[p] for p in matched.tolist()], strict=True))
     found.sort()
-    return [_hit(memory_id, -negated) for negated, memory_id in found[:k]]
+    return found[:k]
 
 
 def _scored(positions: np.ndarray, scores: np.ndarray) -> zip[tuple[int, float]]:
@@ -465,16 +466,18 @@ class EmbeddedVectorIndex:
                 return HybridHits.model_construct(by_meaning=(), by_keywords=(), cosines={})
             scores = segment.matrix[: len(segment)] @ query_vector
             by_meaning, meant = _nearest(segment, query, scores)
-            by_keywords = _best_by_keywords(segment, query, terms, keyword_k) if terms else []
+            ranked = _best_by_keywords(segment, query, terms, keyword_k) if terms else []
             positions = segment.positions
-            unmeant = [
-                (h.memory_id, positions[h.memory_id]) for h in by_keywords[: query.k] if h.memory_id not in meant
-            ]
+            unmeant = [(i, positions[i]) for _, i in ranked[: query.k] if i not in meant]
             cosines = (
                 dict(zip([i for i, _ in unmeant], scores[[p for _, p in unmeant]].tolist(), strict=True))
                 if unmeant
                 else {}
             )
+        # Past the first `k`, only the hits found by meaning too: the rest would be read for their scores alone, by
+        # a caller that takes only the first `k` as candidates (the port allows it).
+        by_keywords = [_hit(i, -negated) for negated, i in ranked[: query.k]]
+        by_keywords += [_hit(i, -negated) for negated, i in ranked[query.k :] if i in meant]
         return HybridHits.model_construct(by_meaning=tuple(by_meaning), by_keywords=tuple(by_keywords), cosines=cosines)
 
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
@@ -483,4 +486,5 @@ class EmbeddedVectorIndex:
             return []
         with self._lock:
             segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
-            return _best_by_keywords(segment, query, terms, query.k) if segment else []
+            ranked = _best_by_keywords(segment, query, terms, query.k) if segment else []
+        return [_hit(memory_id, -negated) for negated, memory_id in ranked]
