@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from rapport.adapters.local.minilm import EmbedderUnavailableError, MiniLmEmbedder
+from rapport.adapters.local.minilm_forward import COMPUTATION, COMPUTATION_BF16, use_bfloat16
+from rapport.settings import EmbeddingPrecision
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -22,11 +24,18 @@ def embedder() -> Iterator[MiniLmEmbedder]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_HUB_OFFLINE", "1")
         patch.setenv("TRANSFORMERS_OFFLINE", "1")
-        model = MiniLmEmbedder()
+        # float32: the vectors are compared with `encode`'s to the last bits (bfloat16 has its own tests below).
+        model = MiniLmEmbedder(precision=EmbeddingPrecision.FLOAT32)
         started = time.perf_counter()
         model.embed(["warm up"])
         print(f"MiniLM load + first embed: {time.perf_counter() - started:.2f}s")
         yield model
+
+
+@pytest.fixture(scope="module")
+def in_bfloat16() -> MiniLmEmbedder:
+    # Asked for, so it runs on any CPU (emulated where there are no AMX tiles: slower, the same arithmetic).
+    return MiniLmEmbedder(precision=EmbeddingPrecision.BFLOAT16)
 
 
 def dot(a: list[float], b: list[float]) -> float:
@@ -136,7 +145,7 @@ def test_single_texts_give_the_vectors_encode_gives(embedder: MiniLmEmbedder) ->
 def test_batches_give_the_vectors_encode_gives_in_order(embedder: MiniLmEmbedder) -> None:
     # More texts than one batch holds, lengths mixed, so sorting, padding and putting back in order all count.
     texts = [f"{text} #{i}" for i in range(3) for text in VARIED_TEXTS]
-    small = MiniLmEmbedder(batch_size=5)
+    small = MiniLmEmbedder(batch_size=5, precision=EmbeddingPrecision.FLOAT32)
 
     got = small.embed(texts)
     want = encode_vectors(embedder, texts, batch_size=5)
@@ -158,3 +167,46 @@ def test_a_model_of_another_shape_is_run_by_encode(embedder: MiniLmEmbedder) -> 
 
     assert MeanPooledBert.of(unnormalised) is None
     assert MeanPooledBert.of(model) is not None
+
+
+def test_in_bfloat16_the_vectors_stay_within_a_hair_of_encode(
+    embedder: MiniLmEmbedder, in_bfloat16: MiniLmEmbedder
+) -> None:
+    # Given the dense layers in bfloat16, texts one at a time and in batches
+    texts = [f"{text} #{i}" for i in range(2) for text in VARIED_TEXTS]
+    one_by_one = [in_bfloat16.embed([text])[0] for text in VARIED_TEXTS]
+    batched = in_bfloat16.embed(texts)
+
+    # Then every vector is unit length and within cosine 0.9999 of what `encode` gives in float32
+    want_one = encode_vectors(embedder, VARIED_TEXTS)
+    want_batched = encode_vectors(embedder, texts)
+    pairs = [
+        *zip(VARIED_TEXTS, one_by_one, want_one, strict=True),
+        *zip(texts, batched, want_batched, strict=True),
+    ]
+    for text, got, want in pairs:
+        assert math.isclose(math.sqrt(dot(got, got)), 1.0, abs_tol=1e-5), text[:40]
+        assert dot(got, want) >= 0.9999, text[:40]
+    # And the nearest text to each of a few questions is the one float32 finds
+    questions = ["Where did I move in 2021?", "What is my dog called?", "Tell me about the pottery class"]
+    for question, asked in zip(questions, in_bfloat16.embed(questions), strict=True):
+        exact = encode_vectors(embedder, [question])[0]
+        nearest = max(range(len(VARIED_TEXTS)), key=lambda i: dot(one_by_one[i], asked))
+        assert nearest == max(range(len(VARIED_TEXTS)), key=lambda i: dot(want_one[i], exact)), question
+
+
+def test_each_precision_names_its_own_computation(embedder: MiniLmEmbedder, in_bfloat16: MiniLmEmbedder) -> None:
+    # The evaluation's vector cache keys on the computation: vectors of one precision are never served as the other's
+    assert embedder.computation == COMPUTATION
+    assert in_bfloat16.computation == COMPUTATION_BF16
+    assert in_bfloat16._forward is not None and in_bfloat16._forward.bfloat16
+
+
+def test_auto_takes_bfloat16_exactly_where_the_cpu_multiplies_it_in_hardware() -> None:
+    import torch
+
+    amx = bool(torch.cpu._is_amx_tile_supported())
+
+    assert use_bfloat16("auto") is amx
+    assert MiniLmEmbedder().computation == (COMPUTATION_BF16 if amx else COMPUTATION)
+    assert use_bfloat16("float32") is False and use_bfloat16("bfloat16") is True

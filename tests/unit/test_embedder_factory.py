@@ -11,7 +11,7 @@ from rapport.adapters.local.hashing_embedder import HashingEmbedder
 from rapport.adapters.local.minilm import MiniLmEmbedder
 from rapport.adapters.openai.embedder import OpenAiEmbedder
 from rapport.composition.embedders import build_embedder
-from rapport.settings import EmbedderKind, Settings
+from rapport.settings import EmbedderKind, EmbeddingPrecision, Settings
 
 pytestmark = pytest.mark.unit
 
@@ -69,6 +69,15 @@ def test_an_empty_key_counts_as_no_key() -> None:
 
 def test_minilm_is_chosen_explicitly_even_with_a_key() -> None:
     assert isinstance(build_embedder(settings(embedder="minilm", openai_api_key="sk-test")), MiniLmEmbedder)
+
+
+def test_minilm_runs_in_the_precision_the_settings_ask_for() -> None:
+    for kind in ("auto", "minilm"):
+        for precision in EmbeddingPrecision:
+            embedder = build_embedder(settings(embedder=kind, embedding_precision=precision.value))
+
+            assert isinstance(embedder, MiniLmEmbedder)
+            assert embedder._precision is precision and not embedder.loaded
 
 
 def test_hashing_uses_its_own_width() -> None:

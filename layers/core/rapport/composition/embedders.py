@@ -20,13 +20,15 @@ def build_embedder(settings: Settings) -> Embedder:
     if kind is EmbedderKind.HASHING:
         return HashingEmbedder(settings.hashing_dimensions)
     if kind is EmbedderKind.MINILM:
-        return MiniLmEmbedder()
+        return MiniLmEmbedder(precision=settings.embedding_precision)
     if kind is EmbedderKind.OPENAI:
         if api_key is None:
             raise ValueError("RAPPORT_EMBEDDER=openai needs an API key: set OPENAI_API_KEY (or RAPPORT_OPENAI_API_KEY)")
         return _openai_embedder(settings, api_key)
     if kind is EmbedderKind.AUTO:
-        return _openai_embedder(settings, api_key) if api_key is not None else MiniLmEmbedder()
+        if api_key is not None:
+            return _openai_embedder(settings, api_key)
+        return MiniLmEmbedder(precision=settings.embedding_precision)
     assert_never(kind)
 
 

@@ -7,9 +7,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rapport.adapters.local.minilm_forward import COMPUTATION, MeanPooledBert
+from rapport.adapters.local.minilm_forward import COMPUTATION, COMPUTATION_BF16, MeanPooledBert, use_bfloat16
 from rapport.adapters.local.thread_pools import size_thread_pools
 from rapport.errors import RapportError
+from rapport.settings import EmbeddingPrecision
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -28,11 +29,18 @@ class EmbedderUnavailableError(RapportError, RuntimeError):
 class MiniLmEmbedder:
     """384-dimensional sentence embeddings. The model loads on the first `embed`: importing or wiring this is cheap."""
 
-    def __init__(self, model_path: str | None = None, batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        model_path: str | None = None,
+        batch_size: int = 64,
+        precision: EmbeddingPrecision = EmbeddingPrecision.AUTO,
+    ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self._model_path = model_path
         self._batch_size = batch_size
+        self._precision = precision
+        self._bfloat16: bool | None = None  # what `precision` means on this CPU, once asked
         self._model: SentenceTransformer | None = None
         self._forward: MeanPooledBert | None = None  # None once loaded: a model of another shape, run by `encode`
         # One lock for loading and encoding: the fast tokenizer is not safe to call from two threads at once
@@ -51,7 +59,12 @@ class MiniLmEmbedder:
     @property
     def computation(self) -> str:
         """What computes the vectors besides the weights and libraries (the evaluation's cache keys on it)."""
-        return COMPUTATION
+        return COMPUTATION_BF16 if self._in_bfloat16() else COMPUTATION
+
+    def _in_bfloat16(self) -> bool:
+        if self._bfloat16 is None:
+            self._bfloat16 = use_bfloat16(self._precision.value)
+        return self._bfloat16
 
     @property
     def loaded(self) -> bool:
@@ -91,7 +104,7 @@ class MiniLmEmbedder:
         model.eval()
         # torch brings its own BLAS and OpenMP pools, each as wide as the machine: sized now it has loaded them.
         size_thread_pools()
-        self._forward = MeanPooledBert.of(model)
+        self._forward = MeanPooledBert.of(model, bfloat16=self._in_bfloat16())
         if self._forward is None:
             logger.warning("the model at %s is not the mean-pooled BERT the fast pass runs: using encode", path)
         self._model = model

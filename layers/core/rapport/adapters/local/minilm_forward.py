@@ -11,6 +11,14 @@ The dense layers multiply by their weights stored transposed (input x output, co
 `nn.Linear` keeps them: for the dozen rows of one question MKL's product then runs without repacking the weight
 matrix on every call, about half the time of each of the 24 products at that size (`F.linear` took ~270 µs for the
 384 → 1,536 layer on one core, this ~130 µs), and about the same at batch sizes (within a few per cent either way).
+
+In bfloat16 (`precision`), the dense layers keep their weights in bfloat16 and multiply the rows converted to it,
+accumulating in float32; everything else (embeddings, attention, layer norms, GELU, pooling) stays float32. On a CPU
+with AMX tiles that is the hardware's own product: at an interaction's batch (~100 rows) a 384 → 1,536 product takes
+~0.35 ms against ~1.2 ms, at 64 texts the pass embeds ~1.8x as many a second, and one question's pass reads half the
+weight bytes (~11 % faster). Vectors stay within cosine 0.99997 of float32's (top-10 neighbours unchanged on the
+paraphrase set); the probe check holds it to `_MIN_COSINE_BF16`. Without AMX, bfloat16 products are emulated and
+slower, so `auto` keeps float32 there.
 """
 
 from __future__ import annotations
@@ -26,8 +34,21 @@ if TYPE_CHECKING:
 # Names the arithmetic below: the evaluation's vector cache keys on it (with the library versions), so vectors from
 # another computation are a miss rather than served as this one's.
 COMPUTATION = "forward=rapport-bert-mean-v2"
+COMPUTATION_BF16 = f"{COMPUTATION}-bf16"
 _PROBE = "A short probe sentence, checked against sentence-transformers when the model loads."
 _MIN_COSINE = 0.99999
+_MIN_COSINE_BF16 = 0.9999
+
+
+def use_bfloat16(precision: str) -> bool:
+    """Whether the dense layers run in bfloat16 for this setting (`EmbeddingPrecision`) on this CPU."""
+    if precision == "float32":
+        return False
+    if precision == "bfloat16":
+        return True
+    import torch
+
+    return bool(torch.cpu._is_amx_tile_supported())
 
 
 @dataclass(frozen=True)
@@ -38,14 +59,16 @@ class _Dense:
     bias: torch.Tensor
 
     @classmethod
-    def of(cls, weight: torch.Tensor, bias: torch.Tensor) -> _Dense:
-        """From `nn.Linear`'s own layout (outputs x inputs)."""
-        return cls(weight.t().contiguous(), bias.contiguous())
+    def of(cls, weight: torch.Tensor, bias: torch.Tensor, dtype: torch.dtype) -> _Dense:
+        """From `nn.Linear`'s own layout (outputs x inputs), kept in `dtype`."""
+        return cls(weight.t().contiguous().to(dtype), bias.contiguous().to(dtype))
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         import torch
 
-        return torch.addmm(self.bias, x, self.weight)
+        if x.dtype == self.weight.dtype:
+            return torch.addmm(self.bias, x, self.weight)
+        return torch.addmm(self.bias, x.to(self.weight.dtype), self.weight).to(x.dtype)
 
 
 @dataclass(frozen=True)
@@ -63,9 +86,11 @@ class MeanPooledBert:
 
     `of` answers None for a model of any other shape, and the embedder then keeps calling `encode`."""
 
-    def __init__(self, model: SentenceTransformer) -> None:
+    def __init__(self, model: SentenceTransformer, *, bfloat16: bool = False) -> None:
         import torch
 
+        self.bfloat16 = bfloat16
+        dtype = torch.bfloat16 if bfloat16 else torch.float32
         transformer, _, _ = model
         # transformers' modules are typed as `Tensor | Module` attributes: this reads them as what they are.
         bert: Any = transformer.auto_model
@@ -81,29 +106,33 @@ class MeanPooledBert:
                 out, intermediate, output = layer.attention.output.dense, layer.intermediate.dense, layer.output.dense
                 layers.append(
                     _Layer(
-                        qkv=_Dense.of(qkv_weight, qkv_bias),
-                        attention_out=_Dense.of(out.weight, out.bias),
+                        qkv=_Dense.of(qkv_weight, qkv_bias, dtype),
+                        attention_out=_Dense.of(out.weight, out.bias, dtype),
                         attention_norm=layer.attention.output.LayerNorm,
-                        intermediate=_Dense.of(intermediate.weight, intermediate.bias),
-                        output=_Dense.of(output.weight, output.bias),
+                        intermediate=_Dense.of(intermediate.weight, intermediate.bias, dtype),
+                        output=_Dense.of(output.weight, output.bias, dtype),
                         output_norm=layer.output.LayerNorm,
                     )
                 )
         self._layers = tuple(layers)
 
     @classmethod
-    def of(cls, model: SentenceTransformer) -> MeanPooledBert | None:
+    def of(cls, model: SentenceTransformer, *, bfloat16: bool = False) -> MeanPooledBert | None:
         """The fast pass over `model` when it is the shape written out here and agrees with `encode` on a probe."""
         if not _is_mean_pooled_bert(model):
             return None
-        forward = cls(model)
+        forward = cls(model, bfloat16=bfloat16)
         import numpy as np
 
         expected = model.encode([_PROBE], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
         got = forward.embed([_PROBE], batch_size=1)
-        if float(np.dot(expected[0], np.asarray(got[0]))) < _MIN_COSINE:
+        if float(np.dot(expected[0], np.asarray(got[0]))) < (_MIN_COSINE_BF16 if bfloat16 else _MIN_COSINE):
             return None
         return forward
+
+    @property
+    def computation(self) -> str:
+        return COMPUTATION_BF16 if self.bfloat16 else COMPUTATION
 
     def embed(self, texts: Sequence[str], batch_size: int) -> list[list[float]]:
         """Unit vectors, in order. As `encode` does: longest texts first, `batch_size` at a time, each batch padded
