@@ -208,5 +208,6 @@ def test_auto_takes_bfloat16_exactly_where_the_cpu_multiplies_it_in_hardware() -
     amx = bool(torch.cpu._is_amx_tile_supported())
 
     assert use_bfloat16("auto") is amx
-    assert MiniLmEmbedder().computation == (COMPUTATION_BF16 if amx else COMPUTATION)
+    assert MiniLmEmbedder(precision=EmbeddingPrecision.AUTO).computation == (COMPUTATION_BF16 if amx else COMPUTATION)
+    assert MiniLmEmbedder().computation == COMPUTATION  # float32 unless asked
     assert use_bfloat16("float32") is False and use_bfloat16("bfloat16") is True

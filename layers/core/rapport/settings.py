@@ -437,9 +437,10 @@ class Settings(BaseSettings):
     embedding_model: str = "text-embedding-3-small"
     embedding_dimensions: int = Field(1536, ge=16, le=3072)
     hashing_dimensions: int = Field(256, ge=16, le=4096)
-    # The local MiniLM's dense layers: `auto` multiplies in bfloat16 where the CPU has AMX tiles (vectors within
-    # ~3e-5 of cosine of float32's, products 2-3x faster at batch sizes) and in float32 elsewhere (docs/pipeline.md).
-    embedding_precision: EmbeddingPrecision = EmbeddingPrecision.AUTO
+    # The local MiniLM's dense layers: float32, or bfloat16 (vectors within ~3e-5 of cosine of float32's, products
+    # 3-5x faster at batch sizes on AMX), or `auto`: bfloat16 where the CPU has AMX tiles (docs/recall.md says why
+    # float32 is the default).
+    embedding_precision: EmbeddingPrecision = EmbeddingPrecision.FLOAT32
     openai_api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("RAPPORT_OPENAI_API_KEY", "OPENAI_API_KEY")
     )

@@ -18,7 +18,7 @@ with AMX tiles that is the hardware's own product: at an interaction's batch (~1
 ~0.35 ms against ~1.2 ms, at 64 texts the pass embeds ~1.8x as many a second, and one question's pass reads half the
 weight bytes (~11 % faster). Vectors stay within cosine 0.99997 of float32's (top-10 neighbours unchanged on the
 paraphrase set); the probe check holds it to `_MIN_COSINE_BF16`. Without AMX, bfloat16 products are emulated and
-slower, so `auto` keeps float32 there.
+slower, so `auto` keeps float32 there. float32 is the default (docs/recall.md says why).
 """
 
 from __future__ import annotations
