@@ -218,28 +218,41 @@ def _claimed_by_meaning(
     placed: list[Placed], top: list[Placed], strong: list[str], kept: Iterable[str], limit: int
 ) -> list[Placed] | None:
     """`top` with each of the `strong` ids (closest by cosine first) that is not in it in the place of the lowest-ranked
-    hit lifted over it (`lifted_over`) and not kept; None when none claims one."""
+    hit lifted over it (`lifted_over`) that is neither kept nor a strong one closer by cosine; None when none claims
+    one. Swept again after any claim: a match that came in may itself be lifted over a closer one left out before it,
+    which then takes its place (each claim puts a closer match where a farther one or a weaker hit was, so the sweeps
+    end)."""
     crowd = keyword_crowd(placed, limit)
     if not crowd and all(p.evidence is None for p in top):
         return None  # nothing can be found lifted: an order by rank, or a caller that gives no evidence
     by_id = {p.memory_id: p for p in placed}
-    lowest_first = placed_order(top)[::-1]
-    shown = {p.memory_id for p in top}
+    closeness = {memory_id: n for n, memory_id in enumerate(strong)}
+    weaker = len(strong)  # what a hit that is not a strong match counts as: behind every one
     held = set(kept)
+    lowest_first = placed_order(top)[::-1]
     claimed = False
-    for memory_id in strong:
-        if memory_id in shown:
-            held.add(memory_id)
-            continue
-        match = by_id[memory_id]
-        lifted = next(
-            (p for p in lowest_first if p.memory_id not in held and lifted_over(p, match, crowd)),
-            None,
-        )
-        if lifted is not None:
-            shown.discard(lifted.memory_id)
-            shown.add(memory_id)
-            held.add(memory_id)
-            lowest_first = placed_order([*(p for p in lowest_first if p is not lifted), match])[::-1]
-            claimed = True
-    return lowest_first[::-1] if claimed else None
+    while True:
+        shown = {p.memory_id for p in lowest_first}
+        swept = False
+        for memory_id in strong:
+            if memory_id in shown:
+                continue
+            match, closer = by_id[memory_id], closeness[memory_id]
+            lifted = next(
+                (
+                    p
+                    for p in lowest_first
+                    if p.memory_id not in held
+                    and closeness.get(p.memory_id, weaker) > closer
+                    and lifted_over(p, match, crowd)
+                ),
+                None,
+            )
+            if lifted is not None:
+                shown.discard(lifted.memory_id)
+                shown.add(memory_id)
+                lowest_first = placed_order([*(p for p in lowest_first if p is not lifted), match])[::-1]
+                swept = True
+        if not swept:
+            return lowest_first[::-1] if claimed else None
+        claimed = True
