@@ -130,10 +130,6 @@ class MeanPooledBert:
             return None
         return forward
 
-    @property
-    def computation(self) -> str:
-        return COMPUTATION_BF16 if self.bfloat16 else COMPUTATION
-
     def embed(self, texts: Sequence[str], batch_size: int) -> list[list[float]]:
         """Unit vectors, in order. As `encode` does: longest texts first, `batch_size` at a time, each batch padded
         to its longest, so padding is little and the results are those `encode` batches would give."""
