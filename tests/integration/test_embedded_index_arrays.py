@@ -197,3 +197,80 @@ def test_a_hybrid_search_gives_the_cosine_of_each_keyword_candidate_the_meaning_
     for memory_id, from_index in found.cosines.items():
         own = np.asarray(stored[memory_id][0])
         assert from_index == pytest.approx(float(own @ unit / np.linalg.norm(own)), abs=1e-5)
+
+
+def unit_rows(rows: np.ndarray) -> np.ndarray:
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def clustered_index(path: Path, rng: np.random.Generator, *, half_precision_from: int) -> EmbeddedVectorIndex:
+    """1,200 entries around 12 directions, many within float16's error of each other by cosine, a seventh archived."""
+    index = EmbeddedVectorIndex(path, 48, half_precision_from=half_precision_from)
+    centres = unit_rows(rng.standard_normal((12, 48)))
+    for n in range(1_200):
+        spread = (0.02, 0.05, 0.3)[n % 3]
+        embedding = centres[n % 12] + spread * rng.standard_normal(48)
+        status = MemoryStatus.ARCHIVED if n % 7 == 0 else MemoryStatus.ACTIVE
+        index.upsert(memory(TENANT, f"m{n:04d}", embedding.tolist(), text(random.Random(n)), status=status))
+    return index
+
+
+def test_a_search_in_half_precision_first_answers_as_one_in_float32(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the same entries in an index that searches large segments float16 first and one that never does
+    from rapport.adapters.local import embedded_index
+
+    half_passes = []
+    product = embedded_index._half_product()
+    assert product is not None  # the local extra brings torch
+
+    def counted(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        half_passes.append(rows.shape)
+        return product(rows, vector)
+
+    monkeypatch.setattr(embedded_index, "_half_product", lambda: counted)
+    two_pass = clustered_index(tmp_path / "half.sqlite3", np.random.default_rng(3), half_precision_from=1_000)
+    exact = clustered_index(tmp_path / "exact.sqlite3", np.random.default_rng(3), half_precision_from=10**9)
+    centres = unit_rows(np.random.default_rng(3).standard_normal((12, 48)))
+    both = (Domain.USER, Domain.RELATIONAL)
+    try:
+        for n, centre in enumerate(centres):
+            probe = (centre + 0.01 * np.random.default_rng(n).standard_normal(48)).tolist()
+            for q in (query(TENANT, k=5), query(TENANT, k=60), query(TENANT, k=40, statuses=("active", "archived"))):
+                # When each is searched by meaning, alone and with keywords
+                got, want = two_pass.knn_search(q, probe), exact.knn_search(q, probe)
+                # Then the first answers with the float32 ranking and scores of the second (which has no ties that
+                # either may order its own way)
+                assert len({h.score for h in want}) == len(want)
+                assert [h.memory_id for h in got] == [h.memory_id for h in want]
+                assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-6)
+                hybrid = two_pass.hybrid_search(q, probe, "dog walk park", keyword_k=80)
+                reference = exact.hybrid_search(q, probe, "dog walk park", keyword_k=80)
+                assert [h.memory_id for h in hybrid.by_meaning] == [h.memory_id for h in reference.by_meaning]
+                assert hybrid.by_keywords == reference.by_keywords
+                assert hybrid.cosines == pytest.approx(reference.cosines, abs=1e-6)
+            assert two_pass.knn_search(query(TENANT, k=5, domains=both), probe)
+        # And the float16 pass ran for every search of the large segment, over every entry
+        assert half_passes and all(shape == (1_200, 48) for shape in half_passes)
+    finally:
+        two_pass.close()
+        exact.close()
+
+
+def test_without_a_half_precision_product_a_large_segment_is_searched_in_float32(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rapport.adapters.local import embedded_index
+
+    monkeypatch.setattr(embedded_index, "_half_product", lambda: None)
+    index = clustered_index(tmp_path / "vectors.sqlite3", np.random.default_rng(5), half_precision_from=1)
+    probe = np.random.default_rng(6).standard_normal(48)
+    try:
+        hits = index.knn_search(query(TENANT, k=10), probe.tolist())
+        stored = {h.memory_id: index.vectors(SCOPE, [h.memory_id])[h.memory_id] for h in hits}
+        unit = probe / np.linalg.norm(probe)
+        assert [h.score for h in hits] == pytest.approx([float(np.asarray(stored[h.memory_id]) @ unit) for h in hits])
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    finally:
+        index.close()
