@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -26,6 +28,7 @@ TENANT = "tenant-a"
 SCOPE = Scope(TENANT, "user-1")
 WORDS = "dog cat max walk park camping guitar concert painting lake beach job".split()
 DIMENSIONS = 8
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def vector(rng: random.Random) -> list[float]:
@@ -219,43 +222,62 @@ def test_a_search_in_half_precision_first_answers_as_one_in_float32(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given the same entries in an index that searches large segments float16 first and one that never does
+    import torch
+
     from rapport.adapters.local import embedded_index
 
     half_passes = []
-    product = embedded_index._half_product()
-    assert product is not None  # the local extra brings torch
+    kernel = embedded_index._half_kernel()
+    assert kernel is not None  # the local extra brings torch
 
-    def counted(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
-        half_passes.append(rows.shape)
-        return product(rows, vector)
+    class Counted(embedded_index._HalfKernel):
+        def cosines(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+            half_passes.append(rows.shape)
+            return super().cosines(rows, vector)
 
-    monkeypatch.setattr(embedded_index, "_half_product", lambda: counted)
+    monkeypatch.setattr(embedded_index, "_half_kernel", lambda: Counted(torch))
     two_pass = clustered_index(tmp_path / "half.sqlite3", np.random.default_rng(3), half_precision_from=1_000)
     exact = clustered_index(tmp_path / "exact.sqlite3", np.random.default_rng(3), half_precision_from=10**9)
     centres = unit_rows(np.random.default_rng(3).standard_normal((12, 48)))
-    both = (Domain.USER, Domain.RELATIONAL)
     try:
-        for n, centre in enumerate(centres):
-            probe = (centre + 0.01 * np.random.default_rng(n).standard_normal(48)).tolist()
-            for q in (query(TENANT, k=5), query(TENANT, k=60), query(TENANT, k=40, statuses=("active", "archived"))):
-                # When each is searched by meaning, alone and with keywords
-                got, want = two_pass.knn_search(q, probe), exact.knn_search(q, probe)
-                # Then the first answers with the float32 ranking and scores of the second (which has no ties that
-                # either may order its own way)
-                assert len({h.score for h in want}) == len(want)
-                assert [h.memory_id for h in got] == [h.memory_id for h in want]
-                assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-6)
-                hybrid = two_pass.hybrid_search(q, probe, "dog walk park", keyword_k=80)
-                reference = exact.hybrid_search(q, probe, "dog walk park", keyword_k=80)
-                assert [h.memory_id for h in hybrid.by_meaning] == [h.memory_id for h in reference.by_meaning]
-                assert hybrid.by_keywords == reference.by_keywords
-                assert hybrid.cosines == pytest.approx(reference.cosines, abs=1e-6)
-            assert two_pass.knn_search(query(TENANT, k=5, domains=both), probe)
-        # And the float16 pass ran for every search of the large segment, over every entry
+        compare_searches(two_pass, exact, centres)
         assert half_passes and all(shape == (1_200, 48) for shape in half_passes)
+        # And the float16 copy follows the writes after it was made: new entries past the arrays' capacity, changed
+        # ones, deleted ones (the last entry moved into each hole)
+        rng = np.random.default_rng(4)
+        for n in range(1_200, 2_300):
+            embedding = (centres[n % 12] + 0.05 * rng.standard_normal(48)).tolist()
+            for index in (two_pass, exact):
+                index.upsert(memory(TENANT, f"m{n:04d}", embedding, "dog walk"))
+        for n in range(0, 2_300, 9):
+            for index in (two_pass, exact):
+                index.delete(SCOPE, f"m{n:04d}")
+        half_passes.clear()
+        compare_searches(two_pass, exact, centres)
+        assert half_passes and all(shape == (2_300 - 256, 48) for shape in half_passes)
     finally:
         two_pass.close()
         exact.close()
+
+
+def compare_searches(two_pass: EmbeddedVectorIndex, exact: EmbeddedVectorIndex, centres: np.ndarray) -> None:
+    both = (Domain.USER, Domain.RELATIONAL)
+    for n, centre in enumerate(centres):
+        probe = (centre + 0.01 * np.random.default_rng(n).standard_normal(48)).tolist()
+        for q in (query(TENANT, k=5), query(TENANT, k=60), query(TENANT, k=40, statuses=("active", "archived"))):
+            # When each is searched by meaning, alone and with keywords
+            got, want = two_pass.knn_search(q, probe), exact.knn_search(q, probe)
+            # Then the first answers with the float32 ranking and scores of the second (which has no ties that
+            # either may order its own way)
+            assert len({h.score for h in want}) == len(want)
+            assert [h.memory_id for h in got] == [h.memory_id for h in want]
+            assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-6)
+            hybrid = two_pass.hybrid_search(q, probe, "dog walk park", keyword_k=80)
+            reference = exact.hybrid_search(q, probe, "dog walk park", keyword_k=80)
+            assert [h.memory_id for h in hybrid.by_meaning] == [h.memory_id for h in reference.by_meaning]
+            assert hybrid.by_keywords == reference.by_keywords
+            assert hybrid.cosines == pytest.approx(reference.cosines, abs=1e-6)
+        assert two_pass.knn_search(query(TENANT, k=5, domains=both), probe)
 
 
 def test_without_a_half_precision_product_a_large_segment_is_searched_in_float32(
@@ -263,7 +285,7 @@ def test_without_a_half_precision_product_a_large_segment_is_searched_in_float32
 ) -> None:
     from rapport.adapters.local import embedded_index
 
-    monkeypatch.setattr(embedded_index, "_half_product", lambda: None)
+    monkeypatch.setattr(embedded_index, "_half_kernel", lambda: None)
     index = clustered_index(tmp_path / "vectors.sqlite3", np.random.default_rng(5), half_precision_from=1)
     probe = np.random.default_rng(6).standard_normal(48)
     try:
@@ -274,3 +296,21 @@ def test_without_a_half_precision_product_a_large_segment_is_searched_in_float32
         assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     finally:
         index.close()
+
+
+def test_the_index_never_loads_torch_for_itself(tmp_path: Path) -> None:
+    # Given a process without torch (a server with the hashing embedder), when a large segment is searched
+    script = f"""
+import sys
+from pathlib import Path
+from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from tests.integration.test_vector_index_contract import memory, query
+index = EmbeddedVectorIndex(Path({str(tmp_path / "vectors.sqlite3")!r}), 3, half_precision_from=2)
+for n in range(5):
+    index.upsert(memory("tenant-a", f"m{{n}}", [1.0, n, 0.5]))
+hits = index.knn_search(query("tenant-a", k=2), [1.0, 4.0, 0.5])
+print([h.memory_id for h in hits], "torch" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    # Then it answers in float32, and torch stays unloaded
+    assert done.stdout.split() == ["['m4',", "'m3']", "False"]

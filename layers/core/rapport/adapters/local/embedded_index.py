@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import sqlite3
+import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -61,7 +62,9 @@ class _Segment:
     term_counts: list[Counter[str]] = field(default_factory=list)
     half_from: int = HALF_PRECISION_FROM
     matrix: np.ndarray = field(init=False)
-    half: np.ndarray = field(init=False)  # the matrix in float16, row for row, for the first pass of a search
+    # The matrix in float16, row for row, for the first pass of a search: made by the first search that runs one, and
+    # kept with the matrix from then on (none for a segment never searched so).
+    half: np.ndarray | None = field(default=None, init=False)
     domain_codes: np.ndarray = field(init=False)
     status_codes: np.ndarray = field(init=False)
     lengths: np.ndarray = field(init=False)
@@ -79,7 +82,6 @@ class _Segment:
 
     def __post_init__(self) -> None:
         self.matrix = np.zeros((16, self.dimensions), dtype=np.float32)
-        self.half = np.zeros((16, self.dimensions), dtype=np.float16)
         self.domain_codes = np.zeros(16, dtype=np.int16)
         self.status_codes = np.zeros(16, dtype=np.int16)
         self.lengths = np.zeros(16, dtype=np.float64)
@@ -93,7 +95,8 @@ class _Segment:
     def _grow(self) -> None:
         capacity = self.matrix.shape[0] * 2
         self.matrix = np.concatenate([self.matrix, np.zeros_like(self.matrix)])[:capacity]
-        self.half = np.concatenate([self.half, np.zeros_like(self.half)])[:capacity]
+        if self.half is not None:
+            self.half = np.concatenate([self.half, np.zeros_like(self.half)])[:capacity]
         self.domain_codes = np.concatenate([self.domain_codes, np.zeros_like(self.domain_codes)])
         self.status_codes = np.concatenate([self.status_codes, np.zeros_like(self.status_codes)])
         self.lengths = np.concatenate([self.lengths, np.zeros_like(self.lengths)])
@@ -106,7 +109,8 @@ class _Segment:
         if position == self.matrix.shape[0]:
             self._grow()
         self.matrix[position] = vector
-        self.half[position] = vector
+        if self.half is not None:
+            self.half[position] = vector
         self.domain_codes[position] = self._code(domain)
         self.status_codes[position] = self._code(status)
         self.ids.append(memory_id)
@@ -139,7 +143,8 @@ class _Segment:
             # Swap the last entry into the hole so the arrays stay dense; its postings follow it.
             moved = self.ids[last]
             self.matrix[position] = self.matrix[last]
-            self.half[position] = self.half[last]
+            if self.half is not None:
+                self.half[position] = self.half[last]
             self.domain_codes[position] = self.domain_codes[last]
             self.status_codes[position] = self.status_codes[last]
             self.lengths[position] = self.lengths[last]
@@ -189,12 +194,15 @@ class _Segment:
         """The float32 cosines of the entries at `positions` to the unit `vector`."""
         return self.matrix[positions] @ vector
 
-    def half_cosines(self, vector: np.ndarray) -> np.ndarray | None:
-        """Every entry's cosine to the unit `vector` from the float16 rows (within `_HALF_ERROR` of float32's), or
-        None below `half_from` entries or where no half-precision product is installed: float32's is the search."""
-        size = len(self.ids)
-        product = _half_product() if size >= self.half_from else None
-        return None if product is None else product(self.half[:size], vector.astype(np.float16))
+    def half_kernel(self) -> _HalfKernel | None:
+        """What searches this segment float16 first (`_nearest`): None below `half_from` entries, or where torch is
+        not installed, and the search is float32's alone."""
+        return _half_kernel() if len(self.ids) >= self.half_from else None
+
+    def half_rows(self) -> np.ndarray:
+        if self.half is None:
+            self.half = self.matrix.astype(np.float16)
+        return self.half[: len(self.ids)]
 
     def bm25(self, terms: list[str]) -> np.ndarray:
         """Okapi BM25 of every entry for the terms (0 where none occurs), accumulated term by term."""
@@ -221,8 +229,8 @@ def _nearest(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> tuple[
     allowed = segment.allowed_positions(query)
     if allowed is not None and allowed.size == 0:
         return [], set()
-    half = segment.half_cosines(vector)
-    if half is None:
+    kernel = segment.half_kernel()
+    if kernel is None:
         scores = segment.matrix[: len(segment)] @ vector
         if allowed is None:
             # Every entry allowed (the usual filter): the partition runs on the scores as they are, as it would on
@@ -234,11 +242,11 @@ def _nearest(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> tuple[
         ranked = chosen[np.argsort(-scores[chosen], kind="stable")]
         ranked_scores = scores[ranked]
     else:
+        half = kernel.cosines(segment.half_rows(), vector)
         if allowed is not None:
             half = half[allowed]
         k = min(query.k, half.size)
-        kth = -np.partition(-half, k - 1)[k - 1]
-        near = np.flatnonzero(half >= kth - 2 * _HALF_ERROR)
+        near = np.flatnonzero(half >= kernel.kth_largest(half, k) - 2 * _HALF_ERROR)
         pool = near if allowed is None else allowed[near]
         scores = segment.cosines(pool, vector)
         chosen = np.argpartition(-scores, k - 1)[:k] if pool.size > k else np.arange(pool.size)
@@ -266,20 +274,31 @@ def _best_by_keywords(segment: _Segment, query: IndexQuery, terms: list[str], k:
     return found[:k]
 
 
-@functools.cache
-def _half_product() -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
-    """float16 rows times a float16 vector, as float32 scores: torch's kernel (numpy's float16 product has no BLAS
-    behind it and is forty times slower than its float32 one). None without torch, which the local extra brings with
-    MiniLM: the index then searches in float32 alone."""
-    try:
-        import torch
-    except ImportError:
+class _HalfKernel:
+    """torch's float16 product and its top-k: numpy's float16 product has no BLAS behind it (forty times slower than
+    its float32 one), and at 100,000 scores `torch.topk` finds the k-th best in a third of `np.partition`'s time."""
+
+    def __init__(self, torch: ModuleType) -> None:
+        self._torch = torch
+
+    def cosines(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        """float16 `rows` times the unit `vector` (rounded to float16), as float32 scores."""
+        torch = self._torch
+        return (torch.from_numpy(rows) @ torch.from_numpy(vector.astype(np.float16))).float().numpy()
+
+    def kth_largest(self, values: np.ndarray, k: int) -> float:
+        return float(self._torch.topk(self._torch.from_numpy(values), k, sorted=False).values.min())
+
+
+def _half_kernel() -> _HalfKernel | None:
+    """torch's kernel where the process has torch already (the local extra's MiniLM brings it), else None: the index
+    then searches in float32 alone. It never loads torch for itself: a server running the hashing embedder would pay
+    a few hundred MB and a second or two of import for its searches alone."""
+    if "torch" not in sys.modules:
         return None
+    import torch  # loaded already: this waits for a load another thread may be in the middle of, and returns it
 
-    def product(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
-        return (torch.from_numpy(rows) @ torch.from_numpy(vector)).float().numpy()
-
-    return product
+    return _HalfKernel(torch)
 
 
 _new_object = object.__new__
