@@ -195,11 +195,12 @@ class _Segment:
         return self.matrix[positions] @ vector
 
     def half_kernel(self) -> _HalfKernel | None:
-        """What searches this segment float16 first (`_nearest`): None below `half_from` entries, or where torch is
-        not installed, and the search is float32's alone."""
+        """What searches this segment float16 first (`_nearest`): None below `half_from` entries, or in a process
+        that has not loaded torch, and the search is float32's alone."""
         return _half_kernel() if len(self.ids) >= self.half_from else None
 
     def half_rows(self) -> np.ndarray:
+        """The entries' float16 rows, the copy made now if no search has made it yet."""
         if self.half is None:
             self.half = self.matrix.astype(np.float16)
         return self.half[: len(self.ids)]
