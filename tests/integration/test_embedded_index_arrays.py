@@ -280,7 +280,7 @@ def compare_searches(two_pass: EmbeddedVectorIndex, exact: EmbeddedVectorIndex, 
         assert two_pass.knn_search(query(TENANT, k=5, domains=both), probe)
 
 
-def test_without_a_half_precision_product_a_large_segment_is_searched_in_float32(
+def test_without_torch_loaded_a_large_segment_is_searched_in_float32(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rapport.adapters.local import embedded_index
