@@ -13,7 +13,7 @@ import pytest
 
 from rapport.adapters.local.minilm import EmbedderUnavailableError, MiniLmEmbedder
 from rapport.adapters.local.minilm_forward import COMPUTATION, COMPUTATION_BF16, use_bfloat16
-from rapport.settings import EmbeddingPrecision
+from rapport.settings import EmbeddingPrecision, Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -205,9 +205,27 @@ def test_each_precision_names_its_own_computation(embedder: MiniLmEmbedder, in_b
 def test_auto_takes_bfloat16_exactly_where_the_cpu_multiplies_it_in_hardware() -> None:
     import torch
 
-    amx = bool(torch.cpu._is_amx_tile_supported())
+    in_hardware = bool(torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
 
-    assert use_bfloat16("auto") is amx
-    assert MiniLmEmbedder(precision=EmbeddingPrecision.AUTO).computation == (COMPUTATION_BF16 if amx else COMPUTATION)
-    assert MiniLmEmbedder().computation == COMPUTATION  # float32 unless asked
+    assert use_bfloat16("auto") is in_hardware
+    expected = COMPUTATION_BF16 if in_hardware else COMPUTATION
+    assert MiniLmEmbedder(precision=EmbeddingPrecision.AUTO).computation == expected
+    assert MiniLmEmbedder().computation == expected  # `auto` unless asked otherwise
+    assert Settings().embedding_precision is EmbeddingPrecision.AUTO
     assert use_bfloat16("float32") is False and use_bfloat16("bfloat16") is True
+
+
+def test_auto_keeps_float32_on_a_cpu_that_would_emulate_bfloat16(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    # Given a CPU with neither AMX tiles nor AVX512-BF16 (an AVX2 laptop, say), `auto` is float32
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    assert use_bfloat16("auto") is False
+
+    # And either instruction set alone is enough for bfloat16
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: True)
+    assert use_bfloat16("auto") is True
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: True)
+    assert use_bfloat16("auto") is True

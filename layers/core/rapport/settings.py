@@ -25,7 +25,7 @@ class IngestSecretBackend(StrEnum):
 
 
 class EmbeddingPrecision(StrEnum):
-    AUTO = "auto"  # bfloat16 where the CPU multiplies it in hardware (AMX), else float32
+    AUTO = "auto"  # bfloat16 where the CPU multiplies it in hardware (AMX, AVX512-BF16), else float32
     FLOAT32 = "float32"
     BFLOAT16 = "bfloat16"
 
@@ -438,9 +438,9 @@ class Settings(BaseSettings):
     embedding_dimensions: int = Field(1536, ge=16, le=3072)
     hashing_dimensions: int = Field(256, ge=16, le=4096)
     # The local MiniLM's dense layers: float32, or bfloat16 (vectors within ~3e-5 of cosine of float32's, products
-    # 3-5x faster at batch sizes on AMX), or `auto`: bfloat16 where the CPU has AMX tiles (docs/recall.md says why
-    # float32 is the default).
-    embedding_precision: EmbeddingPrecision = EmbeddingPrecision.FLOAT32
+    # 2-5x faster where the CPU multiplies bfloat16 itself), or `auto`: bfloat16 where it does (AMX tiles,
+    # AVX512-BF16), float32 elsewhere (docs/recall.md says why `auto` is the default).
+    embedding_precision: EmbeddingPrecision = EmbeddingPrecision.AUTO
     openai_api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("RAPPORT_OPENAI_API_KEY", "OPENAI_API_KEY")
     )

@@ -33,7 +33,7 @@ class MiniLmEmbedder:
         self,
         model_path: str | None = None,
         batch_size: int = 64,
-        precision: EmbeddingPrecision = EmbeddingPrecision.FLOAT32,
+        precision: EmbeddingPrecision = EmbeddingPrecision.AUTO,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
