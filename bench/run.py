@@ -349,7 +349,9 @@ def _extraction_section(data: dict[str, Any] | None, generated: str | None = Non
     out += [
         "`make eval-extraction` (`rapport eval extraction`): the rule-based model, as the local pipeline runs it, "
         "over the labelled set in `rapport/evaluation/extraction_set/` (written for the brief's scenarios and split "
-        "by conversation id before any rule or prototype was written; the bars are calibrated on `dev` only). A "
+        "by conversation id before any rule or prototype was written; a second batch, 240 records in wordings of "
+        "three writers who saw neither the set nor the code, split odd ids to dev, even to test, before any rule was "
+        'written from it: docs/pipeline.md, "A second batch"; the bars are calibrated on `dev` only). A '
         "memory counts when its type is one the label accepts and the label's key words are in it; the filter is "
         "judged on candidate memories as an extractor would propose them. docs/pipeline.md explains the layer."
         + (f" Measured on {generated}." if generated else ""),
@@ -373,10 +375,20 @@ def _extraction_section(data: dict[str, Any] | None, generated: str | None = Non
             for name, b in checked["calibration"].items()
             if isinstance(b, dict)
         }
+        measured = checked["halves"][0]["conversations"]
+        halves = data.get("semantic", {}).get("halves", [])
+        dev_now = next((h["conversations"] for h in halves if h["half"] == "dev"), 0)
         out += [
             "### The dev half, cross-validated (`rapport eval extraction --calibrate`)",
             "",
-            f"{checked['model']}; the bars in force: {_bars(in_force)} (threshold / margin)"
+            (
+                f"Cross-validated on an earlier dev half ({measured} conversations; dev now holds {dev_now}): not "
+                "re-run since (the better part of an hour on this machine), and the bars in force were calibrated "
+                "on it. "
+                if dev_now and measured != dev_now
+                else ""
+            )
+            + f"{checked['model']}; the bars in force: {_bars(in_force)} (threshold / margin)"
             + (
                 "."
                 if found == in_force
