@@ -41,6 +41,13 @@ def extracted(said: str, role: MessageRole = MessageRole.USER) -> dict[str, extr
         ("I left Acme to join Globex in March.", "User works at Globex", "employer", "Acme"),
         ("Last year I quit my job at Initech for a job at Hooli.", "User works at Hooli", "employer", "Initech"),
         ("I switched jobs from Acme to Globex.", "User works at Globex", "employer", "Acme"),
+        (
+            "I quit Initech in May, now working at a small agency called Hooli.",
+            "User works at Hooli",
+            "employer",
+            "Initech",
+        ),
+        ("I left Acme last year and I'm now with Globex.", "User works at Globex", "employer", "Acme"),
         ("I left Acme for Globex.", "User left Acme for Globex", None, "Acme"),
         ("I switched from VS Code to Vim last week.", "User switched from VS Code to Vim", None, "VS Code"),
         ("We migrated from Postgres to MySQL because of licensing.", None, None, None),

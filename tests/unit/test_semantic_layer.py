@@ -192,3 +192,27 @@ def test_the_language_models_fallback_is_the_rule_layer_with_its_semantic_layer(
     # The model is shown the same scenarios as guidance.
     assert examples.RELATIONAL in extract_relational.SYSTEM and "where to start" in extract_relational.SYSTEM
     assert examples.USER in extract_user.SYSTEM and examples.FILTER in constructive_filter.SYSTEM
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        ("I got a mac for home back in august", "User got a mac for home back in august"),
+        ("I ran a marathon", "User ran a marathon"),
+        ("I run marathons", "User runs marathons"),
+    ],
+)
+def test_a_past_form_without_ed_takes_no_s(said: str, told: str) -> None:
+    assert about_user(said) == told
+
+
+def test_a_long_sentence_is_read_clause_by_clause_and_a_dropped_i_is_put_back() -> None:
+    from rapport.domain.semantics.user import _readings, _with_subject
+
+    readings = _readings("quick q - been vegetarian for like 9 years now, what's a decent protein to eat after a run?")
+    assert "been vegetarian for like 9 years now" in readings
+    assert not any(r.endswith("?") for r in readings)  # the question is left out, whole and as a clause
+    assert _readings("I'm left-handed, so these tips don't work for me.") == [
+        "I'm left-handed, so these tips don't work for me."
+    ]  # a short sentence is read whole
+    assert about_user(_with_subject("been vegetarian for 9 years")) == "User has been vegetarian for 9 years"

@@ -73,6 +73,16 @@ FACT_UPDATES: tuple[FactRule, ...] = (
         slot="employer",
     ),
     FactRule(
+        # "I left Shopify in March, now at a tiny fintech called Ledgerly": the new employer after a "now".
+        rf"(?i:{_I_HAVE} (?:left|quit)) (?P<old>{PROPER})[^.;!?]{{0,40}}?,? (?i:and )?(?i:I'm |I am )?(?i:now) "
+        rf"(?i:at|with|working (?:at|for)|work(?:ing)? (?:at|for)) (?:(?i:an?|the) [\w -]{{0,40}}?(?i:called|named) )?"
+        rf"(?P<org>{PROPER})",
+        "User works at {org}",
+        "fact",
+        0.7,
+        slot="employer",
+    ),
+    FactRule(
         rf"(?i:{_I_HAVE} left) (?P<old>{PROPER}) (?i:for) (?P<new>{PROPER})",
         "User left {old} for {new}",
         "fact",

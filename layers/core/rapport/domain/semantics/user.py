@@ -48,32 +48,69 @@ _TO_ME = re.compile(
 )
 
 
+# A fact is often said in passing, as one clause of a long request ("I'm in Australia, so metric and day/month dates
+# please, the American formats trip me up"; "been vegetarian for years now, what's a good protein…?"), where the
+# sentence's meaning dilutes the clause's: a long sentence's clauses are read too, each on its own, and the sentence
+# keeps the best reading of each kind (so one fact is not stored twice). Clauses end at a semicolon, a dash or a
+# bracket, or at a comma before a conjunction or a question word; not at a colon, which introduces what it names
+# ("Goal for this year: senior engineer"). A clause that asks something is left out, as a question is.
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:[;\u2014\u2013()]|\s-\s)\s*|,\s*(?=(?:so|but|and|now|because|since|though|although|while|what|how|why|"
+    r"where|when|who|any|anything|can|could|would|should|is|are|do|does|did)\b)",
+    re.IGNORECASE,
+)
+_LONG_SENTENCE = 12  # words
+# People drop the "I" in a hurry ("been vegetarian for 9 years now", "got promoted last Friday!!"): the clause is still
+# about them, and said with its subject it is told as theirs, not as "User says: …".
+_IMPLIED_I = re.compile(
+    r"(?i)^(?:(?P<been>been)|got|started|moved|switched|joined|left|quit|bought|finished|began|signed up|took up)\b"
+)
+
+
+def _with_subject(text: str) -> str:
+    implied = _IMPLIED_I.match(text)
+    if implied is None:
+        return text
+    return ("I've " if implied.group("been") else "I ") + text[0].lower() + text[1:]
+
+
+def _readings(sentence: str) -> list[str]:
+    """The sentence (unless it asks something or is too short), and a long one's clauses."""
+    whole = [] if _left_out(sentence) else [sentence]
+    if len(sentence.split()) < _LONG_SENTENCE:
+        return whole
+    clauses = [part.strip() for part in _CLAUSE_BREAK.split(sentence) if part and part.strip()]
+    return whole + [c for c in clauses if not _left_out(c)] if len(clauses) > 1 else whole
+
+
 def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list[ExtractedUserMemory]:
     """Only sentences the patterns leave alone: a pattern that read a sentence (a name, an employer, a date) is
     surer than a neighbour by meaning, and a problem report is the debugging situation's to describe."""
-    picked: list[tuple[int, str, bool]] = []
+    picked: list[tuple[int, str, bool, int]] = []  # message index, text read, correction, the sentence's number
     for message in conversation.messages:
         if message.role is not MessageRole.USER:
             continue
         correction = any(compiled(cue).search(message.content) for cue in patterns.CORRECTION_CUES)
         for sentence in sentences(message.content):
-            if _left_to_patterns(sentence):
-                continue
-            picked.append((message.index, sentence, correction))
-    matches = layer.classify("user", [sentence for _, sentence, _ in picked])
-    memories: list[ExtractedUserMemory] = []
-    scores = layer.scores("user", [sentence for _, sentence, _ in picked])
+            if not _read_by_patterns(sentence):
+                number = len(picked)
+                picked += [(message.index, text, correction, number) for text in _readings(sentence)]
+    texts = [text for _, text, _, _ in picked]
     bar = layer.calibration("user")
-    for (index, sentence, correction), match, by_label in zip(picked, matches, scores, strict=True):
-        label = _evidenced_label(match, by_label, sentence, bar)
-        if label is None or _TO_ME.search(sentence) or _SOMEONE_ELSE.search(sentence):
+    best: dict[tuple[int, str], tuple[float, ExtractedUserMemory]] = {}
+    for (index, text, correction, number), match, by_label in zip(
+        picked, layer.classify("user", texts), layer.scores("user", texts), strict=True
+    ):
+        label = _evidenced_label(match, by_label, text, bar)
+        if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(text):
             continue
         kind = USER_KINDS[label]
-        content = about_user(sentence)
+        content = about_user(_with_subject(text))
         if not content or (kind == "fact" and content.startswith(_NOT_OF_THEMSELVES)):
             continue
-        memories.append(
-            ExtractedUserMemory(
+        kept = best.get((number, kind))
+        if kept is None or match.score > kept[0]:
+            memory = ExtractedUserMemory(
                 content=content,
                 type=UserMemoryKind(kind),
                 importance=_IMPORTANCE[kind],
@@ -81,8 +118,8 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
                 correction=correction,
                 evidence=[index],
             )
-        )
-    return memories
+            best[(number, kind)] = (match.score, memory)
+    return [memory for _, memory in best.values()]
 
 
 def _evidenced_label(match: Match, by_label: dict[str, float], sentence: str, calibration: Calibration) -> str | None:
@@ -136,10 +173,14 @@ def _source(content: str, candidates: list[str]) -> str | None:
     return best[1] if best[0] else None
 
 
-def _left_to_patterns(sentence: str) -> bool:
-    stripped = sentence.strip()
-    if len(stripped.split()) < _MIN_WORDS or stripped.endswith("?"):
-        return True
+def _left_out(clause: str) -> bool:
+    """Too short to mean a memory, a question, or the patterns' to read."""
+    stripped = clause.strip()
+    return len(stripped.split()) < _MIN_WORDS or stripped.endswith("?") or _read_by_patterns(stripped)
+
+
+def _read_by_patterns(text: str) -> bool:
+    stripped = text.strip()
     if any(compiled(rule.pattern).search(stripped) for rule in patterns.USER_FACTS):
         return True
     return any(compiled(trigger).search(stripped) for s in patterns.SITUATIONS for trigger in s.triggers)

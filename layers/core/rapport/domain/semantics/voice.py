@@ -52,6 +52,12 @@ _IRREGULAR = {
     "won't": "won't",
     "wasn't": "wasn't",
 }
+# Past forms that do not end in -ed, which take no -s ("I got a mac" -> "User got a mac").
+_IRREGULAR_PAST = frozenset(
+    "got had went made took left came gave found kept felt began bought brought thought told said ran met saw knew "
+    "grew wrote spent lost sold sent built became chose drove flew forgot held paid taught won woke broke fell sat "
+    "stood swam threw understood".split()
+)
 _WORD = re.compile(r"[A-Za-z’']+")
 # The assistant's voice: the user's "you" is the assistant. Before a verb it is "I", otherwise "me".
 _YOU_SUBJECT_BEFORE = frozenset(
@@ -221,7 +227,7 @@ def _conjugated(verb: str) -> str:
     lowered = verb.lower()
     if lowered in _IRREGULAR:
         return _IRREGULAR[lowered]
-    if not lowered.isalpha() or lowered.endswith("ed"):  # not a verb, or already past: "switched" stays
+    if not lowered.isalpha() or lowered.endswith("ed") or lowered in _IRREGULAR_PAST:  # not a verb, or past already
         return verb
     if lowered.endswith("y") and len(lowered) > 2 and lowered[-2] not in "aeiou":
         return verb[:-1] + "ies"
