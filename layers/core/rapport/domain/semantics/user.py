@@ -75,8 +75,9 @@ def _with_subject(text: str) -> str:
 
 
 def _readings(sentence: str) -> list[str]:
-    """The sentence (unless it asks something or is too short), and a long one's clauses."""
-    whole = [] if _left_out(sentence) else [sentence]
+    """The sentence (unless it asks something or is too short), and a long one's clauses. The caller has checked
+    that no pattern reads the sentence; a clause is checked on its own."""
+    whole = [] if _short_or_asks(sentence) else [sentence]
     if len(sentence.split()) < _LONG_SENTENCE:
         return whole
     clauses = [part.strip() for part in _CLAUSE_BREAK.split(sentence) if part and part.strip()]
@@ -175,8 +176,12 @@ def _source(content: str, candidates: list[str]) -> str | None:
 
 def _left_out(clause: str) -> bool:
     """Too short to mean a memory, a question, or the patterns' to read."""
-    stripped = clause.strip()
-    return len(stripped.split()) < _MIN_WORDS or stripped.endswith("?") or _read_by_patterns(stripped)
+    return _short_or_asks(clause) or _read_by_patterns(clause)
+
+
+def _short_or_asks(text: str) -> bool:
+    stripped = text.strip()
+    return len(stripped.split()) < _MIN_WORDS or stripped.endswith("?")
 
 
 def _read_by_patterns(text: str) -> bool:
