@@ -146,7 +146,7 @@ def test_a_model_without_replies_leaves_recording_to_the_caller(
     assert with_model.profiles.get(Scope("t", "dana")) is None
     clock.advance(timedelta(days=1))
     # When a message comes
-    outcome = with_model.process.process(Scope("t", "dana"), "I am so frustrated with my boss Sarah")
+    outcome = with_model.process.process(Scope("t", "dana"), "I am so frustrated that you forgot my boss Sarah")
     # Then the answer describes the state the exchange will leave, and nothing is written until it is posted
     assert outcome.reply is None and outcome.interaction is None
     assert outcome.state.grudge == pytest.approx(0.05) and outcome.state.trust == pytest.approx(0.51)

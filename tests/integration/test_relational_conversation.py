@@ -197,7 +197,9 @@ def test_recording_through_interactions_updates_state_profile_and_metadata(call)
 
 def test_process_without_a_model_records_nothing_itself(call) -> None:  # type: ignore[no-untyped-def]
     for _ in range(2):
-        processed = call("POST", "/v1/process", {"user_id": "dana", "message": "My boss Sarah is ridiculous!!"})[1]
+        processed = call(
+            "POST", "/v1/process", {"user_id": "dana", "message": "You ignored my boss Sarah again, ridiculous!!"}
+        )[1]
     # Each answer is what the exchange would leave; none was recorded, so none counted.
     _close(processed["user"], trust=0.51, grudge=0.15)
     assert processed["memory"]["interaction_count"] == 1
@@ -207,7 +209,7 @@ def test_process_without_a_model_records_nothing_itself(call) -> None:  # type: 
 
 
 def test_state_and_people_are_fenced_by_tenant(call) -> None:  # type: ignore[no-untyped-def]
-    exchange(call, "My boss Sarah is ridiculous!!")
+    exchange(call, "You ignored my boss Sarah again, ridiculous!!")
     other = call("GET", "/v1/users/dana/state", tenant="tenant-b")[1]
     _close(other, trust=0.5, grudge=0.0)
     assert other["profile"] is None

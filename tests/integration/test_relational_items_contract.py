@@ -46,7 +46,7 @@ def test_relational_items_on_each_store(any_store: ItemStore, settings: Settings
     profiles = ProfileService(any_store, settings, clock)
     people = PeopleService(any_store, VaderSentimentScorer(), settings, clock)
 
-    for text in ("My boss Sarah is ridiculous!!", "My mom called."):
+    for text in ("You ignored my boss Sarah again, ridiculous!!", "My mom called."):
         interaction = _interaction(clock, text, signals)
         for listener in (state.record_interaction, profiles.record_interaction, people.record_interaction):
             listener(interaction)

@@ -166,6 +166,49 @@ def test_worry_in_one_sentence_does_not_excuse_frustration_in_another() -> None:
     assert Emotion.ANXIETY in signals.emotions and Emotion.FRUSTRATION in signals.emotions
 
 
+# --- a grievance about someone else is felt, but is no grudge against the assistant ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "My landlord ignored the leak for a month. I'm furious.",
+        "Priya, my manager, keeps rescheduling our reviews and it's so annoying.",
+        "My sister borrowed the car again without asking. Honestly fed up with her.",
+        "Whoever wrote this migration should be banned from SQL, it's ridiculous. How do I roll it back?",
+    ],
+)
+def test_a_grievance_about_someone_else_adds_no_grudge(message: str) -> None:
+    signals = DETECTOR.detect(message)
+    assert set(signals.emotions) & {Emotion.FRUSTRATION, Emotion.ANGER} and signals.aimed_elsewhere
+    assert signals.mood_delta < 0
+    assert grudge_increment(signals.effect(), POLICY) == 0.0
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "You keep ignoring what I said about my boss, it's annoying.",
+        "My boss is waiting and you're still not giving me the query. Ridiculous.",
+        "Ugh, the build keeps failing.",  # about nobody else: the friction is in this conversation
+    ],
+)
+def test_a_grievance_at_the_assistant_or_at_nobody_else_still_adds_grudge(message: str) -> None:
+    signals = DETECTOR.detect(message)
+    assert not signals.aimed_elsewhere
+    assert grudge_increment(signals.effect(), POLICY) > 0.0
+
+
+def test_one_message_of_grievance_at_the_assistant_is_enough() -> None:
+    about_boss = DETECTOR.detect("My boss moved the deadline again. I'm livid.")
+    at_assistant = DETECTOR.detect("And you keep giving me the wrong dates, it's frustrating.")
+    assert about_boss.aimed_elsewhere and not at_assistant.aimed_elsewhere
+    assert grudge_increment(combine([about_boss, about_boss]).effect(), POLICY) == 0.0
+    assert grudge_increment(combine([about_boss, at_assistant]).effect(), POLICY) > 0.0
+    # a calm message beside a grievance about someone else does not turn it on the assistant
+    assert combine([about_boss, DETECTOR.detect("Can you help me write to him?")]).aimed_elsewhere
+
+
 # --- feelings about a person, across the sentences that refer to them -----------------------------------------------
 
 

@@ -39,6 +39,19 @@ from rapport.services.model_signals import LanguageModelSignalDetector, SignalRe
         ("I'm not angry, just curious", set()),
         ("I hate to bother you, but where is the report?", set()),
         ("The meeting is at noon.", set()),
+        ("You keep suggesting the same library", {Emotion.FRUSTRATION}),
+        ("Please stop apologizing and answer", {Emotion.FRUSTRATION}),
+        ("I can't stop thinking about the results", {Emotion.ANXIETY}),
+        ("Every time I ask for a summary I get an essay", {Emotion.FRUSTRATION}),
+        ("This is the fourth time you've ignored the version I gave", {Emotion.FRUSTRATION}),
+        ("The commute is driving me nuts", {Emotion.FRUSTRATION}),
+        ("Just answer, for heaven's sake", {Emotion.FRUSTRATION}),
+        ("I told you twice already that it's Postgres", {Emotion.FRUSTRATION}),
+        ("Ok I'm officially done with this printer", {Emotion.FRUSTRATION}),
+        ("I haven't slept since the scan, I keep picturing bad news", {Emotion.ANXIETY}),
+        ("I keep imagining everything going wrong on the day", {Emotion.ANXIETY}),
+        ("I feel so stupid for forgetting", set()),  # shame, not anger at anyone
+        ("This form is stupid", {Emotion.ANGER}),
     ],
 )
 def test_emotions(text: str, emotions: set[Emotion]) -> None:
@@ -71,6 +84,14 @@ def test_shouting(text: str, shouting: bool) -> None:
         ("Honestly everyone would be better off without me", True),
         ("I don’t want to live anymore", True),  # curly apostrophe
         ("I started self-harming again", True),
+        ("I'm just tired of living, honestly", True),
+        ("I don't see the point of going on", True),
+        ("No one would even notice if I was gone", True),
+        ("I've been stockpiling my meds for a while", True),
+        ("The tablets are in front of me right now", True),
+        ("I burned myself again yesterday", True),
+        ("I'm sitting on the ledge of the car park", True),
+        ("I cut the onions again because the first batch burned", False),
         ("This bug is killing me", False),
         ("I'd die for a good pizza", False),
         ("The process was killed by the OOM killer", False),
@@ -113,6 +134,18 @@ def test_mood_uses_the_lexicon_and_falls_back_on_emotion_valence() -> None:
     assert mood_delta(0.0, ()) == 0.0
 
 
+def test_a_complaint_the_lexicon_likes_still_lowers_the_mood() -> None:
+    # every emotion found is unpleasant: a positive lexicon score gives way to them
+    assert mood_delta(0.6, (Emotion.FRUSTRATION,)) == pytest.approx(-0.3)
+    assert mood_delta(0.6, (Emotion.FRUSTRATION, Emotion.ANXIETY)) == pytest.approx(-0.3)
+    # a pleasant emotion beside them, or a lexicon that agrees, leaves the score as it is
+    assert mood_delta(0.6, (Emotion.FRUSTRATION, Emotion.GRATITUDE)) == 0.6
+    assert mood_delta(-0.7, (Emotion.ANGER,)) == -0.7
+    text = "could you maybe stop with the bullet points? just write normal paragraphs like a person would"
+    signals = RuleSignalDetector().detect(text)
+    assert Emotion.FRUSTRATION in signals.emotions and signals.mood_delta < 0
+
+
 def test_vader_detector_reads_a_message() -> None:
     signals = RuleSignalDetector().detect("WHY IS THIS STILL BROKEN? THIS IS RIDICULOUS!!")
     assert signals.emotions == (Emotion.ANGER,) and signals.shouting and not signals.crisis
@@ -145,6 +178,12 @@ def test_metadata_round_trip_and_malformed_metadata() -> None:
     metadata = to_metadata(signals)
     assert metadata["detected_emotions"] == ["joy"] and metadata["intent"] == "request"
     assert from_metadata(metadata) == signals
+    about_someone = Signals(emotions=(Emotion.ANGER,), aimed_elsewhere=True, mood_delta=-0.5)
+    assert from_metadata(to_metadata(about_someone)) == about_someone
+    # an interaction stored before the target was read counts its grievance against the assistant, as it did
+    older = to_metadata(about_someone)
+    del older["signals"]["aimed_elsewhere"]
+    assert from_metadata(older) == about_someone.model_copy(update={"aimed_elsewhere": False})
     assert from_metadata({}) is None
     assert from_metadata({"signals": {"mood_delta": "high"}}) is None
     assert from_metadata({"signals": {}, "detected_emotions": ["boredom"]}) is None
@@ -188,6 +227,15 @@ def test_llm_detector_holds_a_crisis_it_sees_to_the_same_contract_as_the_rules()
     assert signals.crisis and signals.intent is Intent.EMOTIONAL_SUPPORT and signals.mood_delta <= -0.6
     # and the model was told the scenarios the rules follow
     assert "anxiety, not frustration" in model.calls[0]["system"] and "never positive" in model.calls[0]["system"]
+
+
+def test_llm_detector_reads_whom_a_grievance_is_about_from_the_words() -> None:
+    model = _FakeModel(SignalReading(emotions=[Emotion.ANGER], intent=Intent.STATEMENT, mood_delta=-0.6, crisis=False))
+    detector = LanguageModelSignalDetector(model, RuleSignalDetector())
+    about_landlord = detector.detect("My landlord ignored the leak for a month. I'm furious.")
+    at_assistant = detector.detect("You ignored what I asked for a month. I'm furious.")
+    assert about_landlord.aimed_elsewhere and not about_landlord.effect().anger
+    assert not at_assistant.aimed_elsewhere and at_assistant.effect().anger
 
 
 @pytest.mark.parametrize("failure", [UpstreamError("down"), InvalidModelOutputError("garbled")])

@@ -17,6 +17,13 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"fed up",
         r"(sick|tired) of",
         r"waste of (my )?time",
+        r"wast(e|es|ed|ing) my time",
+        r"for (god's|gods|heaven's|christ's|fuck's|pete's) sake",
+        r"(drives|driving|drove) me (up the wall|crazy|nuts|mad|insane|round the bend)",
+        r"(i'm|i am|im) (so|just|officially) done",
+        r"(is|are|it's|its) killing me",
+        r"i (already )?told you (twice|already|before|\w+ times)",
+        r"(second|third|fourth|fifth|\d+(st|nd|rd|th)) time (you|you've|i've|i have)",
     ),
     "anger": (
         r"angry",
@@ -29,7 +36,8 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"ridiculous",
         r"unacceptable",
         r"useless",
-        r"stupid",
+        # "I feel so stupid" is shame, not anger at anyone
+        r"(?<!feel )(?<!feel so )(?<!i'm )(?<!i'm so )(?<!i am )(?<!i am so )(?<!was )(?<!was so )stupid",
         r"idiot\w*",
         r"wtf",
         r"what the (hell|fuck)",
@@ -59,6 +67,8 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"jitter(s|y)",
         r"(can't|cannot|couldn't|could not) (sleep|stop thinking)",
         r"sleepless",
+        r"(haven't|have not|hadn't|hasn't|not) (slept|been sleeping)",
+        r"imagin\w* (it|things|everything|the worst) (going|gone|go) wrong",
         r"(not|barely|hardly) sleeping",
         r"(lie|lying|lay|laying|was|am|been) awake",
         r"(up|awake) all night",
@@ -110,7 +120,12 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
 # cues count for frustration in a sentence with no anxiety or sadness cue.
 FRUSTRATION_UNLESS_WORRIED: tuple[str, ...] = (
     r"keeps \w+ing",
-    r"(i|we|it|they|he|she) keep \w+ing",
+    r"(i|we|it|they|he|she|you) keep \w+ing",
+    r"every single time",
+    r"every time (i|you)\b",
+    r"every (single )?(answer|reply|response)",
+    # an imperative to stop ("stop apologising", "stop with the bullet points"), not "I can't stop thinking"
+    r"(?<!can't )(?<!cannot )(?<!couldn't )(?<!won't )stop (\w+ing|with)",
     r"over and over",
     r"yet again",
     r"(still|again) (not|doesn't|isn't|won't|can't|didn't)\b",
@@ -163,6 +178,13 @@ CRISIS_PATTERNS: tuple[str, ...] = (
     r"\bnot worth living\b",
     r"\b(don't|do not) want to be (here|around|alive) (anymore|any more)\b",
     r"\bno reason to (stay|keep) (alive|going|living)\b",
+    r"\btired of (living|life|being alive|existing)\b",
+    r"\b(don't|do not|can't|cannot) see the point (anymore|any more|(of|in) (living|going on|anything))\b",
+    r"\b(no ?one|nobody) would (even )?(notice|care|miss me)\b",
+    r"\b(saving|saved|stockpil\w*|hoard\w*) (up )?(my |the )?(pills|meds|tablets)\b",
+    r"\b(pills|meds|tablets|pill bottle)( are| is)? (in front of|next to|beside) me\b",
+    r"\bi('ve)? (cut|burned|burnt) (myself )?again\b",
+    r"\b(standing|sitting) on (the|a) (bridge|ledge|roof|edge)\b",
 )
 
 # Shouting: most letters are capitals (in a message long enough for that to mean something), or "!" repeated.
@@ -224,6 +246,10 @@ INTENT_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
 )
+# Who a grievance is about: a sentence that speaks to the assistant, and words for another person (beside the
+# roles and names the people rules find).
+SECOND_PERSON = r"\b(you|your|you're|youre|you've|you'd|yourself|u|ur)\b"
+THIRD_PERSON = r"\b(he|him|his|she|her|hers|whoever)\b"
 EMOTIONAL_SUPPORT_EMOTIONS = frozenset({"sadness", "anxiety"})
 FIRST_PERSON = r"\b(i|i'm|im|i've|i'd|me|my|myself)\b"
 DEFAULT_INTENT = "statement"

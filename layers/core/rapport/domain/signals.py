@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rapport.domain import signal_rules as rules
+from rapport.domain.people import find_mentions
 from rapport.domain.relational_state import InteractionEffect
 
 
@@ -43,13 +44,16 @@ class Signals(BaseModel):
     crisis: bool = False
     intent: Intent = Intent.STATEMENT
     mood_delta: float = Field(0.0, ge=-1.0, le=1.0)
+    # The frustration and anger are about someone else (a boss, a colleague), not the assistant.
+    aimed_elsewhere: bool = False
     detector: str = "rules"
 
     def effect(self) -> InteractionEffect:
-        """The part the relational state reacts to."""
+        """The part the relational state reacts to: a grievance about someone else is felt, and sets the mood, but
+        it is no grudge against the assistant."""
         return InteractionEffect(
-            frustration=Emotion.FRUSTRATION in self.emotions,
-            anger=Emotion.ANGER in self.emotions,
+            frustration=Emotion.FRUSTRATION in self.emotions and not self.aimed_elsewhere,
+            anger=Emotion.ANGER in self.emotions and not self.aimed_elsewhere,
             shouting=self.shouting,
             crisis=self.crisis,
             mood_delta=self.mood_delta,
@@ -64,6 +68,8 @@ class _Compiled:
     intents: tuple[tuple[Intent, tuple[re.Pattern[str], ...]], ...]
     first_person: re.Pattern[str]
     repeated_exclamation: re.Pattern[str]
+    second_person: re.Pattern[str]
+    third_person: re.Pattern[str]
 
 
 @cache
@@ -80,6 +86,8 @@ def _compiled() -> _Compiled:
         ),
         first_person=re.compile(rules.FIRST_PERSON),
         repeated_exclamation=re.compile(rules.SHOUTING_REPEATED_EXCLAMATION),
+        second_person=re.compile(rules.SECOND_PERSON),
+        third_person=re.compile(rules.THIRD_PERSON),
     )
 
 
@@ -104,16 +112,39 @@ def _cued(text: str, patterns: Iterable[re.Pattern[str]]) -> bool:
     return any(not _negated(text, m.start()) for pattern in patterns for m in pattern.finditer(text))
 
 
-def find_emotions(text: str) -> tuple[Emotion, ...]:
-    """Emotions with at least one cue in the text that is not negated, in the rule table's order. Repetition and
-    failure ("keeps …ing", "still not") are frustration only in a sentence that says no fear or sorrow."""
-    found: set[Emotion] = set()
+_GRIEVANCE = frozenset({Emotion.FRUSTRATION, Emotion.ANGER})
+
+
+def _sentence_emotions(text: str) -> list[tuple[str, set[Emotion]]]:
+    """Each sentence of the normalised text with the emotions cued in it. Repetition and failure ("keeps …ing",
+    "still not") are frustration only in a sentence that says no fear or sorrow."""
+    read: list[tuple[str, set[Emotion]]] = []
     for sentence in _SENTENCE_BREAK.split(normalise(text)):
         here = {emotion for emotion, patterns in _compiled().emotions if _cued(sentence, patterns)}
         if not here & _WORRY and _cued(sentence, _compiled().frustration_unless_worried):
             here.add(Emotion.FRUSTRATION)
-        found |= here
+        read.append((sentence, here))
+    return read
+
+
+def _ordered(found: set[Emotion]) -> tuple[Emotion, ...]:
     return tuple(emotion for emotion, _ in _compiled().emotions if emotion in found)
+
+
+def find_emotions(text: str) -> tuple[Emotion, ...]:
+    """Emotions with at least one cue in the text that is not negated, in the rule table's order."""
+    return _ordered({e for _, here in _sentence_emotions(text) for e in here})
+
+
+def _aimed_elsewhere(text: str, sentences: list[tuple[str, set[Emotion]]]) -> bool:
+    """Whether the frustration and anger of a message are about another person: the message speaks of someone
+    (a role, a name beside it, he or she) and no sentence carrying the grievance speaks to the assistant ("you
+    keep…"). "My boss moved the deadline again. I'm livid." is about the boss; "you keep ignoring what I said
+    about my boss" is not."""
+    grieving = [sentence for sentence, here in sentences if here & _GRIEVANCE]
+    if not grieving or any(_compiled().second_person.search(s) for s in grieving):
+        return False
+    return bool(_compiled().third_person.search(normalise(text)) or find_mentions(text))
 
 
 def is_shouting(text: str) -> bool:
@@ -144,11 +175,17 @@ def classify_intent(text: str, emotions: Iterable[Emotion] = (), crisis: bool = 
 
 
 def mood_delta(polarity: float, emotions: Iterable[Emotion]) -> float:
-    """The lexicon score (-1..1) when it has an opinion; otherwise the mean valence of the emotions found."""
-    if abs(polarity) >= rules.NEUTRAL_POLARITY:
-        return max(-1.0, min(1.0, polarity))
+    """The lexicon score (-1..1) when it has an opinion and no unpleasant emotion contradicts it; otherwise the
+    mean valence of the emotions. A complaint or a worry whose words the lexicon likes ("just write normal
+    paragraphs like a person would", "for god's sake") is no good news: when every emotion found is unpleasant,
+    a positive score gives way to them. The other way round the lexicon stands, since "glad" beside a bad day is
+    as often relief as it is joy."""
     valences = [rules.EMOTION_VALENCE[e.value] for e in emotions]
-    return sum(valences) / len(valences) if valences else 0.0
+    mean = sum(valences) / len(valences) if valences else 0.0
+    contradicted = bool(valences) and all(v < 0 for v in valences) and polarity > 0
+    if abs(polarity) >= rules.NEUTRAL_POLARITY and not contradicted:
+        return max(-1.0, min(1.0, polarity))
+    return mean
 
 
 def with_crisis(mood: float, crisis: bool) -> float:
@@ -159,10 +196,12 @@ def with_crisis(mood: float, crisis: bool) -> float:
 
 def read_message(text: str, polarity: float, detector: str = "rules") -> Signals:
     """Every signal of one message, given the lexicon's polarity score of it (-1..1)."""
-    emotions = find_emotions(text)
+    sentences = _sentence_emotions(text)
+    emotions = _ordered({e for _, here in sentences for e in here})
     crisis = has_crisis_language(text)
     return Signals(
         emotions=emotions,
+        aimed_elsewhere=_aimed_elsewhere(text, sentences),
         shouting=is_shouting(text),
         crisis=crisis,
         intent=classify_intent(text, emotions, crisis),
@@ -181,8 +220,11 @@ def combine(readings: list[Signals]) -> Signals:
         return readings[0]
     emotions = tuple(dict.fromkeys(e for r in readings for e in r.emotions))
     crisis = any(r.crisis for r in readings)
+    grieving = [r for r in readings if set(r.emotions) & _GRIEVANCE]
     return Signals(
         emotions=emotions,
+        # a grievance at the assistant in any message is one, whatever the others were about
+        aimed_elsewhere=bool(grieving) and all(r.aimed_elsewhere for r in grieving),
         shouting=any(r.shouting for r in readings),
         crisis=crisis,
         # a crisis in one message is not averaged away by a polite "thanks" in another
@@ -207,6 +249,7 @@ def to_metadata(signals: Signals) -> dict[str, Any]:
             "shouting": signals.shouting,
             "crisis": signals.crisis,
             "mood_delta": round(signals.mood_delta, 6),
+            "aimed_elsewhere": signals.aimed_elsewhere,
             "detector": signals.detector,
         },
     }
@@ -224,6 +267,7 @@ def from_metadata(metadata: Mapping[str, Any]) -> Signals | None:
             shouting=bool(block.get("shouting")),
             crisis=bool(block.get("crisis")),
             mood_delta=float(block.get("mood_delta") or 0.0),
+            aimed_elsewhere=bool(block.get("aimed_elsewhere")),
             detector=str(block.get("detector") or "rules"),
         )
     except (ValueError, TypeError, ValidationError):

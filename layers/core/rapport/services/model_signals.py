@@ -83,5 +83,7 @@ class LanguageModelSignalDetector:
             crisis=crisis,
             intent=Intent.EMOTIONAL_SUPPORT if crisis else reading.intent,
             mood_delta=with_crisis(reading.mood_delta, crisis),
+            # whom a grievance is about is read from the words, as the rules read it
+            aimed_elsewhere=by_rules.aimed_elsewhere,
             detector=self.name,
         )
