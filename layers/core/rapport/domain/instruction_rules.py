@@ -99,8 +99,9 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         "rules-are-off",
         Family.OVERRIDE,
         rf"\b(?:all|your|its|the safety|safety|content|the content|security|moderation|assistant|ai|system) "
-        rf"{_RULES} (?:are|is|have been|has been|were) (?:now |hereby )?"
-        r"(?:suspended|disabled|lifted|off|removed|void|revoked|null|overridden|deactivated)\b",
+        rf"{_RULES} (?:(?:are|is|have been|has been|were) (?:now |hereby )?"
+        r"(?:suspended|disabled|lifted|off|removed|void|revoked|null|overridden|deactivated)|"
+        r"(?:don't|do not|doesn't|does not|no longer|never) (?:apply|count))\b",
     ),
     (
         "new-task",

@@ -655,15 +655,18 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
         "Dwells on the user's bad feelings toward the assistant; it would only make the next conversation defensive.",
     ),
     FilterRule(
-        r"(?i)\bmy (?:suggestion|advice|idea|answer|recommendation|proposal|approach|solution|help)s? "
-        r"(?:was|were|got|has been|have been) (?:rejected|dismissed|ignored|turned down|shot down|refused|"
+        r"(?i)\bmy (?:suggestion|advice|idea|answer|recommendation|proposal|approach|solution|help|plan)s? "
+        r"(?:(?:to|of|for|about) [\w' -]{1,40}? )?(?:was|were|got|has been|have been) "
+        r"(?:rejected|dismissed|ignored|turned down|shot down|refused|"
         r"not (?:wanted|welcome|appreciated))|\b(?:rejected|ignored|dismissed|brushed off) (?:my|the assistant's|me)\b",
         "A rejected suggestion is not a lesson; what the user wanted instead would be.",
     ),
     FilterRule(
-        r"(?i)\b(?:didn't|did not|refused to|won't|wouldn't|would not|chose not to|declined to|failed to) "
-        r"(?:follow|take|listen to|use|accept|try|read)\b[^.]*\b(?:my|the assistant's) (?:advice|suggestions?|"
-        r"recommendations?|instructions?|tips?|guidance|answer)",
+        r"(?i)\b(?:didn't|did not|refused to|won't|wouldn't|would not|chose not to|declined to|failed to|"
+        r"(?:didn't|did not|couldn't|could not|wouldn't) (?:even )?bother(?: to)?)(?: even)? "
+        r"(?:follow|take|listen to|use|accept|try|read)(?:ing)?\b[^.]*\b(?:(?:my|the assistant's) (?:advice|"
+        r"suggestions?|recommendations?|instructions?|tips?|guidance|answer|steps|plan)|"
+        r"I (?:recommended|suggested|laid out|proposed|gave|offered|advised|wrote))",
         "Records the user's choices as disobedience; the user owes the assistant nothing.",
     ),
     FilterRule(
@@ -676,8 +679,22 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
         "A judgement of the user's character helps no future conversation.",
     ),
     FilterRule(
+        r"(?i)\bnot (?:(?:very|too|that|so|particularly|exactly|the) ){1,2}"
+        r"(?:bright|smart|clever|sharp|sharpest|brightest)\b|"
+        r"\b(?:dim-?witted|slow on the uptake|a bit thick|not all there)\b",
+        "A judgement of the user's mind helps no future conversation.",
+    ),
+    FilterRule(
+        r"(?i)^(?:the |our |this |that )?(?:conversation|chat|session|talk|exchange|call) (?:went|was) (?:\w+ )?"
+        r"(?:badly|bad|poorly|well|fine|ok|okay|great|good|alright)\W*$|"
+        r"^we (?:chatted|talked|spoke|had a (?:chat|talk|conversation))(?: (?:today|again|briefly|for a bit|"
+        r"for a while|earlier))?\W*$",
+        "Says only that a conversation happened or how it went: nothing a later one could use.",
+    ),
+    FilterRule(
         r"(?i)\b(?:I|my (?:answer|response|suggestion|fix))(?: completely| totally)? (?:failed|was useless|was wrong|"
-        r"messed up|screwed up|let (?:them|the user) down)\b",
+        r"messed up|screwed up|let (?:them|the user) down)\b|"
+        r"\bI (?:gave|told|sent|showed) (?:the user|them|him|her) (?:the |a |some )?wrong\b",
         "Dwells on the assistant's failure without its lesson; keep the corrected fact or the better approach instead.",
     ),
     FilterRule(
