@@ -146,6 +146,12 @@ def test_a_taste_a_goal_and_an_event_by_meaning(model: RulesLanguageModel) -> No
     assert {"preference", "goal", "event"} <= kinds, found
 
 
+def test_a_taste_said_with_its_word_wins_a_near_tie_with_a_fact(model: RulesLanguageModel) -> None:
+    # as near a fact about the user as a taste by meaning; "my thing" says which
+    found = user(model, chat((U, "Bluegrass is my thing, especially the old recordings.")))
+    assert [kind for kind, _ in found] == ["preference"] and "Bluegrass" in found[0][1]
+
+
 def test_a_task_for_this_conversation_is_not_a_goal_of_the_user(model: RulesLanguageModel) -> None:
     assert [k for k, _ in user(model, chat((U, "I want to tidy up this paragraph before I send it.")))] == []
 

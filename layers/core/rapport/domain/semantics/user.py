@@ -130,10 +130,15 @@ def _evidenced_label(match: Match, by_label: dict[str, float], sentence: str, ca
     best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
     nearest = match.nearest
     if match.label is None:
-        words = _KIND_EVIDENCE.get(nearest)
-        said = words is not None and words.search(sentence) is not None
-        clears = match.score >= calibration.bar(nearest) and match.score - best_none >= calibration.margin
-        return nearest if said and clears else None
+        # No kind won by the margin: one whose own words are there may take it, the nearest first, then the
+        # runner-up ("Jazz is my thing" sits as near a fact as a taste, and says it is a taste).
+        for label in (nearest, match.runner_up):
+            words = _KIND_EVIDENCE.get(label)
+            score = by_label.get(label, 0.0)
+            said = words is not None and words.search(sentence) is not None
+            if said and score >= calibration.bar(label) and score - best_none >= calibration.margin:
+                return label
+        return None
     needed = _KIND_EVIDENCE.get(match.label)
     if needed is None or needed.search(sentence):
         return match.label
