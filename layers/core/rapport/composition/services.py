@@ -23,13 +23,14 @@ from rapport.composition.webhooks import WebhookServices, build_webhooks
 from rapport.ingestion.consumer import InteractionConsumer
 from rapport.ingestion.service import IngestionService
 from rapport.jobs.governance import GovernanceJobs
+from rapport.pipeline.in_process import InProcessPipeline
 from rapport.pipeline.runner import PipelineRunner
 from rapport.ports.dead_letters import DeadLetters
 from rapport.ports.embedder import Embedder
 from rapport.ports.event_bus import EventBus
 from rapport.ports.items import ItemStore
 from rapport.ports.language_model import LanguageModel
-from rapport.ports.pipeline import PipelineTrigger
+from rapport.ports.pipeline import PipelineTrigger, RunsInFlight
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
 from rapport.services.assistants import AssistantDirectory
@@ -97,6 +98,11 @@ class Services:
     user_export: UserExport
     user_import: UserImport
     assistants: AssistantDirectory
+
+
+def _in_flight(trigger: PipelineTrigger | None) -> RunsInFlight | None:
+    """The trigger's runs in this process, when it keeps any (the in-process one); Step Functions' are elsewhere."""
+    return trigger if isinstance(trigger, InProcessPipeline) else None
 
 
 def build_services(
@@ -207,7 +213,14 @@ def build_services(
         memories=memories,
         recall=recall,
         interactions=interactions,
-        privacy=PrivacyService(store, index, settings, clock, events=webhooks.events),
+        privacy=PrivacyService(
+            store,
+            index,
+            settings,
+            clock,
+            events=webhooks.events,
+            in_flight=_in_flight(pipeline_trigger or pipeline.trigger),
+        ),
         audit=AuditTrail(store, settings, clock),
         auth=ApiKeyAuthenticator(store, clock, record_use=True),
         signals=signals,

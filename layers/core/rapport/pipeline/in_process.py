@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextvars import copy_context
 
 from rapport.domain.models import Interaction
+from rapport.domain.scope import Scope
 from rapport.errors import RapportError
 from rapport.pipeline.redrive import letter_of
 from rapport.pipeline.runner import PipelineRunner
@@ -36,7 +37,7 @@ class InProcessPipeline:
         self._dead_letters = dead_letters
         self._workers = background_workers
         self._pool: ThreadPoolExecutor | None = None  # created on the first `wait=False`, not at construction
-        self._pending: set[Future[None]] = set()
+        self._pending: dict[Future[None], Scope] = {}  # the runs on the background thread, by whose they are
         self._lock = threading.Lock()
 
     def start(self, request: PipelineRequest, *, wait: bool, recorded: Interaction | None = None) -> PipelineRun:
@@ -45,7 +46,7 @@ class InProcessPipeline:
             # In a copy of the request's context: the run acts for the tenant the request acted for.
             future = self._background().submit(copy_context().run, self._run_logged, request, handed)
             with self._lock:
-                self._pending.add(future)
+                self._pending[future] = request.scope
             future.add_done_callback(self._forget)
             return PipelineRun(interaction_id=request.interaction_id, status=PipelineStatus.STARTED)
         try:
@@ -78,6 +79,15 @@ class InProcessPipeline:
         for future in pending:
             future.result(timeout=timeout)
 
+    def settle(self, scope: Scope, timeout: float) -> bool:
+        """Wait for the person's background runs started so far, for any of their assistants (an erasure takes
+        every relationship, and must not be followed by a run's writes)."""
+        person = (scope.tenant_id, scope.user_id)
+        with self._lock:
+            theirs = [f for f, whose in self._pending.items() if (whose.tenant_id, whose.user_id) == person]
+        _, running = wait(theirs, timeout=timeout)
+        return not running
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
@@ -106,4 +116,4 @@ class InProcessPipeline:
 
     def _forget(self, future: Future[None]) -> None:
         with self._lock:
-            self._pending.discard(future)
+            self._pending.pop(future, None)

@@ -157,6 +157,14 @@ class PipelineRuns(Protocol):
     def get(self, scope: Scope, interaction_id: str) -> PipelineRun | None: ...
 
 
+class RunsInFlight(Protocol):
+    """Runs this process started and has not finished: an erasure waits for a person's, or a run that ends after it
+    would write their memories again."""
+
+    def settle(self, scope: Scope, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the person's runs started so far; False when one is still running."""
+
+
 class PipelineTrigger(Protocol):
     def start(self, request: PipelineRequest, *, wait: bool, recorded: Interaction | None = None) -> PipelineRun:
         """Start the pipeline for one interaction. With `wait`, an in-process trigger runs it to the end first;

@@ -6,12 +6,16 @@ from rapport.clock import Clock
 from rapport.domain.models import AuditAction, AuditEvent, ErasureCounts, Page
 from rapport.domain.scope import Scope
 from rapport.domain.webhooks import OutboundEventType
-from rapport.errors import InvalidInputError
+from rapport.errors import ConflictError, InvalidInputError
 from rapport.ids import new_id
+from rapport.ports.pipeline import RunsInFlight
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import VectorIndex
 from rapport.ports.webhooks import OutboundEvents
 from rapport.settings import Settings
+
+# How long an erasure waits for the person's runs in this process (a local run takes well under a second).
+_SETTLE_SECONDS = 30.0
 
 
 class PrivacyService:
@@ -22,15 +26,21 @@ class PrivacyService:
         settings: Settings,
         clock: Clock,
         events: OutboundEvents | None = None,
+        in_flight: RunsInFlight | None = None,
     ) -> None:
         self._events = events
+        self._in_flight = in_flight
         self._store = store
         self._index = index
         self._settings = settings
         self._clock = clock
 
     def erase_user(self, scope: Scope, *, actor: str) -> tuple[ErasureCounts, AuditEvent]:
-        """Store first, index second: a retry after a failure between the two finishes the job (both are idempotent)."""
+        """Store first, index second: a retry after a failure between the two finishes the job (both are idempotent).
+        A run of this process still writing the person's memories is waited for first; one that does not end in
+        time fails the erasure before anything is erased, so the client retries rather than leaving its writes."""
+        if self._in_flight is not None and not self._in_flight.settle(scope, _SETTLE_SECONDS):
+            raise ConflictError("this person's latest interaction is still being processed; retry the erasure shortly")
         counts = self._store.erase_user(scope)
         counts.index_entries = self._index.delete_user(scope)
         event = AuditEvent(

@@ -146,10 +146,14 @@ class SqliteMemoryStore(SqliteItemBatches):
             self._conn.close()
 
     def _forget_written_history(self) -> None:
-        """After an erasure: the write-ahead log still holds every page written before it, the person's words
-        included, until a checkpoint copies it into the (zeroed) database and truncates it. A reader in another
-        process (a job beside the server) can hold the log back; the next erasure's checkpoint then completes it."""
+        """After an erasure. Secure delete zeroes a deleted row, but an index's interior page keeps a copy of a key as
+        the divider between its children, deleted or not: the person's user id or a memory id can stay there.
+        VACUUM rebuilds every tree from the rows left, so no copy survives; it costs a rewrite of the file, which an
+        erasure (rare, and owed) can pay. Then the write-ahead log still holds every page written before, until a
+        checkpoint copies it into the database and truncates it. A reader in another process (a job beside the
+        server) can hold the log back; the next erasure's checkpoint then completes it."""
         with self._lock:
+            self._conn.execute("VACUUM")
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @contextmanager
