@@ -7,6 +7,8 @@ expressions matched against lower-cased text with straight apostrophes; each is 
 
 from __future__ import annotations
 
+from rapport.domain.people_rules import PRONOUNS
+
 EMOTION_CUES: dict[str, tuple[str, ...]] = {
     "frustration": (
         r"frustrat\w*",
@@ -246,10 +248,10 @@ INTENT_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
 )
-# Who a grievance is about: a sentence that speaks to the assistant, and words for another person (beside the
-# roles and names the people rules find).
+# Who a grievance is about: a sentence that speaks to the assistant, and words for another person: the pronouns
+# the people rules refer back by, and "whoever" (beside the roles and names they find).
 SECOND_PERSON = r"\b(you|your|you're|youre|you've|you'd|yourself|u|ur)\b"
-THIRD_PERSON = r"\b(he|him|his|she|her|hers|whoever)\b"
+THIRD_PERSON = rf"\b({'|'.join((*PRONOUNS, 'whoever'))})\b"
 EMOTIONAL_SUPPORT_EMOTIONS = frozenset({"sadness", "anxiety"})
 FIRST_PERSON = r"\b(i|i'm|im|i've|i'd|me|my|myself)\b"
 DEFAULT_INTENT = "statement"

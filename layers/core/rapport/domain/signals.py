@@ -127,13 +127,15 @@ def _sentence_emotions(text: str) -> list[tuple[str, set[Emotion]]]:
     return read
 
 
-def _ordered(found: set[Emotion]) -> tuple[Emotion, ...]:
+def _emotions_in(sentences: list[tuple[str, set[Emotion]]]) -> tuple[Emotion, ...]:
+    """The emotions of all the sentences, in the rule table's order."""
+    found = {emotion for _, here in sentences for emotion in here}
     return tuple(emotion for emotion, _ in _compiled().emotions if emotion in found)
 
 
 def find_emotions(text: str) -> tuple[Emotion, ...]:
     """Emotions with at least one cue in the text that is not negated, in the rule table's order."""
-    return _ordered({e for _, here in _sentence_emotions(text) for e in here})
+    return _emotions_in(_sentence_emotions(text))
 
 
 def _aimed_elsewhere(text: str, sentences: list[tuple[str, set[Emotion]]]) -> bool:
@@ -197,7 +199,7 @@ def with_crisis(mood: float, crisis: bool) -> float:
 def read_message(text: str, polarity: float, detector: str = "rules") -> Signals:
     """Every signal of one message, given the lexicon's polarity score of it (-1..1)."""
     sentences = _sentence_emotions(text)
-    emotions = _ordered({e for _, here in sentences for e in here})
+    emotions = _emotions_in(sentences)
     crisis = has_crisis_language(text)
     return Signals(
         emotions=emotions,
