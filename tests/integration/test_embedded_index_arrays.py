@@ -236,6 +236,7 @@ def test_a_search_in_half_precision_first_answers_as_one_in_float32(
             return super().cosines(rows, vector)
 
     monkeypatch.setattr(embedded_index, "_half_kernel", lambda: Counted(torch))
+    monkeypatch.setattr(embedded_index, "_two_passes_faster", lambda segment, kernel: True)  # whatever this host's
     two_pass = clustered_index(tmp_path / "half.sqlite3", np.random.default_rng(3), half_precision_from=1_000)
     exact = clustered_index(tmp_path / "exact.sqlite3", np.random.default_rng(3), half_precision_from=10**9)
     centres = unit_rows(np.random.default_rng(3).standard_normal((12, 48)))
@@ -278,6 +279,80 @@ def compare_searches(two_pass: EmbeddedVectorIndex, exact: EmbeddedVectorIndex, 
             assert hybrid.by_keywords == reference.by_keywords
             assert hybrid.cosines == pytest.approx(reference.cosines, abs=1e-6)
         assert two_pass.knn_search(query(TENANT, k=5, domains=both), probe)
+
+
+def test_a_segment_searches_in_two_passes_only_where_they_measured_faster(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    from rapport.adapters.local import embedded_index
+
+    # Given a host where the float16 kernel measures slower than one float32 pass
+    passes: list[int] = []
+    measured: list[int] = []
+
+    class Counted(embedded_index._HalfKernel):
+        def cosines(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+            passes.append(len(rows))
+            return super().cosines(rows, vector)
+
+    def measure(segment: object, kernel: object) -> bool:
+        measured.append(len(segment))  # type: ignore[arg-type]
+        return False
+
+    monkeypatch.setattr(embedded_index, "_half_kernel", lambda: Counted(torch))
+    monkeypatch.setattr(embedded_index, "_two_passes_faster", measure)
+    slow = clustered_index(tmp_path / "slow.sqlite3", np.random.default_rng(3), half_precision_from=1_000)
+    exact = clustered_index(tmp_path / "exact.sqlite3", np.random.default_rng(3), half_precision_from=10**9)
+    centres = unit_rows(np.random.default_rng(3).standard_normal((12, 48)))
+    try:
+        # When it is searched, then it is searched in float32 alone, as the index that never runs two passes, with
+        # no float16 copy kept, and measured once
+        compare_searches(slow, exact, centres)
+        assert passes == [] and measured == [1_200]
+        assert all(segment.half is None for segment in slow._segments.values())
+        # And measured again only once it has doubled
+        rng = np.random.default_rng(4)
+        for n in range(1_200, 2_400):
+            slow.upsert(memory(TENANT, f"m{n:04d}", (centres[n % 12] + 0.05 * rng.standard_normal(48)).tolist(), "x"))
+            if n == 2_000:
+                slow.knn_search(query(TENANT, k=5), centres[0].tolist())
+        slow.knn_search(query(TENANT, k=5), centres[0].tolist())
+        assert measured == [1_200, 2_400] and passes == []
+    finally:
+        slow.close()
+        exact.close()
+
+
+def test_two_passes_are_chosen_by_their_time_against_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    import torch
+
+    from rapport.adapters.local import embedded_index
+
+    segment = embedded_index._Segment(48)
+    rng = np.random.default_rng(8)
+    for n in range(300):
+        segment.upsert(f"m{n}", "user", "active", "walk", unit_rows(rng.standard_normal((1, 48)))[0].astype(np.float32))
+
+    class Slow(embedded_index._HalfKernel):
+        def cosines(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+            time.sleep(0.004)
+            return super().cosines(rows, vector)
+
+    # A kernel that takes milliseconds where one float32 pass takes microseconds loses
+    assert not embedded_index._two_passes_faster(segment, Slow(torch))
+    # And a float32 pass slowed as much wins nothing against the plain kernel
+    one_pass = embedded_index._one_pass
+
+    def slow_one_pass(*args: object) -> tuple[np.ndarray, np.ndarray]:
+        time.sleep(0.004)
+        return one_pass(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(embedded_index, "_one_pass", slow_one_pass)
+    assert embedded_index._two_passes_faster(segment, embedded_index._HalfKernel(torch))
 
 
 def test_without_torch_loaded_a_large_segment_is_searched_in_float32(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import statistics
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,10 +26,15 @@ from rapport.ports.vector_index import HybridHits, IndexHit, IndexQuery, Relatio
 _BM25_K1 = 1.2
 _BM25_B = 0.75
 
-# From this many entries a search by meaning runs in two passes (`_nearest`): half-precision scores of every entry,
-# then float32 scores of those that can be among the best. The product is bound by memory, and float16 rows are half
-# the bytes: at 10,000 entries ~0.5 ms against ~1.4 ms for float32 rows out of cache, at 100,000 ~5 against ~15 ms.
+# From this many entries a search by meaning may run in two passes (`_nearest`): half-precision scores of every
+# entry, then float32 scores of those that can be among the best. Where the product is bound by memory, float16 rows
+# are half the bytes (on one host ~0.5 against ~1.4 ms at 10,000 entries, ~5 against ~15 ms at 100,000); where the
+# CPU's float16 kernel is slow, they cost more than float32's (on another, 1.5 against 0.9 ms at 10,000). So a
+# segment times both on its own rows and keeps the faster (`_Segment.half_kernel`), again each time it has doubled.
 HALF_PRECISION_FROM = 4_096
+# Two passes are kept only when they take at most this share of one float32 pass's time: the measurement is a few
+# searches, and a tie is not worth the float16 copy's memory.
+_HALF_MUST_TAKE = 0.9
 # The most a float16 score of unit vectors can be off its float32 score, with room to spare: each factor rounded to
 # float16 (relative 2^-11, so at most 2 * 2^-11 over the sum of |products|, which Cauchy-Schwarz holds to 1), the
 # score rounded to float16 (2^-12), float32 accumulation over a few hundred terms (~2^-15): about 1.3e-3 in all.
@@ -65,6 +72,9 @@ class _Segment:
     # The matrix in float16, row for row, for the first pass of a search: made by the first search that runs one, and
     # kept with the matrix from then on (none for a segment never searched so).
     half: np.ndarray | None = field(default=None, init=False)
+    # Whether two passes beat one on this host and these rows, and at how many entries that was measured.
+    _half_faster: bool = field(default=False, init=False)
+    _half_measured_at: int = field(default=0, init=False)
     domain_codes: np.ndarray = field(init=False)
     status_codes: np.ndarray = field(init=False)
     lengths: np.ndarray = field(init=False)
@@ -195,9 +205,22 @@ class _Segment:
         return self.matrix[positions] @ vector
 
     def half_kernel(self) -> _HalfKernel | None:
-        """What searches this segment float16 first (`_nearest`): None below `half_from` entries, or in a process
-        that has not loaded torch, and the search is float32's alone."""
-        return _half_kernel() if len(self.ids) >= self.half_from else None
+        """What searches this segment float16 first (`_nearest`): None below `half_from` entries, in a process that
+        has not loaded torch, or where two passes measured slower than one on these rows, and the search is
+        float32's alone. Measured when the segment first reaches `half_from` and each time it has doubled since; the
+        float16 copy is dropped while one pass is the faster."""
+        size = len(self.ids)
+        if size < self.half_from:
+            return None
+        kernel = _half_kernel()
+        if kernel is None:
+            return None
+        if size >= 2 * self._half_measured_at:
+            self._half_faster = _two_passes_faster(self, kernel)
+            self._half_measured_at = size
+            if not self._half_faster:
+                self.half = None
+        return kernel if self._half_faster else None
 
     def half_rows(self) -> np.ndarray:
         """The entries' float16 rows, the copy made now if no search has made it yet."""
@@ -232,30 +255,62 @@ def _nearest(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> tuple[
         return [], set()
     kernel = segment.half_kernel()
     if kernel is None:
-        scores = segment.matrix[: len(segment)] @ vector
-        if allowed is None:
-            # Every entry allowed (the usual filter): the partition runs on the scores as they are, as it would on
-            # `scores[arange(size)]`, without the copy.
-            chosen = np.argpartition(-scores, min(query.k, scores.size) - 1)[: query.k]
-        else:
-            k = min(query.k, allowed.size)
-            chosen = allowed[np.argpartition(-scores[allowed], k - 1)[:k]]
-        ranked = chosen[np.argsort(-scores[chosen], kind="stable")]
-        ranked_scores = scores[ranked]
+        ranked, ranked_scores = _one_pass(segment, allowed, query.k, vector)
     else:
-        half = kernel.cosines(segment.half_rows(), vector)
-        if allowed is not None:
-            half = half[allowed]
-        k = min(query.k, half.size)
-        near = np.flatnonzero(half >= kernel.kth_largest(half, k) - 2 * _HALF_ERROR)
-        pool = near if allowed is None else allowed[near]
-        scores = segment.cosines(pool, vector)
-        chosen = np.argpartition(-scores, k - 1)[:k] if pool.size > k else np.arange(pool.size)
-        order = chosen[np.argsort(-scores[chosen], kind="stable")]
-        ranked, ranked_scores = pool[order], scores[order]
+        ranked, ranked_scores = _two_passes(segment, kernel, allowed, query.k, vector)
     ids = segment.ids
     hits = [_hit(ids[i], score) for i, score in zip(ranked.tolist(), ranked_scores.tolist(), strict=True)]
     return hits, {h.memory_id for h in hits}
+
+
+def _one_pass(
+    segment: _Segment, allowed: np.ndarray | None, k: int, vector: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the `k` best float32 cosines among `allowed` (None: every entry), best first, and theirs."""
+    scores = segment.matrix[: len(segment)] @ vector
+    if allowed is None:
+        # Every entry allowed (the usual filter): the partition runs on the scores as they are, as it would on
+        # `scores[arange(size)]`, without the copy.
+        chosen = np.argpartition(-scores, min(k, scores.size) - 1)[:k]
+    else:
+        k = min(k, allowed.size)
+        chosen = allowed[np.argpartition(-scores[allowed], k - 1)[:k]]
+    ranked = chosen[np.argsort(-scores[chosen], kind="stable")]
+    return ranked, scores[ranked]
+
+
+def _two_passes(
+    segment: _Segment, kernel: _HalfKernel, allowed: np.ndarray | None, k: int, vector: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """What `_one_pass` answers, float16 over every entry first, float32 over those within the error of its k-th."""
+    half = kernel.cosines(segment.half_rows(), vector)
+    if allowed is not None:
+        half = half[allowed]
+    k = min(k, half.size)
+    near = np.flatnonzero(half >= kernel.kth_largest(half, k) - 2 * _HALF_ERROR)
+    pool = near if allowed is None else allowed[near]
+    scores = segment.cosines(pool, vector)
+    chosen = np.argpartition(-scores, k - 1)[:k] if pool.size > k else np.arange(pool.size)
+    order = chosen[np.argsort(-scores[chosen], kind="stable")]
+    return pool[order], scores[order]
+
+
+def _two_passes_faster(segment: _Segment, kernel: _HalfKernel, rounds: int = 5, k: int = 50) -> bool:
+    """Whether two passes search this segment in at most `_HALF_MUST_TAKE` of one pass's time: both timed in
+    turn on the same rows for a unit vector drawn at random, the median of `rounds` each (a search's own k is near
+    recall's pool; the first pass's cost does not depend on it)."""
+    vector = np.random.default_rng(len(segment)).standard_normal(segment.dimensions).astype(np.float32)
+    vector /= np.linalg.norm(vector)
+    segment.half_rows()  # the copy is made before the clock starts, as a search that keeps it finds it made
+    one, two = [], []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        _one_pass(segment, None, k, vector)
+        one.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        _two_passes(segment, kernel, None, k, vector)
+        two.append(time.perf_counter() - started)
+    return statistics.median(two) <= _HALF_MUST_TAKE * statistics.median(one)
 
 
 def _best_by_keywords(segment: _Segment, query: IndexQuery, terms: list[str], k: int) -> list[tuple[float, str]]:
