@@ -25,8 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from rapport.clock import FixedClock
-from rapport.domain.feedback import asks_across, asks_inference
-from rapport.domain.models import Memory
 from rapport.domain.recall import RecallHit, RecallQuery, RelationScore
 from rapport.domain.scope import Scope
 from rapport.domain.text import tokenize
@@ -37,7 +35,7 @@ from rapport.evaluation.metrics import score_question, summarise
 from rapport.evaluation.splits import TUNING_IDS, parse_ids
 from rapport.ports.embedder import Embedder
 from rapport.ports.graph import MemoryGraph
-from rapport.services.recall import Recall, _Asked, _Candidate, _Scored
+from rapport.services.recall import Recall, _Asked, _Candidate
 from rapport.settings import Settings
 
 # The weights fitted: (settings group, field). `weights.vector` is the fixed scale; `assistant_words` has nothing to
@@ -86,8 +84,6 @@ class Captured:
     candidates: list[_Candidate]
     relations: _Relations | None
     turns: dict[str, frozenset[str]]
-    across: bool
-    inference: bool
 
 
 def capture(
@@ -129,25 +125,13 @@ def _captured(
         candidates=candidates,
         relations=relations,
         turns={c.memory.id: turn_map.turns_behind(c.memory) for c in candidates},
-        across=asks_across(text),
-        inference=asks_inference(text),
     )
 
 
 def replayed(recall: Recall, question: Captured) -> list[str]:
     """The ids `Recall.recall` returns for the question under `recall`'s settings, from its captured reads."""
-    candidates = question.candidates
-    memories: dict[str, Memory] = {c.memory.id: c.memory for c in candidates}
-    scored = _Scored.of(recall._scoring, memories, recall._signals(candidates, question.asked))
-    if question.relations is not None:
-        scored.update(recall._scoring, memories, recall._with_relation(question.relations, scored, DEPTH))
-    if recall._settings.recall_inference_boost > 0 and question.inference:
-        scored.update(recall._scoring, memories, recall._with_preferences(candidates, scored.signals))
     query = RecallQuery(query=question.asked.text, limit=DEPTH)
-    if question.across:
-        hits = recall._best_across(Scope(TENANT, "replay"), query, question.asked, candidates, scored.signals)
-    else:
-        hits = recall._best(candidates, scored, DEPTH, question.asked.now)
+    hits = recall._ranked(Scope(TENANT, "replay"), query, question.asked, question.candidates, question.relations)
     return [hit.memory.id for hit in hits]
 
 

@@ -13,7 +13,16 @@ from hypothesis import strategies as st
 from rapport.domain.lifecycle.compression import compression_groups, extractive_summary, is_compressible
 from rapport.domain.lifecycle.consolidation import cluster, cosine, is_consolidatable
 from rapport.domain.lifecycle.crossings import crossed_threshold, decay_to_persist, strength_thresholds
-from rapport.domain.lifecycle.decay import decayed_to, effective_strength, reinforce, strength_at
+from rapport.domain.lifecycle.decay import (
+    decay_anchor,
+    decay_rate,
+    decayed_to,
+    effective_strength,
+    epoch_micros,
+    reinforce,
+    strength_at,
+    strength_since,
+)
 from rapport.domain.lifecycle.derived import GOVERNANCE_KEY
 from rapport.domain.lifecycle.retention import effective_plan, messages_over_cap, oldest_to_trim, parse_plan
 from rapport.domain.lifecycle.tiers import leaving_short_term, working_memory_over
@@ -54,6 +63,35 @@ def memory(
 
 
 # decay
+
+
+@given(
+    st.sampled_from([Domain.USER, Domain.RELATIONAL]),
+    st.floats(0.0, 1.0),
+    st.integers(-(10**12), 10**13),
+    st.integers(-(10**12), 10**13),
+    st.booleans(),
+)
+def test_strength_from_epoch_microseconds_is_strength_at_to_the_bit(
+    domain: Domain, strength: float, reinforced_us: int, now_us: int, decay_written: bool
+) -> None:
+    # Given a memory reinforced (and perhaps decayed since) some microseconds from T0, and a now anywhere around it
+    reinforced = T0 + timedelta(microseconds=reinforced_us)
+    extra = {"decayed_at": reinforced + 3 * DAY + SECOND} if decay_written else {}
+    item = memory(domain, strength=strength, reinforced=reinforced, **extra)
+    now = T0 + timedelta(microseconds=now_us)
+    # When its strength is measured from the anchor and now as whole microseconds
+    anchor, at = epoch_micros(decay_anchor(item)), epoch_micros(now)
+    measured = strength_since(item.strength, anchor, at, decay_rate(domain, RULES))
+    # Then it is what the datetimes give, to the last bit
+    assert measured == strength_at(item, now, RULES)
+
+
+def test_epoch_microseconds_differ_as_the_datetimes_do() -> None:
+    later = T0 + timedelta(days=400, microseconds=7)
+    assert epoch_micros(later) - epoch_micros(T0) == (later - T0) // timedelta(microseconds=1)
+    assert epoch_micros(datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)) == 10**6
+    assert epoch_micros(datetime(1970, 1, 1, 0, 0, 1)) == 10**6  # a naive moment, from the naive epoch
 
 
 @pytest.mark.parametrize(("domain", "rate"), [(Domain.USER, 0.1), (Domain.RELATIONAL, 0.05)])

@@ -15,9 +15,10 @@ from rapport.domain.scoring import (
     TurnPlace,
     asks_question,
     hybrid_score,
+    hybrid_score_of,
     match_reasons,
     match_strength,
-    query_match,
+    query_match_of,
     relevance,
     speaker_weight,
 )
@@ -82,9 +83,41 @@ class RecallScoring:
     def score(self, signals: RecallSignals) -> float:
         return round(hybrid_score(signals, self.weights, self.half_life_days), SCORE_PLACES)
 
+    def score_of(
+        self,
+        similarity: float,
+        keyword: float,
+        age_days: float,
+        importance: float,
+        strength: float,
+        relation: float,
+        context: float,
+        speaker_weight: float,
+    ) -> float:
+        """`score` from the parts the signals would hold (`hybrid_score_of`)."""
+        return round(
+            hybrid_score_of(
+                similarity,
+                keyword,
+                age_days,
+                importance,
+                strength,
+                relation,
+                context,
+                speaker_weight,
+                self.weights,
+                self.half_life_days,
+            ),
+            SCORE_PLACES,
+        )
+
+    def speaker_weight(self, memory: Memory) -> float:
+        """What whose words these are makes of a memory's score (`speaker_weight`)."""
+        return speaker_weight(memory.trust is Trust.ASSISTANT_SAID, self.weights)
+
     def weighed(self, memory: Memory, signals: RecallSignals) -> RecallSignals:
         """The signals with what whose words these are makes of them (`speaker_weight`): what `hit` scores."""
-        weight = speaker_weight(memory.trust is Trust.ASSISTANT_SAID, self.weights)
+        weight = self.speaker_weight(memory)
         return signals if weight == signals.speaker_weight else replace(signals, speaker_weight=weight)
 
     def hit(self, memory: Memory, signals: RecallSignals) -> RecallHit:
@@ -157,7 +190,16 @@ def query_evidence(scoring: RecallScoring, signals: RecallSignals) -> float:
     """What the query gives a candidate's score (`signals` as `RecallScoring.weighed`): its query match (cosine and
     keywords) and what its conversation adds for this query, weighed as the score weighs them. The rest of the score
     (recency, importance, strength, the graph's relation) it would get matching nothing."""
-    return round(signals.speaker_weight * (query_match(signals, scoring.weights) + signals.context.total), SCORE_PLACES)
+    return query_evidence_of(
+        scoring, signals.similarity, signals.keyword, signals.context.total, signals.speaker_weight
+    )
+
+
+def query_evidence_of(
+    scoring: RecallScoring, similarity: float, keyword: float, context: float, speaker_weight: float
+) -> float:
+    """`query_evidence` from the parts the weighed signals would hold."""
+    return round(speaker_weight * (query_match_of(similarity, keyword, scoring.weights) + context), SCORE_PLACES)
 
 
 def placed_order(placed: Iterable[Placed]) -> list[Placed]:

@@ -83,17 +83,45 @@ def recency(age_days: float, half_life_days: float) -> float:
 
 
 def hybrid_score(signals: RecallSignals, weights: RecallWeights, half_life_days: float) -> float:
+    """The recall score of a memory's signals (`hybrid_score_of`)."""
+    return hybrid_score_of(
+        signals.similarity,
+        signals.keyword,
+        signals.age_days,
+        signals.importance,
+        signals.strength,
+        signals.relation,
+        signals.context.total,
+        signals.speaker_weight,
+        weights,
+        half_life_days,
+    )
+
+
+def hybrid_score_of(
+    similarity: float,
+    keyword: float,
+    age_days: float,
+    importance: float,
+    strength: float,
+    relation: float,
+    context: float,
+    speaker_weight: float,
+    weights: RecallWeights,
+    half_life_days: float,
+) -> float:
     """The recall score, composed here and nowhere else: the query match (similarity, keywords), recency, importance,
-    strength and the relation component, each with its weight, plus what the conversation adds (in score units)."""
-    similarity = max(signals.similarity, 0.0)
-    return signals.speaker_weight * (
-        weights.vector * similarity
-        + weights.keyword * signals.keyword
-        + weights.recency * recency(signals.age_days, half_life_days)
-        + weights.importance * signals.importance
-        + weights.strength * signals.strength
-        + weights.relation * signals.relation
-        + signals.context.total
+    strength and the relation component, each with its weight, plus what the conversation adds (in score units),
+    times whose words they are. From the parts `RecallSignals` holds, for a caller that scores many candidates and
+    builds the signals of the few it shows."""
+    return speaker_weight * (
+        weights.vector * max(similarity, 0.0)
+        + weights.keyword * keyword
+        + weights.recency * recency(age_days, half_life_days)
+        + weights.importance * importance
+        + weights.strength * strength
+        + weights.relation * relation
+        + context
     )
 
 

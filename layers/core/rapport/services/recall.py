@@ -5,10 +5,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import NamedTuple
 
 from rapport.clock import Clock
 from rapport.domain.feedback import asks_across, asks_inference
-from rapport.domain.lifecycle.decay import decayed_to, strength_at
+from rapport.domain.lifecycle.decay import decay_anchor, decay_rate, decayed_to, epoch_micros, strength_since
 from rapport.domain.models import Domain, Memory, Trust, recalled_statuses
 from rapport.domain.recall import (
     SCORE_PLACES,
@@ -21,6 +22,7 @@ from rapport.domain.recall import (
     place_of,
     placed_order,
     query_evidence,
+    query_evidence_of,
 )
 from rapport.domain.rendering import search_text
 from rapport.domain.scope import Scope
@@ -45,8 +47,7 @@ from rapport.services.recall_expansion import AcrossHistory
 from rapport.settings import Settings
 
 
-@dataclass(frozen=True)
-class _Candidate:
+class _Candidate(NamedTuple):
     """A memory the index found for the query, with what the search itself says about it. The memory is as stored,
     and without its vector when the index gave its cosine: only the few returned are decayed to now (`_shown`),
     the strength they will show is `strength`."""
@@ -57,18 +58,27 @@ class _Candidate:
     terms: tuple[str, ...]  # the query's words it contains
     strength: float  # decayed to now
     place: TurnPlace  # its place in its conversation (`place_of`)
+    age_days: float  # since it happened (or was made), as of now
 
 
 @dataclass(frozen=True)
 class _Forms:
-    """What recall reads of a memory whatever the query: its searchable stems and its place in its conversation."""
+    """What recall reads of a memory whatever the query: its searchable stems, its place in its conversation, and
+    the moments its strength and its age are measured from (`epoch_micros`)."""
 
     stems: frozenset[str]
     place: TurnPlace
+    decays_from: int  # its `decay_anchor`
+    happened: int  # when it happened, or was made
 
     @classmethod
     def of(cls, memory: Memory) -> _Forms:
-        return cls(term_set(search_text(memory)), place_of(memory))
+        return cls(
+            term_set(search_text(memory)),
+            place_of(memory),
+            epoch_micros(decay_anchor(memory)),
+            epoch_micros(memory.occurred_at or memory.created_at),
+        )
 
 
 class _FormsByMemory:
@@ -95,31 +105,79 @@ class _FormsByMemory:
         return forms
 
 
+_UNLINKED = RelationScore()
+
+
 @dataclass
 class _Scored:
-    """The candidates' signals, as `weighed` for whose words they are, and the score of each: scored once, and
-    again only where a signal changes (relation scores, preferences)."""
+    """The candidates as recall scores them, position by position: what its conversation adds to each (`contexts`),
+    the graph's relation component (of those whose edges were read), whose words each is (`weights`), and each score,
+    as `RecallScoring.score` gives the signals `signals` builds. A recall scores ~60 candidates and shows ~10, so
+    signals are built for those it shows, and a score again only where a part changes (`link`, `lean`)."""
 
-    signals: dict[str, RecallSignals]
-    weighed: dict[str, RecallSignals]
-    scores: dict[str, float]
+    scoring: RecallScoring
+    candidates: list[_Candidate]
+    query_terms: int
+    contexts: list[ContextBoost]
+    relations: list[RelationScore]
+    weights: list[float]
+    scores: list[float]
 
     @classmethod
-    def of(cls, scoring: RecallScoring, memories: dict[str, Memory], signals: dict[str, RecallSignals]) -> _Scored:
-        scored = cls({}, {}, {})
-        scored.update(scoring, memories, signals)
+    def of(
+        cls, scoring: RecallScoring, candidates: list[_Candidate], contexts: list[ContextBoost], query_terms: int
+    ) -> _Scored:
+        weights = [scoring.speaker_weight(c.memory) for c in candidates]
+        scored = cls(scoring, candidates, query_terms, contexts, [_UNLINKED] * len(candidates), weights, [])
+        scored.scores = [scored._score(n, weight) for n, weight in enumerate(weights)]
         return scored
 
-    def update(self, scoring: RecallScoring, memories: dict[str, Memory], changed: dict[str, RecallSignals]) -> None:
-        for memory_id, signals in changed.items():
-            weighed = scoring.weighed(memories[memory_id], signals)
-            self.signals[memory_id] = signals
-            self.weighed[memory_id] = weighed
-            self.scores[memory_id] = scoring.score(weighed)
+    def _score(self, n: int, weight: float) -> float:
+        c = self.candidates[n]
+        return self.scoring.score_of(
+            c.similarity,
+            c.keyword,
+            c.age_days,
+            c.memory.importance,
+            c.strength,
+            self.relations[n].score,
+            self.contexts[n].total,
+            weight,
+        )
 
-    def unweighed_score(self, scoring: RecallScoring, memory_id: str) -> float:
-        signals = self.signals[memory_id]
-        return self.scores[memory_id] if self.weighed[memory_id] is signals else scoring.score(signals)
+    def unweighed_score(self, n: int) -> float:
+        """The score as the person's own words would have it."""
+        return self.scores[n] if self.weights[n] == 1.0 else self._score(n, 1.0)
+
+    def link(self, n: int, relation: RelationScore) -> None:
+        self.relations[n] = relation
+        self.scores[n] = self._score(n, self.weights[n])
+
+    def lean(self, n: int, context: ContextBoost) -> None:
+        self.contexts[n] = context
+        self.scores[n] = self._score(n, self.weights[n])
+
+    def evidence(self, n: int) -> float:
+        """What the query gives the score (`query_evidence`)."""
+        c = self.candidates[n]
+        return query_evidence_of(self.scoring, c.similarity, c.keyword, self.contexts[n].total, self.weights[n])
+
+    def signals(self, n: int, *, weighed: bool = True) -> RecallSignals:
+        """The signals the score is of; `weighed`: with whose words they are (what `RecallScoring.weighed` makes)."""
+        c, relation = self.candidates[n], self.relations[n]
+        return RecallSignals(
+            c.similarity,
+            c.keyword,
+            c.terms,
+            self.query_terms,
+            c.age_days,
+            c.memory.importance,
+            c.strength,
+            relation.score,
+            relation.edge_types,
+            self.contexts[n],
+            self.weights[n] if weighed else 1.0,
+        )
 
 
 @dataclass(frozen=True)
@@ -173,38 +231,53 @@ class Recall:
         across = asks_across(text)
         # The second pass for such a question moves its vector towards its first hits' (feedback): it needs theirs.
         candidates = self._candidates(scope, query, asked, every_vector=across and self._across.second_pass)
-        memories = {c.memory.id: c.memory for c in candidates}
-        scored = _Scored.of(self._scoring, memories, self._signals(candidates, asked))
         edges = self._graph.edges_for_recall(scope) if self._graph is not None else None
-        if edges is not None:
-            scored.update(self._scoring, memories, self._with_relation(edges, scored, query.limit))
-        if self._settings.recall_inference_boost > 0 and asks_inference(text):
-            scored.update(self._scoring, memories, self._with_preferences(candidates, scored.signals))
-        if across:
-            hits = self._best_across(scope, query, asked, candidates, scored.signals)
-        else:
-            hits = self._best(candidates, scored, query.limit, asked.now)
+        hits = self._ranked(scope, query, asked, candidates, edges)
         if edges is not None and query.expand_relations:
             hits += edges.expand(query, hits, lambda memory, relation: self._reached(memory, relation, asked))
         return hits
 
-    def _best(self, candidates: list[_Candidate], scored: _Scored, limit: int, now: datetime) -> list[RecallHit]:
+    def _ranked(
+        self,
+        scope: Scope,
+        query: RecallQuery,
+        asked: _Asked,
+        candidates: list[_Candidate],
+        edges: RecallEdges | None,
+    ) -> list[RecallHit]:
+        """The hits among the candidates: each scored, with its conversation's context, the graph's relation
+        component and, for an inference question, the person's preferences; then the best, or for a question across
+        the history, the best gathered from each sitting."""
+        scored = _Scored.of(self._scoring, candidates, self._contexts(candidates, asked), asked.terms)
+        if edges is not None:
+            self._with_relation(edges, scored, query.limit)
+        if self._settings.recall_inference_boost > 0 and asks_inference(asked.text):
+            self._with_preferences(scored)
+        if asks_across(asked.text):
+            signals = {c.memory.id: scored.signals(n, weighed=False) for n, c in enumerate(candidates)}
+            return self._best_across(scope, query, asked, candidates, signals)
+        return self._best(scored, query.limit, asked.now)
+
+    def _best(self, scored: _Scored, limit: int, now: datetime) -> list[RecallHit]:
         """The `limit` hits to return, boosts never burying a strong semantic match (`keeping_best_by_meaning`):
         ranked on scores alone, and only those returned built as hits."""
-        memories = {c.memory.id: c.memory for c in candidates}
-        scores = scored.scores
+        candidates, scores = scored.candidates, scored.scores
         placed = placed_order(
             Placed(
                 c.memory.id,
-                scores[c.memory.id],
+                scores[n],
                 round(c.similarity, SCORE_PLACES),
-                evidence=query_evidence(self._scoring, scored.weighed[c.memory.id]),
+                evidence=scored.evidence(n),
                 keyword=c.keyword,
             )
-            for c in candidates
+            for n, c in enumerate(candidates)
         )
         chosen = self._kept(placed, {c.memory.id: c.similarity for c in candidates}, limit)[:limit]
-        return [self._scoring.hit(self._shown(memories[i], now), scored.weighed[i]) for i in chosen]
+        position = {c.memory.id: n for n, c in enumerate(candidates)}
+        return [
+            self._scoring.hit(self._shown(candidates[n].memory, now), scored.signals(n))
+            for n in (position[memory_id] for memory_id in chosen)
+        ]
 
     def _best_across(
         self,
@@ -268,25 +341,21 @@ class Recall:
             terms=matched_in(asked.text, self._forms.of(memory).stems),
             strength=found.strength,
             place=found.place,
+            age_days=found.age_days,
         )
 
     def _shown(self, memory: Memory, now: datetime) -> Memory:
         """A candidate as a hit shows it: decayed to now, as every reader sees a memory."""
         return decayed_to(memory, now, self._settings.governance)
 
-    def _with_preferences(
-        self, candidates: list[_Candidate], signals: dict[str, RecallSignals]
-    ) -> dict[str, RecallSignals]:
+    def _with_preferences(self, scored: _Scored) -> None:
         """An inference question ("would she enjoy…") leans on what was extracted of the person, their preferences,
         goals and facts, not on one message: those get `recall_inference_boost` (docs/recall.md, "Open-domain
-        questions"). The signals of those alone."""
+        questions")."""
         boost = self._settings.recall_inference_boost
-        extracted = {
-            c.memory.id for c in candidates if c.memory.trust is Trust.EXTRACTED and c.memory.domain is Domain.USER
-        }
-        return {
-            i: replace(s, context=replace(s.context, preference=boost)) for i, s in signals.items() if i in extracted
-        }
+        for n, c in enumerate(scored.candidates):
+            if c.memory.trust is Trust.EXTRACTED and c.memory.domain is Domain.USER:
+                scored.lean(n, replace(scored.contexts[n], preference=boost))
 
     # validation
 
@@ -347,8 +416,10 @@ class Recall:
         vectors = None if every_vector else {i for i in unread if i not in cosines}
         read = self._store.get_memories(scope, unread, vectors=vectors) if unread or not known else []
         governance = self._settings.governance
+        user_rate, relational_rate = decay_rate(Domain.USER, governance), decay_rate(Domain.RELATIONAL, governance)
+        now_micros = epoch_micros(asked.now)
         allowed = frozenset(recalled_statuses(query.include_archived))
-        text, now, memory_type, min_similarity = asked.text, asked.now, query.memory_type, query.min_similarity
+        text, memory_type, min_similarity = asked.text, query.memory_type, query.min_similarity
         for memory in [*(known[i] for i in found if i in known), *read]:
             if memory_type is not None and memory.type != memory_type:
                 continue
@@ -365,8 +436,10 @@ class Recall:
                 continue  # nothing ties it to the query: returning it would be noise
             keyword = keyword_hits.get(memory.id, 0.0) / best_keyword if best_keyword > 0 else 0.0
             # Scored as of now.
-            strength = strength_at(memory, now, governance)
-            candidates.append(_Candidate(memory, similarity, keyword, terms, strength, forms.place))
+            rate = user_rate if memory.domain is Domain.USER else relational_rate
+            strength = strength_since(memory.strength, forms.decays_from, now_micros, rate)
+            age = (now_micros - forms.happened) / 10**6 / 86_400  # as `_age_days`
+            candidates.append(_Candidate(memory, similarity, keyword, terms, strength, forms.place, age))
         return candidates
 
     # signals
@@ -378,15 +451,15 @@ class Recall:
             keyword=candidate.keyword,
             matched_terms=candidate.terms,
             query_terms=asked.terms,
-            age_days=(asked.now - (memory.occurred_at or memory.created_at)).total_seconds() / 86_400,
+            age_days=candidate.age_days,
             importance=memory.importance,
             strength=candidate.strength,
             context=context or ContextBoost(),
         )
 
-    def _signals(self, candidates: list[_Candidate], asked: _Asked) -> dict[str, RecallSignals]:
-        """Each candidate's signals, then what its conversation adds, read from the candidates alone (answers,
-        sittings, speakers, neighbours: docs/recall.md)."""
+    def _contexts(self, candidates: list[_Candidate], asked: _Asked) -> list[ContextBoost]:
+        """What each candidate's conversation adds, read from the candidates alone (answers, sittings, speakers,
+        neighbours: docs/recall.md), in the candidates' order."""
         weights = self._settings.weights
         matches = {c.memory.id: query_match_of(c.similarity, c.keyword, weights) for c in candidates}
         places = {c.memory.id: c.place for c in candidates}
@@ -398,22 +471,29 @@ class Recall:
             dates = {c.memory.id: c.memory.mentioned_dates for c in candidates}
             timed = time_boosts(question, matches, dates, self._settings.recall_time)
             boosts = {i: replace(b, time=timed[i]) if i in timed else b for i, b in boosts.items()}
-        return {c.memory.id: self._signals_of(c, asked, boosts[c.memory.id]) for c in candidates}
+        return [boosts[c.memory.id] for c in candidates]
 
-    def _with_relation(self, edges: RecallEdges, scored: _Scored, limit: int) -> dict[str, RecallSignals]:
-        """The signals, with their relation component, of the `relation_score_pool` candidates that score best
-        without it: edges cost reads, so they are read for the likeliest hits only, and not for one that cannot be
-        returned whatever its edges: a full relation score adds at most its weight, so one that would stay below
-        the `limit`-th best even then is left out (the `limit`-th best only rises when relation scores are added)."""
-        unweighed = {i: scored.unweighed_score(self._scoring, i) for i in scored.signals}
-        by_score = sorted(unweighed, key=lambda memory_id: (-unweighed[memory_id], memory_id))
-        pool = by_score[: self._settings.graph.relation_score_pool]
+    def _signals(self, candidates: list[_Candidate], asked: _Asked) -> dict[str, RecallSignals]:
+        """Each candidate's signals, with what its conversation adds (`_contexts`)."""
+        contexts = self._contexts(candidates, asked)
+        return {c.memory.id: self._signals_of(c, asked, b) for c, b in zip(candidates, contexts, strict=True)}
+
+    def _with_relation(self, edges: RecallEdges, scored: _Scored, limit: int) -> None:
+        """The relation component of the `relation_score_pool` candidates that score best without it: edges cost
+        reads, so they are read for the likeliest hits only, and not for one that cannot be returned whatever its
+        edges: a full relation score adds at most its weight, so one that would stay below the `limit`-th best even
+        then is left out (the `limit`-th best only rises when relation scores are added)."""
+        ids = [c.memory.id for c in scored.candidates]
+        unweighed = [scored.unweighed_score(n) for n in range(len(ids))]
+        by_score = sorted(range(len(ids)), key=lambda n: (-unweighed[n], ids[n]))
         weighed = scored.scores
-        best = sorted(weighed.values(), reverse=True)
+        best = sorted(weighed, reverse=True)
         cut = best[limit - 1] if len(best) >= limit else float("-inf")
         reach = self._settings.weights.relation
-        relations = edges.relation_scores([i for i in pool if weighed[i] + reach >= cut])
-        return {memory_id: _linked(scored.signals[memory_id], relation) for memory_id, relation in relations.items()}
+        read = [n for n in by_score[: self._settings.graph.relation_score_pool] if weighed[n] + reach >= cut]
+        position = {ids[n]: n for n in read}
+        for memory_id, relation in edges.relation_scores(list(position)).items():
+            scored.link(position[memory_id], relation)
 
     def _reached(self, memory: Memory, relation: RelationScore, asked: _Asked) -> RecallHit:
         """A memory expansion reached, scored as a candidate is, keyword part aside (BM25 did not rank it) and with
@@ -427,8 +507,14 @@ class Recall:
             terms=matched_in(asked.text, forms.stems),
             strength=memory.strength,
             place=forms.place,
+            age_days=_age_days(memory, asked.now),
         )
         return self._scoring.hit(memory, _linked(self._signals_of(candidate, asked), relation))
+
+
+def _age_days(memory: Memory, now: datetime) -> float:
+    """Days since the memory happened (or was made), as recency reads it."""
+    return (now - (memory.occurred_at or memory.created_at)).total_seconds() / 86_400
 
 
 def _linked(signals: RecallSignals, relation: RelationScore) -> RecallSignals:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from rapport.domain.models import Domain, Memory
 from rapport.settings import GovernanceSettings
@@ -76,3 +76,22 @@ def strength_at(memory: Memory, now: datetime, settings: GovernanceSettings) -> 
     memories and shows few needs of the rest (recall, for each of its candidates: the anchor is found once)."""
     anchor = decay_anchor(memory)
     return memory.strength if anchor >= now else _decayed_from(memory, anchor, now, settings)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NAIVE_EPOCH = datetime(1970, 1, 1)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def epoch_micros(moment: datetime) -> int:
+    """Whole microseconds since the epoch: the difference of two is exactly the difference of the datetimes, so a
+    reader that measures many memories from one `now` subtracts integers rather than datetimes."""
+    return (moment - (_NAIVE_EPOCH if moment.tzinfo is None else _EPOCH)) // _MICROSECOND
+
+
+def strength_since(strength: float, anchor_micros: int, now_micros: int, rate: float) -> float:
+    """What `strength_at` gives a memory of this `strength` and decay `rate` whose `decay_anchor` is `anchor_micros`
+    (`epoch_micros`), at `now_micros`, to the last bit: the same divisions of the same whole microseconds."""
+    if anchor_micros >= now_micros:
+        return strength
+    return decayed(strength, max((now_micros - anchor_micros) / 10**6 / SECONDS_PER_DAY, 0.0), rate)
