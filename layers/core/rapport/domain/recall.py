@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -171,10 +172,10 @@ def strong_by_meaning(similarity: float, best: float, min_similarity: float, mar
 KEYWORD_TIE = 0.1
 
 
-@dataclass(frozen=True)
-class Placed:
+class Placed(NamedTuple):
     """A candidate as ranking sees it: its id, its score (as the hit would report it) and its cosine. Ranking and the
-    keep rule work on these, so only the hits that are returned are built (a recall scores ~100 candidates)."""
+    keep rule work on these, so only the hits that are returned are built (a recall places ~60 candidates, and a
+    tuple is made in a fraction of a frozen dataclass's time)."""
 
     memory_id: str
     score: float

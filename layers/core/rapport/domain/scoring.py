@@ -257,19 +257,25 @@ def context_boosts(
         best_in[key] = max(best_in.get(key, 0.0), matches.get(memory_id, 0.0))
     speakers_present = {p.speaker for p in places.values() if p.speaker}
     informative = bool(named) and not speakers_present <= named
+    answer_weight, adjacent_weight, conversation_weight = weights.answer, weights.adjacent, weights.conversation
     boosts: dict[str, ContextBoost] = {}
     for memory_id, place in places.items():
         answer = adjacent = 0.0
-        if place.interaction_id is not None and place.message_index is not None:
-            previous = by_message.get((place.interaction_id, place.message_index - 1))
-            following = by_message.get((place.interaction_id, place.message_index + 1))
+        interaction, index = place.interaction_id, place.message_index
+        if interaction is not None and index is not None:
+            previous = by_message.get((interaction, index - 1))
+            following = by_message.get((interaction, index + 1))
             if previous is not None and places[previous].asks:
-                answer = weights.answer * matches.get(previous, 0.0)
-            neighbours = [matches.get(n, 0.0) for n in (previous, following) if n is not None]
-            adjacent = weights.adjacent * max(neighbours, default=0.0)
-        conversation = weights.conversation * best_in[place.conversation or memory_id]
+                answer = answer_weight * matches.get(previous, 0.0)
+            # The better match of the neighbours there are (0 with none).
+            neighbour = 0.0 if previous is None else matches.get(previous, 0.0)
+            if following is not None:
+                after = matches.get(following, 0.0)
+                neighbour = after if previous is None else max(neighbour, after)
+            adjacent = adjacent_weight * neighbour
+        conversation = conversation_weight * best_in[place.conversation or memory_id]
         speaker = weights.speaker if informative and place.speaker in named else 0.0
-        boosts[memory_id] = ContextBoost(answer=answer, conversation=conversation, speaker=speaker, adjacent=adjacent)
+        boosts[memory_id] = ContextBoost(answer, conversation, speaker, adjacent)
     return boosts
 
 

@@ -122,15 +122,20 @@ class _Scored:
     relations: list[RelationScore]
     weights: list[float]
     scores: list[float]
+    added: list[float]  # each context's total
 
     @classmethod
     def of(
         cls, scoring: RecallScoring, candidates: list[_Candidate], contexts: list[ContextBoost], query_terms: int
     ) -> _Scored:
         weights = [scoring.speaker_weight(c.memory) for c in candidates]
-        scored = cls(scoring, candidates, query_terms, contexts, [_UNLINKED] * len(candidates), weights, [])
-        scored.scores = [scored._score(n, weight) for n, weight in enumerate(weights)]
-        return scored
+        added = [context.total for context in contexts]
+        score = scoring.score_of
+        scores = [
+            score(c.similarity, c.keyword, c.age_days, c.memory.importance, c.strength, 0.0, total, weight)
+            for c, total, weight in zip(candidates, added, weights, strict=True)
+        ]
+        return cls(scoring, candidates, query_terms, contexts, [_UNLINKED] * len(candidates), weights, scores, added)
 
     def _score(self, n: int, weight: float) -> float:
         c = self.candidates[n]
@@ -141,7 +146,7 @@ class _Scored:
             c.memory.importance,
             c.strength,
             self.relations[n].score,
-            self.contexts[n].total,
+            self.added[n],
             weight,
         )
 
@@ -155,12 +160,13 @@ class _Scored:
 
     def lean(self, n: int, context: ContextBoost) -> None:
         self.contexts[n] = context
+        self.added[n] = context.total
         self.scores[n] = self._score(n, self.weights[n])
 
     def evidence(self, n: int) -> float:
         """What the query gives the score (`query_evidence`)."""
         c = self.candidates[n]
-        return query_evidence_of(self.scoring, c.similarity, c.keyword, self.contexts[n].total, self.weights[n])
+        return query_evidence_of(self.scoring, c.similarity, c.keyword, self.added[n], self.weights[n])
 
     def signals(self, n: int, *, weighed: bool = True) -> RecallSignals:
         """The signals the score is of; `weighed`: with whose words they are (what `RecallScoring.weighed` makes)."""
@@ -262,18 +268,12 @@ class Recall:
         """The `limit` hits to return, boosts never burying a strong semantic match (`keeping_best_by_meaning`):
         ranked on scores alone, and only those returned built as hits."""
         candidates, scores = scored.candidates, scored.scores
+        position = {c.memory.id: n for n, c in enumerate(candidates)}
         placed = placed_order(
-            Placed(
-                c.memory.id,
-                scores[n],
-                round(c.similarity, SCORE_PLACES),
-                evidence=scored.evidence(n),
-                keyword=c.keyword,
-            )
+            Placed(c.memory.id, scores[n], round(c.similarity, SCORE_PLACES), scored.evidence(n), c.keyword)
             for n, c in enumerate(candidates)
         )
         chosen = self._kept(placed, {c.memory.id: c.similarity for c in candidates}, limit)[:limit]
-        position = {c.memory.id: n for n, c in enumerate(candidates)}
         return [
             self._scoring.hit(self._shown(candidates[n].memory, now), scored.signals(n))
             for n in (position[memory_id] for memory_id in chosen)
