@@ -339,16 +339,16 @@ def test_two_passes_are_chosen_by_their_time_against_one(monkeypatch: pytest.Mon
 
     class Slow(embedded_index._HalfKernel):
         def cosines(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
-            time.sleep(0.004)
+            time.sleep(0.05)
             return super().cosines(rows, vector)
 
-    # A kernel that takes milliseconds where one float32 pass takes microseconds loses
+    # A kernel that takes fifty milliseconds where one float32 pass over 300 rows takes microseconds loses
     assert not embedded_index._two_passes_faster(segment, Slow(torch))
     # And a float32 pass slowed as much wins nothing against the plain kernel
     one_pass = embedded_index._one_pass
 
     def slow_one_pass(*args: object) -> tuple[np.ndarray, np.ndarray]:
-        time.sleep(0.004)
+        time.sleep(0.05)
         return one_pass(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(embedded_index, "_one_pass", slow_one_pass)
