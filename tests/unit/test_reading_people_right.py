@@ -188,6 +188,39 @@ def test_a_grievance_about_someone_else_adds_no_grudge(message: str) -> None:
 @pytest.mark.parametrize(
     "message",
     [
+        "Our staging database keeps locking up, it's driving me nuts.",
+        "This printer is killing me, third jam today.",
+        "My laptop keeps freezing and I'm so done with it.",
+        "Their API keeps timing out, ridiculous.",
+    ],
+)
+def test_a_grievance_about_a_thing_of_the_persons_own_adds_no_grudge(message: str) -> None:
+    signals = DETECTOR.detect(message)
+    assert Emotion.FRUSTRATION in signals.emotions and signals.aimed_elsewhere
+    assert signals.mood_delta < 0
+    assert grudge_increment(signals.effect(), POLICY) == 0.0
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "This answer keeps missing the point, so frustrating.",  # the assistant's work
+        "this reply is useless, I'm so done",
+        "my assistant keeps forgetting things, so annoying",  # the assistant itself
+        "The build keeps failing.",  # "the …" may be the fix just tried
+        "THIS IS USELESS!! NOTHING WORKS!!",  # "this" with its verb: no thing named
+        "this keeps happening, so annoying",
+    ],
+)
+def test_a_grievance_about_the_assistants_work_still_adds_grudge(message: str) -> None:
+    signals = DETECTOR.detect(message)
+    assert not signals.aimed_elsewhere
+    assert grudge_increment(signals.effect(), POLICY) > 0.0
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
         "You keep ignoring what I said about my boss, it's annoying.",
         "My boss is waiting and you're still not giving me the query. Ridiculous.",
         "Ugh, the build keeps failing.",  # about nobody else: the friction is in this conversation

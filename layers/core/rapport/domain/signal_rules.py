@@ -252,6 +252,47 @@ INTENT_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # the people rules refer back by, and "whoever" (beside the roles and names they find).
 SECOND_PERSON = r"\b(you|your|you're|youre|you've|you'd|yourself|u|ur)\b"
 THIRD_PERSON = rf"\b({'|'.join((*PRONOUNS, 'whoever'))})\b"
+# A grievance whose sentence opens on a thing the person calls theirs or points at ("this bug is killing me", "our
+# checkout service keeps timing out", "my code keeps crashing") is about that thing; one that points at what the
+# assistant made or is ("this answer keeps missing the point") is the assistant's, and so is one on "the …" ("the
+# build keeps failing", which may be the fix just tried) or with no subject.
+THE_ASSISTANT = ("assistant", "bot", "ai", "chat(?:bot)?", "conversation")
+ASSISTANT_WORK = (
+    *THE_ASSISTANT,
+    "answers?",
+    "repl(?:y|ies)",
+    "responses?",
+    "suggestions?",
+    "advice",
+    "explanations?",
+    "summar(?:y|ies)",
+    "output",
+    "recommendations?",
+    "messages?",
+    "drafts?",
+    "code",
+    "fix(?:es)?",
+    "solutions?",
+    "scripts?",
+    "snippets?",
+    "examples?",
+    "lists?",
+    "links?",
+    "versions?",
+    "translations?",
+    "text",
+    "format(?:ting)?",
+    "tone",
+    "thing",
+)
+THING_SUBJECT = (
+    rf"^(?:(?:my|our)\s+(?!(?:{'|'.join(THE_ASSISTANT)})\b)"
+    rf"|(?:this|these|their)\s+(?!(?:{'|'.join(ASSISTANT_WORK)})\b))([a-z][a-z'-]*)"
+)
+# The word after "this" is its verb, not a thing, when it is a stopword ("this is useless") or one of these.
+NOT_A_THING = frozenset(
+    {"keeps", "kept", "sucks", "stinks", "happens", "happened", "again", "still", "always", "never", "time"}
+)
 EMOTIONAL_SUPPORT_EMOTIONS = frozenset({"sadness", "anxiety"})
 FIRST_PERSON = r"\b(i|i'm|im|i've|i'd|me|my|myself)\b"
 DEFAULT_INTENT = "statement"

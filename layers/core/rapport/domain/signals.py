@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rapport.domain import signal_rules as rules
 from rapport.domain.people import find_mentions
 from rapport.domain.relational_state import InteractionEffect
+from rapport.domain.text import STOPWORDS
 
 
 class Emotion(StrEnum):
@@ -70,6 +71,7 @@ class _Compiled:
     repeated_exclamation: re.Pattern[str]
     second_person: re.Pattern[str]
     third_person: re.Pattern[str]
+    thing_subject: re.Pattern[str]
 
 
 @cache
@@ -88,6 +90,7 @@ def _compiled() -> _Compiled:
         repeated_exclamation=re.compile(rules.SHOUTING_REPEATED_EXCLAMATION),
         second_person=re.compile(rules.SECOND_PERSON),
         third_person=re.compile(rules.THIRD_PERSON),
+        thing_subject=re.compile(rules.THING_SUBJECT),
     )
 
 
@@ -139,14 +142,23 @@ def find_emotions(text: str) -> tuple[Emotion, ...]:
 
 
 def _aimed_elsewhere(text: str, sentences: list[tuple[str, set[Emotion]]]) -> bool:
-    """Whether the frustration and anger of a message are about another person: the message speaks of someone
-    (a role, a name beside it, he or she) and no sentence carrying the grievance speaks to the assistant ("you
-    keep…"). "My boss moved the deadline again. I'm livid." is about the boss; "you keep ignoring what I said
-    about my boss" is not."""
+    """Whether the frustration and anger of a message are about someone or something else: no sentence carrying
+    the grievance speaks to the assistant ("you keep…"), and the message speaks of someone (a role, a name beside it,
+    he or she) or a grievance opens on a thing of the person's own world, not on the assistant's work
+    (`rules.THING_SUBJECT`). "My boss moved the deadline again. I'm livid." is about the boss, "this bug is killing
+    me" about the bug; "you keep ignoring what I said about my boss" and "the answer is wrong again" are not."""
     grieving = [sentence for sentence, here in sentences if here & _GRIEVANCE]
-    if not grieving or any(_compiled().second_person.search(s) for s in grieving):
+    compiled = _compiled()
+    if not grieving or any(compiled.second_person.search(s) for s in grieving):
         return False
-    return bool(_compiled().third_person.search(normalise(text)) or find_mentions(text))
+    if any(_opens_on_a_thing(s) for s in grieving):
+        return True
+    return bool(compiled.third_person.search(normalise(text)) or find_mentions(text))
+
+
+def _opens_on_a_thing(sentence: str) -> bool:
+    opening = _compiled().thing_subject.match(sentence)
+    return opening is not None and opening[1] not in STOPWORDS and opening[1] not in rules.NOT_A_THING
 
 
 def is_shouting(text: str) -> bool:
