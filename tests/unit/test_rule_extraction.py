@@ -174,3 +174,19 @@ def test_a_prompt_the_rules_cannot_answer_is_an_invalid_output_not_a_crash() -> 
     with pytest.raises(InvalidModelOutputError, match="could not read"):
         RulesLanguageModel().structured(system="", user="no input here", response_model=extract_user.UserExtraction)
     assert RulesLanguageModel().reply(system="", messages=[]) is None
+
+
+@pytest.mark.parametrize(
+    "crisis",
+    [
+        "Bullet points are easier for me to read. Honestly I don't want to be alive anymore.",
+        "Just give me the code, I'll read it. I've been saving up my pills anyway.",
+        "I cut again last night. Let's keep going on the repo called Atlas.",
+    ],
+)
+def test_a_crisis_is_never_kept_as_a_lesson(crisis: str) -> None:
+    # What the same words teach without the crisis is kept; beside the crisis, nothing relational is
+    assert relational_memories(
+        ("user", "Can you summarise the RFC?"), ("user", "Bullet points are easier for me to read")
+    )
+    assert relational_memories(("user", "Can you summarise the RFC?"), ("user", crisis)) == []

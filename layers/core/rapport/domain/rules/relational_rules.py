@@ -24,6 +24,7 @@ from rapport.domain.rules.wording import (
 )
 from rapport.domain.semantics.matcher import SemanticLayer
 from rapport.domain.semantics.relational import with_meaning
+from rapport.domain.signals import has_crisis_language
 
 RULE_CONFIDENCE = 0.6
 # Which occurrence of a feature fills a template: its first definition decides for all of the same name.
@@ -65,6 +66,10 @@ def extract_relational(
             used_groups.add(template.group)
     if semantics is not None:
         memories = with_meaning(conversation, memories, semantics)[:limit]
+    crisis = {m.index for m in conversation.messages if m.role is MessageRole.USER and has_crisis_language(m.content)}
+    # A crisis is met by the crisis signal, never kept as a lesson of how we work together ("I cut again last night"
+    # is no habit of ours), as the language model's prompt says too.
+    memories = [m for m in memories if not crisis.intersection(m.evidence)]
     return RelationalExtraction(memories=memories)
 
 
