@@ -125,6 +125,37 @@ def test_the_mood_scale_maps_onto_sentiment() -> None:
     assert observed_sentiment(-0.4, 0.5) == pytest.approx(0.3)
 
 
+# --- good news and relief the lexicon has no word for ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Passed my final exam this morning!",
+        "Our son was born on Saturday.",
+        "I got the job at the lab.",
+        "swapped the cable and the flicker is gone",
+        "ok it's working now",
+        "yes, that did it",
+    ],
+)
+def test_good_news_and_a_problem_gone_raise_the_mood(message: str) -> None:
+    signals = DETECTOR.detect(message)
+    assert Emotion.JOY in signals.emotions
+    assert signals.mood_delta > 0
+
+
+@pytest.mark.parametrize("message", ["the rash is not gone", "still not working now", "I failed my exam"])
+def test_news_that_is_not_good_does_not_read_as_joy(message: str) -> None:
+    assert Emotion.JOY not in DETECTOR.detect(message).emotions
+
+
+def test_relief_named_by_its_problem_keeps_the_lexicons_reading() -> None:
+    # A known limit: the lexicon scores the problem's own name ("errors") and a pleasant emotion does not overrule it
+    signals = DETECTOR.detect("bumped the memory limit and the OOM errors are gone")
+    assert Emotion.JOY in signals.emotions and signals.mood_delta < 0
+
+
 # --- worry and fear are anxiety, with no grudge -----------------------------------------------------------------------
 
 WORRIED = [

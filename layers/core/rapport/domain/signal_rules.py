@@ -107,6 +107,19 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"yay+",
         r"can't wait",
         r"proud",
+        # Good news the lexicon has no word for: a test passed, a child born, a job got, a long piece of work done.
+        r"passed (my|the|our) (\w+ )?(test|exam|exams|interview|audit|review)",
+        r"(was|were) born",
+        r"got (the|a|my) (job|offer|promotion|place|visa|keys)",
+        r"got (promoted|engaged|married|hired|accepted|in)",
+        r"we did it",
+        r"nailed it",
+        # A problem that is gone is relief: what the person came with is solved.
+        r"(is|are) (all )?gone",
+        r"(works|working) (now|again)",
+        r"that (was|did) it",
+        r"(fixed|solved) it",
+        r"problem solved",
     ),
     "gratitude": (
         r"thanks?",
