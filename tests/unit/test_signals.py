@@ -52,6 +52,10 @@ from rapport.services.model_signals import LanguageModelSignalDetector, SignalRe
         ("I keep imagining everything going wrong on the day", {Emotion.ANXIETY}),
         ("I feel so stupid for forgetting", set()),  # shame, not anger at anyone
         ("This form is stupid", {Emotion.ANGER}),
+        ("Far too wordy, I needed two lines", {Emotion.FRUSTRATION}),
+        ("I only asked for the command, not a lecture", {Emotion.FRUSTRATION}),
+        ("I asked my landlord about the deposit", set()),  # asking someone else is no complaint
+        ("The talk went too long for me", set()),  # too long, said without the intensifier of a complaint
     ],
 )
 def test_emotions(text: str, emotions: set[Emotion]) -> None:

@@ -26,6 +26,9 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"(is|are|it's|its) killing me",
         r"i (already )?told you (twice|already|before|\w+ times)",
         r"(second|third|fourth|fifth|\d+(st|nd|rd|th)) time (you|you've|i've|i have)",
+        # An answer that missed what was asked: "way too long", "I asked for a recipe", "I asked yes or no".
+        r"(way|far|much|so) too (long|short|wordy|verbose|vague|complicated|much)",
+        r"i (only |just |literally )?asked (for|a|yes|you)",
     ),
     "anger": (
         r"angry",
