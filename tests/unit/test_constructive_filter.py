@@ -44,6 +44,27 @@ CASES: list[tuple[str, Verdict, str | None]] = [
     ("I told him the wrong opening hours and he arrived to a closed shop", Verdict.BLOCKED, None),
     ("We talked through the migration plan and agreed to do the users table first", Verdict.ALLOWED, None),
     ("User is a very bright student of economics", Verdict.ALLOWED, None),
+    # what I did that went badly is kept as what to avoid, in the assistant's voice, the feeling dropped
+    (
+        "User was irritated that I used Celsius when he lives in Ohio",
+        Verdict.REFRAMED,
+        "With this user, avoid using Celsius when they live in Ohio",
+    ),
+    (
+        "User couldn't keep up when I skipped the setup steps",
+        Verdict.REFRAMED,
+        "With this user, avoid skipping the setup steps",
+    ),
+    (
+        "Frustrated because I kept recommending paid tools she isn't able to buy",
+        Verdict.REFRAMED,
+        "With this user, avoid recommending paid tools they aren't able to buy",
+    ),
+    (
+        "Overwhelmed him by listing every edge case at once",
+        Verdict.REFRAMED,
+        "With this user, avoid listing every edge case at once",
+    ),
     # corrections of fact are never dropped as negative, however they are phrased
     ("User corrected me: their dog is named Rex, not Max", Verdict.ALLOWED, None),
     ("User said my answer was wrong: the meeting is on Tuesday, not Monday", Verdict.ALLOWED, None),

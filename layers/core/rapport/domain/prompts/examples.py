@@ -45,5 +45,7 @@ Examples:
 - "User declined my suggestion to see a therapist" -> blocked (a refusal is the user's choice, not a lesson).
 - "User got impatient with my clarifying questions" -> reframed: "User prefers direct suggestions over clarifying
   questions".
+- "User was irritated that I used Celsius when he lives in Ohio" -> reframed: "Use Fahrenheit with this user" (what
+  went badly, kept as what to do; the feeling is not kept).
 - "User angrily corrected me: the deadline is the 14th, not the 4th" -> allowed (a correction, whatever the tone).
 - "We debugged the 500 on /users together — the auth header was the cause" -> allowed."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rapport.domain.filtering import Verdict
 from rapport.domain.prompts.constructive_filter import CandidateVerdict, FilterCandidate, FilterInput, FilterJudgement
 from rapport.domain.rules import patterns
+from rapport.domain.rules.lessons import lesson_of
 from rapport.domain.rules.wording import compiled
 from rapport.domain.semantics.matcher import SemanticLayer
 from rapport.domain.semantics.verdicts import semantic_verdicts
@@ -12,6 +13,7 @@ from rapport.domain.semantics.verdicts import semantic_verdicts
 CORRECTION_REASON = "A factual correction is kept whatever its tone, so the wrong fact is not what is remembered."
 ALLOWED_REASON = "Constructive: it can shape a future conversation for the better."
 VAGUE_REASON = "Too vague to help a future conversation on its own."
+LESSON_REASON = "What went badly is kept as what to avoid next time; the feeling is not kept."
 
 
 def judge(candidates: FilterInput, semantics: SemanticLayer | None = None) -> FilterJudgement:
@@ -36,6 +38,11 @@ def judge_one(candidate: FilterCandidate, meaning: tuple[Verdict, str, str | Non
             return CandidateVerdict(
                 index=candidate.index, verdict=Verdict.REFRAMED, reason=rule.reason, reframed_content=rule.replacement
             )
+    lesson = lesson_of(text)
+    if lesson is not None:
+        return CandidateVerdict(
+            index=candidate.index, verdict=Verdict.REFRAMED, reason=LESSON_REASON, reframed_content=lesson
+        )
     for rule in patterns.FILTER_BLOCKS:
         if compiled(rule.pattern).search(text):
             return CandidateVerdict(index=candidate.index, verdict=Verdict.BLOCKED, reason=rule.reason)
