@@ -60,6 +60,9 @@ def relational_memories(*turns: tuple[str, str]) -> list[extract_relational.Extr
         ("I'm planning a trip to Rome", "User is planning a trip to Rome", "event", None),
         ("I want to finish my thesis by June", "User wants to finish their thesis by June", "goal", None),
         ("I hate long meetings", "User dislikes long meetings", "preference", None),
+        ("we're on Postgres 16 in production", "User is on Postgres 16", "fact", None),
+        ("I'm running Ubuntu 24.04 on the laptop", "User is on Ubuntu 24.04", "fact", None),
+        ("still on 1.21, can't upgrade yet. I'm on 1.21", "User is on 1.21", "fact", None),
     ],
 )
 def test_user_facts_and_preferences_come_from_what_the_user_says(
@@ -80,6 +83,9 @@ def test_user_facts_and_preferences_come_from_what_the_user_says(
         "I'd prefer if you kept going",
         "Do you think my dog is sick?",
         "thanks!",
+        "I'm on it, give me five minutes",  # being on something that is no platform
+        "I'm on Friday's rota",
+        "we're on the same page then",
     ],
 )
 def test_no_memory_is_invented_from_negations_pronouns_or_small_talk(said: str) -> None:

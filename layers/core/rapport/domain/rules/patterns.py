@@ -33,6 +33,12 @@ _THING_END = (
 )
 _I_HAVE = r"\bI(?:'ve|’ve| have)?(?: just| recently| finally| now)?"
 
+# A day or month by name: no platform anyone is on.
+_CALENDAR = (
+    r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december)"
+)
+
 # --- user memories: sentences of the user's own messages ---------------------------------------------------------
 
 # Updates of fact in the forms people use ("I moved from Berlin to Lisbon", "I no longer work at Acme", "I switched
@@ -279,6 +285,23 @@ USER_FACTS: tuple[FactRule, ...] = (
         "User uses {what}",
         "preference",
         0.5,
+    ),
+    # "I'm on 3.12", "we're on MySQL 8", "I'm running Fedora": the platform the user works on, by its name or its
+    # version; "I'm on Monday", "I'm on it" and "we're on the same page" name none.
+    FactRule(
+        rf"(?i:\b(?:I|we)(?:'re|’re|'m|’m| am| are)(?: now| currently| still| already)? (?:on|running)) "
+        rf"(?!{_CALENDAR}\b)(?P<what>(?:{PROPER}|\d+(?:\.\d+)+)(?: v?\d+(?:\.\d+)*)?)(?= |[.,;:!?)]|$)",
+        "User is on {what}",
+        "fact",
+        0.5,
+        reject=(
+            "i",
+            "earth",
+            "call",
+            "leave",
+            "holiday",
+            "vacation",
+        ),
     ),
     FactRule(
         rf"(?i:\bI(?:'d| would)?(?: really| generally| usually| much| strongly| always)? prefer) "
