@@ -69,8 +69,8 @@ class _Segment:
     term_counts: list[Counter[str]] = field(default_factory=list)
     half_from: int = HALF_PRECISION_FROM
     matrix: np.ndarray = field(init=False)
-    # The matrix in float16, row for row, for the first pass of a search: made by the first search that runs one, and
-    # kept with the matrix from then on (none for a segment never searched so).
+    # The matrix in float16, row for row, for the first pass of a search: made by the first search that runs one (or
+    # times one), and kept with the matrix while two passes are the faster (none for a segment never searched so).
     half: np.ndarray | None = field(default=None, init=False)
     # Whether two passes beat one on this host and these rows, and at how many entries that was measured.
     _half_faster: bool = field(default=False, init=False)
