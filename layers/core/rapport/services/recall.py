@@ -130,12 +130,9 @@ class _Scored:
     ) -> _Scored:
         weights = [scoring.speaker_weight(c.memory) for c in candidates]
         added = [context.total for context in contexts]
-        score = scoring.score_of
-        scores = [
-            score(c.similarity, c.keyword, c.age_days, c.memory.importance, c.strength, 0.0, total, weight)
-            for c, total, weight in zip(candidates, added, weights, strict=True)
-        ]
-        return cls(scoring, candidates, query_terms, contexts, [_UNLINKED] * len(candidates), weights, scores, added)
+        scored = cls(scoring, candidates, query_terms, contexts, [_UNLINKED] * len(candidates), weights, [], added)
+        scored.scores = [scored._score(n, weight) for n, weight in enumerate(weights)]
+        return scored
 
     def _score(self, n: int, weight: float) -> float:
         c = self.candidates[n]

@@ -97,12 +97,7 @@ def _doing(did: str) -> str | None:
 
 def _their(text: str) -> str:
     """The user's pronouns as a lesson says them ("she wanted" -> "they wanted", "he isn't" -> "they aren't")."""
-    words = _WORD.findall(text)
-    out = text
-    for word in set(words):
-        replacement = _PRONOUNS.get(word.lower())
-        if replacement is not None:
-            out = re.sub(rf"\b{re.escape(word)}\b", replacement, out)
+    out = _WORD.sub(lambda m: _PRONOUNS.get(m[0].lower(), m[0]), text)
     for verb, agreed in _AGREEMENT.items():
         out = re.sub(rf"\bthey {re.escape(verb)}\b", f"they {agreed}", out)
     return _THEY_VERB.sub(lambda m: f"they {_plural(m[1])}", out)
