@@ -174,6 +174,43 @@ def test_keyword_hits_are_bm25_best_first_with_equal_scores_by_id(
     assert [h.score for h in found] == pytest.approx([score for _, score in expected], rel=1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), min_size=1, max_size=40),
+    st.lists(st.integers(0, 39), max_size=10),
+    st.lists(st.sampled_from([*WORDS, "unheard"]), min_size=1, max_size=4),
+)
+def test_the_keyword_ceiling_is_what_an_average_entry_holding_each_word_once_scores(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[list[str]], removed: list[int], words: list[str]
+) -> None:
+    # Given an index after writes and removals
+    index = EmbeddedVectorIndex(tmp_path_factory.mktemp("ceiling") / "vectors.sqlite3", DIMENSIONS)
+    entries = {f"m{n:02d}": " ".join(words_of) for n, words_of in enumerate(texts)}
+    for memory_id, content in entries.items():
+        index.upsert(memory(TENANT, memory_id, [1.0] * DIMENSIONS, content=content))
+    for n in removed:
+        if entries.pop(f"m{n:02d}", None) is not None:
+            index.delete(SCOPE, f"m{n:02d}")
+    found = index.hybrid_search(query(TENANT, k=5), [1.0] * DIMENSIONS, " ".join(words), keyword_k=10)
+    if not entries:
+        assert found.keyword_ceiling is None  # nothing to hold term statistics of
+        return
+    # Then it is BM25 with a term frequency of one at the average length, summed over the query's words (a word no
+    # entry holds counting with the largest idf), so no entry holding each word once scores above it
+    counts = [Counter(tokenize(content)) for content in entries.values()]
+    size, average = len(counts), sum(sum(c.values()) for c in counts) / len(counts)
+    expected = 0.0
+    for term in dict.fromkeys(tokenize(" ".join(words))):
+        holding = sum(1 for c in counts if term in c)
+        idf = math.log(1 + (size - holding + 0.5) / (holding + 0.5))
+        expected += idf * 1.0 * (1.2 + 1) / (1.0 + 1.2 * (1 - 0.75 + 0.75 * average / average))
+    assert found.keyword_ceiling == pytest.approx(expected, rel=1e-12)
+    for memory_id, score in reference_keyword_search(entries, " ".join(words), 50):
+        count = Counter(tokenize(entries[memory_id]))
+        if all(count[t] <= 1 for t in count) and sum(count.values()) >= average:
+            assert score <= found.keyword_ceiling * (1 + 1e-12)
+
+
 def test_a_hybrid_search_gives_the_cosine_of_each_keyword_candidate_the_meaning_search_left_out(tmp_path: Path) -> None:
     # Given memories that share words with the query and point every way
     rng = random.Random(11)

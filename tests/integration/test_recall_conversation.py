@@ -175,3 +175,42 @@ def test_the_assistants_replies_are_embedded_as_said(services: Services) -> None
         None,  # the assistant's reply would otherwise come back each time the person says the same again
         PrecedingMessage(speaker="assistant", content="I'm sorry. Did the vet call back?"),
     ]
+
+
+# --- a keyword share is of no less than half of what the query's words could score -----------------------------------
+
+
+def test_a_best_keyword_match_on_one_common_word_is_not_full_keyword_evidence(services: Services) -> None:
+    # Given: twenty memories that say "trip", none of the question's rarer words
+    now = services.clock.now()
+    for n in range(20):
+        content = f"Notes from the trip, day {n}"
+        memory = Memory(
+            id=f"m{n:02d}", tenant_id=T, user_id=U, domain=Domain.USER, type="fact", content=content,
+            created_at=now, updated_at=now, last_reinforced_at=now, embedding=services.embedder.embed([content])[0],
+        )  # fmt: skip
+        services.store.put_memory(memory)
+        services.index.upsert(memory)
+
+    def scores(floor: float) -> dict[str, float]:
+        settings = services.settings.model_copy(update={"recall_keyword_floor": floor})
+        built = build_services(
+            settings, clock=services.clock, store=services.store, index=services.index, embedder=services.embedder
+        )
+        hits = built.recall.recall(Scope(T, U), RecallQuery(query="the canoe trip to Lisbon", limit=30))
+        return {h.memory.id: h.score for h in hits}
+
+    # Then: shares of the best one alone give the best "trip" match the keyword weight in full; with the floor, a
+    # fraction of it (one common word of three)
+    alone, floored = scores(0.0), scores(0.5)
+    best = max(alone, key=lambda i: alone[i])
+    assert alone[best] - floored[best] > services.settings.weights.keyword / 2
+    # while a memory holding every word of the question keeps its full share either way
+    content = "The canoe trip to Lisbon"
+    whole = Memory(
+        id="whole", tenant_id=T, user_id=U, domain=Domain.USER, type="fact", content=content,
+        created_at=now, updated_at=now, last_reinforced_at=now, embedding=services.embedder.embed([content])[0],
+    )  # fmt: skip
+    services.store.put_memory(whole)
+    services.index.upsert(whole)
+    assert scores(0.0)["whole"] == scores(0.5)["whole"]

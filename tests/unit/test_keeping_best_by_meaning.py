@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 from rapport.domain.recall import (
     KEYWORD_TIE,
+    Crowds,
     Placed,
     RecallScoring,
+    crowds_of,
     keeping_best_by_meaning,
-    keyword_crowd,
     lifted_over,
     placed_order,
     query_evidence,
@@ -147,21 +148,67 @@ def test_keyword_evidence_a_crowd_shares_does_not_bury_a_closer_match() -> None:
     assert "fact" not in [p.memory_id for p in kept]
 
 
+def test_words_a_crowd_holds_do_not_keep_a_less_matching_hit_above_a_strong_match() -> None:
+    # Given: twelve memories hold the question's one word "trip" (their shares differ with their lengths, so they are
+    # no near-tie), each above the fact on that word: without it the query gives each less than the fact
+    word = frozenset({"trip"})
+    crowd = [
+        Placed(f"trip{n}", 0.70 - n / 100, 0.25, evidence=0.30, keyword=1.0 - n / 20, terms=word, keyword_evidence=0.12)
+        for n in range(12)
+    ]
+    fact = Placed("fact", 0.40, 0.36, evidence=0.26, keyword=0.0)
+    placed = placed_order([*crowd, fact])
+
+    chosen = keeping_best_by_meaning(placed, 10, _by_meaning(placed), share=0.0, min_similarity=0.4, margin=0.1)
+
+    # Then: the fact takes the lowest one's place
+    assert crowds_of(placed, 10) == Crowds(same_words=frozenset(p.memory_id for p in crowd))
+    assert "fact" in [p.memory_id for p in chosen] and "trip9" not in [p.memory_id for p in chosen]
+    # while as many as the answer has places pick them out: the word decides
+    fewer = [p for p in placed if p.memory_id not in {"trip10", "trip11"}]
+    kept = keeping_best_by_meaning(fewer, 10, _by_meaning(fewer), share=0.0, min_similarity=0.4, margin=0.1)
+    assert "fact" not in [p.memory_id for p in kept]
+    # and so does a meaning or a conversation that gives the crowd's members more than the fact beside the word
+    closer = [p._replace(keyword_evidence=0.02) for p in crowd]
+    again = placed_order([*closer, fact])
+    kept = keeping_best_by_meaning(again, 10, _by_meaning(again), share=0.0, min_similarity=0.4, margin=0.1)
+    assert "fact" not in [p.memory_id for p in kept]
+
+
+def test_a_strong_match_ranked_in_is_not_taken_out_for_a_closer_one() -> None:
+    # Given: two strong matches, the farther one ranked in on what the query does not give (recency, importance),
+    # the closer one below the cut
+    placed = _evidenced(
+        [
+            ("top", 0.9, 0.2, 0.6, 0.0),
+            ("farther", 0.8, 0.41, 0.2, 0.0),
+            ("closer", 0.3, 0.45, 0.25, 0.0),
+        ]
+    )
+
+    chosen = keeping_best_by_meaning(placed, 2, _by_meaning(placed), share=0.0, min_similarity=0.4, margin=0.0)
+
+    # Then: cosine alone does not say which of the two is the answer; the weaker hit gives its place if any does
+    assert [p.memory_id for p in chosen] == ["top", "farther"]
+
+
 def test_a_crowd_is_more_near_ties_at_the_best_keyword_share_than_places() -> None:
     placed = _evidenced(
         [(f"k{n}", 0.5, 0.2, 0.3, 1.0 - n * KEYWORD_TIE / 6) for n in range(6)] + [("low", 0.4, 0.2, 0.2, 0.5)]
     )
-    assert keyword_crowd(placed, 5) == frozenset(f"k{n}" for n in range(6))
-    assert keyword_crowd(placed, 6) == frozenset()
+    assert crowds_of(placed, 5).tied == frozenset(f"k{n}" for n in range(6))
+    assert crowds_of(placed, 6).tied == frozenset()
     # and no keyword match at all is no crowd
-    assert keyword_crowd(_evidenced([(f"z{n}", 0.5, 0.2, 0.3, 0.0) for n in range(9)]), 5) == frozenset()
+    assert not crowds_of(_evidenced([(f"z{n}", 0.5, 0.2, 0.3, 0.0) for n in range(9)]), 5)
 
 
 def test_without_evidence_nothing_is_found_lifted() -> None:
     # An order by rank (no scores of its own) gives no evidence: the rule stays the reserve alone
     hit, match = Placed("a", -1.0, 0.2), Placed("b", -5.0, 0.6)
-    assert not lifted_over(hit, match, frozenset())
-    assert lifted_over(hit, match, frozenset({"a"}))  # a crowd's keyword share, and less close
+    assert not lifted_over(hit, match, Crowds())
+    assert lifted_over(hit, match, Crowds(tied=frozenset({"a"})))  # a crowd's keyword share, and less close
+    # holding the same words as a crowd needs evidence to weigh: without it, nothing
+    assert not lifted_over(hit, match, Crowds(same_words=frozenset({"a"})))
 
 
 def test_query_evidence_is_the_score_less_what_matching_nothing_scores() -> None:
@@ -192,20 +239,45 @@ def test_query_evidence_is_the_score_less_what_matching_nothing_scores() -> None
 
 
 evidenced_rows = st.lists(
-    st.tuples(st.floats(0, 2), st.floats(-1, 1), st.floats(0, 2), st.sampled_from([0.0, 0.3, 0.95, 1.0])),
+    st.tuples(
+        st.floats(0, 2),
+        st.floats(-1, 1),
+        st.floats(0, 2),
+        st.sampled_from([0.0, 0.3, 0.95, 1.0]),
+        st.sampled_from([frozenset(), frozenset({"a"}), frozenset({"a", "b"})]),
+    ),
     min_size=1,
     max_size=40,
 )
 
 
 @given(evidenced_rows, st.integers(1, 12), st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.3))
-# A match that claims a place while being lifted over a closer one left out before it: the closer one takes it.
-@example([(0.0, 0.0, 1.0, 0.3), (0.0, 1.0, 0.0, 0.3), (1.0, 0.0, 0.0, 0.0)], 1, 0.0, 0.0, 0.0)
+# A strong match ranked in is kept, whatever closer ones are left out.
+@example(
+    [(0.0, 0.0, 1.0, 0.3, frozenset()), (0.0, 1.0, 0.0, 0.3, frozenset()), (1.0, 0.0, 0.0, 0.0, frozenset())],
+    1,
+    0.0,
+    0.0,
+    0.0,
+)
 def test_no_strong_match_is_left_out_for_a_hit_lifted_over_it(
-    values: list[tuple[float, float, float, float]], limit: int, share: float, min_similarity: float, margin: float
+    values: list[tuple[float, float, float, float, frozenset[str]]],
+    limit: int,
+    share: float,
+    min_similarity: float,
+    margin: float,
 ) -> None:
-    placed = _evidenced(
-        [(f"m{n:02d}", round(sc, 6), round(sim, 6), round(e, 6), k) for n, (sc, sim, e, k) in enumerate(values)]
+    placed = placed_order(
+        Placed(
+            f"m{n:02d}",
+            round(sc, 6),
+            round(sim, 6),
+            evidence=round(e, 6),
+            keyword=k if words else 0.0,
+            terms=words,
+            keyword_evidence=round(min(e, 0.25 * k), 6) if words else 0.0,
+        )
+        for n, (sc, sim, e, k, words) in enumerate(values)
     )
     by_meaning = _by_meaning(placed)
     chosen = keeping_best_by_meaning(placed, limit, by_meaning, share, min_similarity, margin)
@@ -214,20 +286,22 @@ def test_no_strong_match_is_left_out_for_a_hit_lifted_over_it(
     strong = [i for i in by_meaning if strong_by_meaning(similar[i], best, min_similarity, margin)]
     reserved = set(strong) & set(by_meaning[: int(limit * share)])
     ids = [p.memory_id for p in chosen]
-    crowd = keyword_crowd(placed, limit)
+    crowds = crowds_of(placed, limit)
     assert len(chosen) == min(limit, len(placed))
     assert len(set(ids)) == len(ids)
     assert reserved <= set(ids)
     assert chosen == placed_order(chosen)
-    # a strong match left out has no hit above it only on what the query does not give, but one kept before it
-    # (reserved, or strong and closer by cosine)
+    # a strong match left out has no hit above it only on what the query does not give, but one kept (reserved, or
+    # a strong match itself)
     by_id = {p.memory_id: p for p in placed}
     for left_out in (i for i in strong if i not in ids):
         for hit in chosen:
-            if lifted_over(hit, by_id[left_out], crowd):
-                assert hit.memory_id in reserved or (
-                    hit.memory_id in strong and strong.index(hit.memory_id) < strong.index(left_out)
-                )
+            if lifted_over(hit, by_id[left_out], crowds):
+                assert hit.memory_id in reserved or hit.memory_id in strong
+    # and with every reserved one ranked in, a strong match ranked in is never taken out for another
+    ranked_in = {p.memory_id for p in placed[:limit]}
+    if reserved <= ranked_in:
+        assert {i for i in strong if i in ranked_in} <= set(ids)
     # and only a strong match is returned over a better-scored candidate
     cut = {p.memory_id for p in placed[:limit]}
     assert all(i in cut or i in strong for i in ids)

@@ -499,6 +499,11 @@ class Settings(BaseSettings):
     # How deep keyword (BM25) scores are read: a candidate found by meaning keeps its keyword score when it ranks
     # past the pool by keywords alone (docs/recall.md). Only the pool's best by keywords become candidates.
     recall_keyword_depth: int = Field(200, ge=1)
+    # A keyword score counts as a share of the best one among the hits, but of no less than this share of what a
+    # memory of average length holding each of the query's words once would score (the index's `keyword_ceiling`,
+    # where it knows its term statistics): a best match on one common word of the question is not full keyword
+    # evidence (docs/recall.md). 0 for shares of the best one alone.
+    recall_keyword_floor: float = Field(0.5, ge=0)
     recall_recency_half_life_days: float = Field(30.0, gt=0)
     # Boosts lift what matches; they must not bury what matches best by meaning (docs/recall.md): the best candidates
     # by cosine, this share of the limit (rounded down) and at least `recall_semantic_min_similarity` close, keep a

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -185,6 +186,10 @@ class Placed(NamedTuple):
     # then found to be above a strong match on those alone.
     evidence: float | None = None
     keyword: float = 0.0  # BM25 relative to the best keyword candidate, 0..1
+    terms: frozenset[str] = frozenset()  # the query's words it holds
+    # What its keywords give `evidence` (weighed as the score weighs them); its evidence less this is what its
+    # meaning and its conversation give.
+    keyword_evidence: float = 0.0
 
 
 def query_evidence(scoring: RecallScoring, signals: RecallSignals) -> float:
@@ -201,6 +206,11 @@ def query_evidence_of(
 ) -> float:
     """`query_evidence` from the parts the weighed signals would hold."""
     return round(speaker_weight * (query_match_of(similarity, keyword, scoring.weights) + context), SCORE_PLACES)
+
+
+def keyword_evidence_of(scoring: RecallScoring, keyword: float, speaker_weight: float) -> float:
+    """What a keyword share gives `query_evidence_of`."""
+    return round(speaker_weight * scoring.weights.keyword * keyword, SCORE_PLACES)
 
 
 def placed_order(placed: Iterable[Placed]) -> list[Placed]:
@@ -239,63 +249,67 @@ def keeping_best_by_meaning(
     return _claimed_by_meaning(placed, top, [i for i in strong if i not in reserved], reserved, limit) or top
 
 
-def keyword_crowd(placed: Sequence[Placed], limit: int) -> frozenset[str]:
-    """The candidates whose keyword share is within `KEYWORD_TIE` of the best one, when there are more of them than
-    the answer has places: relative BM25 gives each its full weight, yet evidence that many share picks none out
-    (at 100,000 memories dozens of near-identical ones share a common word of the question). Empty otherwise."""
+class Crowds(NamedTuple):
+    """Keyword evidence that many candidates share, and so picks none of them out (`crowds_of`)."""
+
+    # Within `KEYWORD_TIE` of the best keyword share, more of them than the answer has places: relative BM25 gives
+    # each its full weight (at 100,000 memories dozens of near-identical ones share a common word of the question).
+    tied: frozenset[str] = frozenset()
+    # Holding exactly the same words of the query as more candidates than the answer has places: their keyword
+    # shares may differ (a shorter text scores more), but the words found say no more of one than of the others.
+    same_words: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.tied or self.same_words)
+
+
+def crowds_of(placed: Sequence[Placed], limit: int) -> Crowds:
+    """The candidates whose keyword evidence is a crowd's (`Crowds`); each crowd empty when it is not larger than
+    `limit`."""
     best = max((p.keyword for p in placed), default=0.0)
-    near = frozenset(p.memory_id for p in placed if p.keyword > 0 and p.keyword >= best - KEYWORD_TIE)
-    return near if len(near) > limit else frozenset()
+    tied = frozenset(p.memory_id for p in placed if p.keyword > 0 and p.keyword >= best - KEYWORD_TIE)
+    holding = Counter(p.terms for p in placed if p.terms)
+    same_words = frozenset(p.memory_id for p in placed if p.terms and holding[p.terms] > limit)
+    return Crowds(tied if len(tied) > limit else frozenset(), same_words)
 
 
-def lifted_over(hit: Placed, match: Placed, crowd: frozenset[str]) -> bool:
-    """`hit` is above the strong semantic `match` only on what the query does not give: what the query gives it is
-    less than what it gives the match (the rest is recency, importance, strength, the graph), or its keyword
-    evidence is a crowd's and it is less close by cosine."""
-    if hit.evidence is not None and match.evidence is not None and hit.evidence < match.evidence:
-        return True
-    return hit.memory_id in crowd and hit.similarity < match.similarity
+def lifted_over(hit: Placed, match: Placed, crowds: Crowds) -> bool:
+    """`hit` is above the strong semantic `match` only on what the query does not give:
+
+    - what the query gives it is less than what it gives the match (the rest is recency, importance, strength, the
+      graph);
+    - or its words are a crowd's (`Crowds.same_words`), and what the query gives it beside them is less;
+    - or its keyword share is a crowd's near-tie (`Crowds.tied`), and it is less close by cosine."""
+    if hit.evidence is not None and match.evidence is not None:
+        if hit.evidence < match.evidence:
+            return True
+        if hit.memory_id in crowds.same_words and hit.evidence - hit.keyword_evidence < match.evidence:
+            return True
+    return hit.memory_id in crowds.tied and hit.similarity < match.similarity
 
 
 def _claimed_by_meaning(
     placed: list[Placed], top: list[Placed], strong: list[str], kept: Iterable[str], limit: int
 ) -> list[Placed] | None:
     """`top` with each of the `strong` ids (closest by cosine first) that is not in it in the place of the lowest-ranked
-    hit lifted over it (`lifted_over`) that is neither kept nor a strong one closer by cosine; None when none claims
-    one. Swept again after any claim: a match that came in may itself be lifted over a closer one left out before it,
-    which then takes its place (each claim puts a closer match where a farther one or a weaker hit was, so the sweeps
-    end)."""
-    crowd = keyword_crowd(placed, limit)
-    if not crowd and all(p.evidence is None for p in top):
+    hit lifted over it (`lifted_over`) that is neither kept nor itself a strong match; None when none claims one.
+    A strong match is never displaced for another (cosine alone does not say which of two is the answer), so one
+    sweep settles it: a claim only takes a weaker hit out, which leaves a later match fewer places to claim."""
+    crowds = crowds_of(placed, limit)
+    if not crowds and all(p.evidence is None for p in top):
         return None  # nothing can be found lifted: an order by rank, or a caller that gives no evidence
     by_id = {p.memory_id: p for p in placed}
-    closeness = {memory_id: n for n, memory_id in enumerate(strong)}
-    weaker = len(strong)  # what a hit that is not a strong match counts as: behind every one
-    held = set(kept)
+    held = {*kept, *strong}
     lowest_first = placed_order(top)[::-1]
+    shown = {p.memory_id for p in lowest_first}
     claimed = False
-    while True:
-        shown = {p.memory_id for p in lowest_first}
-        swept = False
-        for memory_id in strong:
-            if memory_id in shown:
-                continue
-            match, closer = by_id[memory_id], closeness[memory_id]
-            lifted = next(
-                (
-                    p
-                    for p in lowest_first
-                    if p.memory_id not in held
-                    and closeness.get(p.memory_id, weaker) > closer
-                    and lifted_over(p, match, crowd)
-                ),
-                None,
-            )
-            if lifted is not None:
-                shown.discard(lifted.memory_id)
-                shown.add(memory_id)
-                lowest_first = placed_order([*(p for p in lowest_first if p is not lifted), match])[::-1]
-                swept = True
-        if not swept:
-            return lowest_first[::-1] if claimed else None
-        claimed = True
+    for memory_id in strong:
+        if memory_id in shown:
+            continue
+        match = by_id[memory_id]
+        lifted = next((p for p in lowest_first if p.memory_id not in held and lifted_over(p, match, crowds)), None)
+        if lifted is not None:
+            shown.add(memory_id)
+            lowest_first = placed_order([*(p for p in lowest_first if p is not lifted), match])[::-1]
+            claimed = True
+    return lowest_first[::-1] if claimed else None

@@ -45,6 +45,9 @@ class HybridHits(BaseModel):
     # `by_meaning`, where the index has it at no cost (in process, from the matrix it searched); a caller computes
     # the others from the memory's vector.
     cosines: dict[str, float] = {}
+    # What a memory of average length holding each of the query's words once would score by BM25 (the sum of their
+    # idf), where the index has its term statistics at no extra request; None otherwise.
+    keyword_ceiling: float | None = None
 
 
 class RelationshipTally(BaseModel):

@@ -19,6 +19,7 @@ from rapport.domain.recall import (
     RecallScoring,
     RelationScore,
     keeping_best_by_meaning,
+    keyword_evidence_of,
     place_of,
     placed_order,
     query_evidence,
@@ -267,7 +268,15 @@ class Recall:
         candidates, scores = scored.candidates, scored.scores
         position = {c.memory.id: n for n, c in enumerate(candidates)}
         placed = placed_order(
-            Placed(c.memory.id, scores[n], round(c.similarity, SCORE_PLACES), scored.evidence(n), c.keyword)
+            Placed(
+                c.memory.id,
+                scores[n],
+                round(c.similarity, SCORE_PLACES),
+                scored.evidence(n),
+                c.keyword,
+                frozenset(c.terms),
+                keyword_evidence_of(self._scoring, c.keyword, scored.weights[n]),
+            )
             for n, c in enumerate(candidates)
         )
         chosen = self._kept(placed, {c.memory.id: c.similarity for c in candidates}, limit)[:limit]
@@ -406,7 +415,11 @@ class Recall:
         keyword_ranked = found_by.by_keywords
         keyword_hits = {h.memory_id: h.score for h in keyword_ranked}
         found = {*vector_hits, *(h.memory_id for h in keyword_ranked[:pool])}
+        # Keyword scores are shares of the best one, but of no less than `recall_keyword_floor` of what holding every
+        # word of the query would score (docs/recall.md): a best match on one common word is not full evidence.
         best_keyword = max(keyword_hits.values(), default=0.0)
+        if found_by.keyword_ceiling is not None:
+            best_keyword = max(best_keyword, self._settings.recall_keyword_floor * found_by.keyword_ceiling)
         candidates: list[_Candidate] = []
         known = known or {}
         unread = [i for i in found if i not in known]
@@ -476,18 +489,23 @@ class Recall:
         return {c.memory.id: self._signals_of(c, asked, b) for c, b in zip(candidates, contexts, strict=True)}
 
     def _with_relation(self, edges: RecallEdges, scored: _Scored, limit: int) -> None:
-        """The relation component of the `relation_score_pool` candidates that score best without it: edges cost
-        reads, so they are read for the likeliest hits only, and not for one that cannot be returned whatever its
-        edges: a full relation score adds at most its weight, so one that would stay below the `limit`-th best even
-        then is left out (the `limit`-th best only rises when relation scores are added)."""
-        ids = [c.memory.id for c in scored.candidates]
+        """The relation component of the `relation_score_pool` candidates that score best without it, and of the
+        `limit` closest by cosine: edges cost reads, so they are read for the likeliest hits only, and for the strong
+        semantic matches, whose boosts are all weighed so that others' do not bury them (an old memory can rank
+        past the pool on recency and strength alone). Not for one that cannot be returned whatever its edges: a full
+        relation score adds at most its weight, so one that would stay below the `limit`-th best even then is left
+        out (the `limit`-th best only rises when relation scores are added)."""
+        candidates = scored.candidates
+        ids = [c.memory.id for c in candidates]
         unweighed = [scored.unweighed_score(n) for n in range(len(ids))]
         by_score = sorted(range(len(ids)), key=lambda n: (-unweighed[n], ids[n]))
+        by_meaning = sorted(range(len(ids)), key=lambda n: (-candidates[n].similarity, ids[n]))
         weighed = scored.scores
         best = sorted(weighed, reverse=True)
         cut = best[limit - 1] if len(best) >= limit else float("-inf")
         reach = self._settings.weights.relation
-        read = [n for n in by_score[: self._settings.graph.relation_score_pool] if weighed[n] + reach >= cut]
+        likeliest = dict.fromkeys([*by_score[: self._settings.graph.relation_score_pool], *by_meaning[:limit]])
+        read = [n for n in likeliest if weighed[n] + reach >= cut]
         position = {ids[n]: n for n in read}
         for memory_id, relation in edges.relation_scores(list(position)).items():
             scored.link(position[memory_id], relation)
@@ -527,6 +545,8 @@ def _placed(candidates: list[_Candidate], weighed: dict[str, RecallSignals], sco
             round(c.similarity, SCORE_PLACES),
             evidence=query_evidence(scoring, weighed[c.memory.id]),
             keyword=c.keyword,
+            terms=frozenset(c.terms),
+            keyword_evidence=keyword_evidence_of(scoring, c.keyword, weighed[c.memory.id].speaker_weight),
         )
         for c in candidates
     )

@@ -228,6 +228,11 @@ class _Segment:
             self.half = self.matrix.astype(np.float16)
         return self.half[: len(self.ids)]
 
+    def keyword_ceiling(self, terms: list[str]) -> float:
+        """What `bm25` gives an entry of average length holding each of the terms once: the sum of their idf (a term
+        no entry holds has the largest)."""
+        return sum(_idf(len(self.ids), len(self.postings.get(term) or ())) for term in terms)
+
     def bm25(self, terms: list[str]) -> np.ndarray:
         """Okapi BM25 of every entry for the terms (0 where none occurs), accumulated term by term."""
         size = len(self.ids)
@@ -238,10 +243,15 @@ class _Segment:
             if arrays is None:
                 continue
             where, tf = arrays
-            idf = math.log(1 + (size - len(where) + 0.5) / (len(where) + 0.5))
+            idf = _idf(size, len(where))
             norm = tf + _BM25_K1 * (1 - _BM25_B + _BM25_B * self.lengths[where] / average_length)
             scores[where] += idf * tf * (_BM25_K1 + 1) / norm
         return scores
+
+
+def _idf(size: int, holding: int) -> float:
+    """BM25's inverse document frequency of a term `holding` of `size` entries hold."""
+    return math.log(1 + (size - holding + 0.5) / (holding + 0.5))
 
 
 def _nearest(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> tuple[list[IndexHit], set[str]]:
@@ -603,11 +613,14 @@ class EmbeddedVectorIndex:
             unmeant = [i for _, i in ranked[: query.k] if i not in meant]
             found = segment.cosines(np.array([positions[i] for i in unmeant], dtype=np.int64), query_vector)
             cosines = dict(zip(unmeant, found.tolist(), strict=True))
+            ceiling = segment.keyword_ceiling(terms)
         # Past the first `k`, only the hits found by meaning too: the rest would be read for their scores alone, by
         # a caller that takes only the first `k` as candidates (the port allows it).
         by_keywords = [_hit(i, -negated) for negated, i in ranked[: query.k]]
         by_keywords += [_hit(i, -negated) for negated, i in ranked[query.k :] if i in meant]
-        return HybridHits.model_construct(by_meaning=tuple(by_meaning), by_keywords=tuple(by_keywords), cosines=cosines)
+        return HybridHits.model_construct(
+            by_meaning=tuple(by_meaning), by_keywords=tuple(by_keywords), cosines=cosines, keyword_ceiling=ceiling
+        )
 
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:
         terms = list(dict.fromkeys(tokenize(text)))
