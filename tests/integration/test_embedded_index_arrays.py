@@ -149,6 +149,20 @@ def reference_keyword_search(entries: dict[str, str], text: str, k: int) -> list
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
 
 
+def written_and_removed(
+    directory: Path, texts: list[list[str]], removed: list[int]
+) -> tuple[EmbeddedVectorIndex, dict[str, str]]:
+    """An index holding an entry of each text, then without the `removed` ones, and the contents left by id."""
+    index = EmbeddedVectorIndex(directory / "vectors.sqlite3", DIMENSIONS)
+    entries = {f"m{n:02d}": " ".join(words_of) for n, words_of in enumerate(texts)}
+    for memory_id, content in entries.items():
+        index.upsert(memory(TENANT, memory_id, [1.0] * DIMENSIONS, content=content))
+    for n in removed:
+        if entries.pop(f"m{n:02d}", None) is not None:
+            index.delete(SCOPE, f"m{n:02d}")
+    return index, entries
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), min_size=1, max_size=40),
@@ -160,13 +174,7 @@ def test_keyword_hits_are_bm25_best_first_with_equal_scores_by_id(
     tmp_path_factory: pytest.TempPathFactory, texts: list[list[str]], removed: list[int], words: list[str], k: int
 ) -> None:
     # Given an index after writes and removals (positions swapped into holes)
-    index = EmbeddedVectorIndex(tmp_path_factory.mktemp("bm25") / "vectors.sqlite3", DIMENSIONS)
-    entries = {f"m{n:02d}": " ".join(words_of) for n, words_of in enumerate(texts)}
-    for memory_id, content in entries.items():
-        index.upsert(memory(TENANT, memory_id, [1.0] * DIMENSIONS, content=content))
-    for n in removed:
-        if entries.pop(f"m{n:02d}", None) is not None:
-            index.delete(SCOPE, f"m{n:02d}")
+    index, entries = written_and_removed(tmp_path_factory.mktemp("bm25"), texts, removed)
     # Then its keyword hits are the plain BM25 ranking: the same ids, order and scores
     found = index.keyword_search(query(TENANT, k=k), " ".join(words))
     expected = reference_keyword_search(entries, " ".join(words), k) if entries else []
@@ -184,13 +192,7 @@ def test_the_keyword_ceiling_is_what_an_average_entry_holding_each_word_once_sco
     tmp_path_factory: pytest.TempPathFactory, texts: list[list[str]], removed: list[int], words: list[str]
 ) -> None:
     # Given an index after writes and removals
-    index = EmbeddedVectorIndex(tmp_path_factory.mktemp("ceiling") / "vectors.sqlite3", DIMENSIONS)
-    entries = {f"m{n:02d}": " ".join(words_of) for n, words_of in enumerate(texts)}
-    for memory_id, content in entries.items():
-        index.upsert(memory(TENANT, memory_id, [1.0] * DIMENSIONS, content=content))
-    for n in removed:
-        if entries.pop(f"m{n:02d}", None) is not None:
-            index.delete(SCOPE, f"m{n:02d}")
+    index, entries = written_and_removed(tmp_path_factory.mktemp("ceiling"), texts, removed)
     found = index.hybrid_search(query(TENANT, k=5), [1.0] * DIMENSIONS, " ".join(words), keyword_k=10)
     if not entries:
         assert found.keyword_ceiling is None  # nothing to hold term statistics of
