@@ -50,7 +50,7 @@ def _locomo_section() -> list[str]:
     if not main.exists():
         return [*out, "No result yet: run `make eval` (writes bench/results/locomo.json), then `make bench`.", ""]
     result: dict[str, Any] = json.loads(main.read_text())
-    stamp = datetime.fromtimestamp(main.stat().st_mtime, UTC).strftime("%Y-%m-%d")
+    stamp = _measured_on(main, result)
     out += [
         "How it is measured (`rapport eval locomo --data PATH`, code in `rapport/evaluation/`):",
         "",
@@ -127,9 +127,16 @@ def _locomo_section() -> list[str]:
     # The same evaluation with and without graph expansion (bench/locomo_expansion.py)
     expansion = [RESULTS / f"locomo-expansion-{side}.json" for side in ("off", "on")]
     if all(path.exists() for path in expansion):
-        stamp = datetime.fromtimestamp(expansion[1].stat().st_mtime, UTC).strftime("%Y-%m-%d")
-        out += [*expansion_section(*(json.loads(path.read_text()) for path in expansion), stamp=stamp), ""]
+        off, on = (json.loads(path.read_text()) for path in expansion)
+        out += [*expansion_section(off, on, stamp=_measured_on(expansion[1], on)), ""]
     return out
+
+
+def _measured_on(path: Path, result: dict[str, Any]) -> str:
+    """The day a result was measured, as its run wrote it; the file's modification time only for a result written
+    before runs wrote their day (a clone's files all carry the day of the checkout)."""
+    found = result.get("measured_on")
+    return str(found) if found else datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%d")
 
 
 def _check_ids(result: dict[str, Any]) -> str:
@@ -152,7 +159,7 @@ def _scale_section() -> list[str]:
     found = json.loads(scale.RESULT.read_text()) if scale.RESULT.exists() else None
     lines = scale.markdown(found)
     if found is not None:
-        stamp = datetime.fromtimestamp(scale.RESULT.stat().st_mtime, UTC).strftime("%Y-%m-%d")
+        stamp = _measured_on(scale.RESULT, found)
         lines.insert(2, f"`make bench-scale` ({stamp}, {found['elapsed_s'] / 60:.0f} minutes):")
         lines.insert(3, "")
     return lines

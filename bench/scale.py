@@ -18,7 +18,7 @@ import pstats
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -442,7 +442,10 @@ def main() -> None:
         )
     if bulk is not None:
         bulk.close()
-    data = result.as_dict() | {"elapsed_s": time.perf_counter() - started}
+    data = result.as_dict() | {
+        "elapsed_s": time.perf_counter() - started,
+        "measured_on": f"{datetime.now(UTC):%Y-%m-%d}",
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1) + "\n")
     print(f"wrote {args.out} in {data['elapsed_s'] / 60:.1f} minutes", file=sys.stderr)

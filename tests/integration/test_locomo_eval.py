@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,8 @@ def test_the_command_writes_json_and_prints_the_table(tmp_path: Path, capsys: py
     code = main(["eval", "locomo", "--data", str(data), "--out", str(out), "--embedder", "hashing", "--quiet"])
     assert code == 0
     result = json.loads(out.read_text())
-    assert set(result) >= {"overall", "by_category", "baselines"}
+    assert set(result) >= {"overall", "by_category", "baselines", "measured_on"}
+    assert result["measured_on"] == f"{datetime.now(UTC):%Y-%m-%d}"
     assert set(result["overall"]) == {"recall@5", "recall@10", "all@10", "mrr", "n"}
     assert "| retriever |" in capsys.readouterr().out
 

@@ -8,6 +8,7 @@ import sqlite3
 import sys
 import time
 from argparse import Namespace
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -199,6 +200,8 @@ def _cmd_locomo(args: Namespace, settings: Settings) -> int:
         result["embedding_cache"] = embedder.report()
     if args.expand_relations:
         result["expand_relations"] = {"seeds": args.expansion_seeds}
+    # The day of the run, in the result: a file's modification time is the day it was checked out.
+    result["measured_on"] = f"{datetime.now(UTC):%Y-%m-%d}"
     table = markdown_table(result)
     print(table)
     if args.out is not None:
