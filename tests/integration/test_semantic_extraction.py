@@ -184,6 +184,19 @@ def test_declining_advice_is_no_lesson_about_how_to_work_or_answer(model: RulesL
     assert relational(model, chat((U, said))) == []
 
 
+def test_what_the_user_would_want_in_another_life_is_no_lesson(model: RulesLanguageModel) -> None:
+    # Given the same wish for bullet points said of now, and of a life the user only imagines
+    said_of_now = relational(model, chat((U, "From now on I'd like everything as bullet points, please.")))
+    assert [kind for kind, _ in said_of_now] == ["communication_preference"]
+    for imagined in (
+        "If I were a teacher I'd like everything as bullet points, please.",
+        "Hypothetically, as a manager I'd like everything as bullet points, please.",
+        "If I was a journalist I'd like everything as bullet points, please.",
+    ):
+        # Then only the first is a lesson
+        assert relational(model, chat((U, imagined))) == [], imagined
+
+
 @pytest.mark.parametrize(
     "said",
     [

@@ -14,6 +14,7 @@ from rapport.domain.signals import (
     Signals,
     classify_intent,
     combine,
+    ended_mood,
     find_emotions,
     from_metadata,
     has_crisis_language,
@@ -157,14 +158,32 @@ def test_vader_detector_reads_a_message() -> None:
     assert VaderSentimentScorer().polarity("   ") == 0.0
 
 
-def test_combine_takes_flags_of_any_message_mean_mood_and_the_last_intent() -> None:
+def test_combine_takes_flags_of_any_message_the_mood_they_end_on_and_the_last_intent() -> None:
     first = Signals(emotions=(Emotion.ANGER,), shouting=True, mood_delta=-0.6, intent=Intent.QUESTION)
     second = Signals(emotions=(Emotion.GRATITUDE,), shouting=False, mood_delta=0.2, intent=Intent.FEEDBACK)
     combined = combine([first, second])
     assert combined.emotions == (Emotion.ANGER, Emotion.GRATITUDE)
     assert combined.shouting and not combined.crisis and combined.intent is Intent.FEEDBACK
-    assert combined.mood_delta == pytest.approx(-0.2)
+    assert combined.mood_delta == pytest.approx(-0.6 + 0.7 * (0.2 - -0.6))
     assert combine([]) == Signals()
+
+
+def test_the_mood_of_an_interaction_weighs_its_later_messages_more_and_skips_messages_without_one() -> None:
+    assert ended_mood([-0.6, 0.6]) > 0 > ended_mood([0.6, -0.6])
+    assert ended_mood([0.0, -0.5, 0.0]) == pytest.approx(-0.5)
+    assert ended_mood([0.5, 0.0, 0.5]) == pytest.approx(0.5)
+    assert ended_mood([]) == ended_mood([0.0, 0.0]) == 0.0
+
+
+def test_a_problem_reported_and_then_reported_solved_leaves_the_person_better_off() -> None:
+    # Given a complaint about a broken deploy, then word that the fix worked
+    detector = RuleSignalDetector()
+    problem = detector.detect("the deploy keeps failing with a horrible permissions error, this is awful")
+    solved = detector.detect("that did it, deploy is green now, thank you!")
+    assert problem.mood_delta < 0 < solved.mood_delta < -problem.mood_delta
+    # Then the interaction's mood is good news, though the mean of the two is bad; the other way round it is bad
+    assert (problem.mood_delta + solved.mood_delta) / 2 < 0 < combine([problem, solved]).mood_delta
+    assert combine([solved, problem]).mood_delta < 0
 
 
 def test_combine_lets_no_message_average_a_crisis_away() -> None:

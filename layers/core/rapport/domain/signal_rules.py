@@ -166,6 +166,11 @@ EMOTION_VALENCE: dict[str, float] = {
 # Below this absolute lexicon score a message counts as neutral, and the emotion valence above decides.
 NEUTRAL_POLARITY = 0.05
 
+# An interaction's mood is where the person ended up: each user message moves it this share of the way toward its
+# own mood (an exponential moving average, by the 0.7 the relational state steps by too), so a problem reported
+# and then reported solved reads as good news, not as the average of the two.
+MOOD_RECENCY = 0.7
+
 # Crisis language is never good news, whatever the lexicon makes of its words ("everyone would be better off
 # without me" scores positive): its mood is at most this.
 CRISIS_MOOD_CEILING = -0.6

@@ -225,9 +225,9 @@ def read_message(text: str, polarity: float, detector: str = "rules") -> Signals
 
 
 def combine(readings: list[Signals]) -> Signals:
-    """The signals of an interaction with several user messages: emotions and flags of any message, the mean mood,
-    and the intent of the last message (what the person wants now) — emotional support when any message carries
-    crisis language, whose mood ceiling holds for the whole interaction."""
+    """The signals of an interaction with several user messages: emotions and flags of any message, the mood the
+    messages end on (`ended_mood`), and the intent of the last message (what the person wants now) — emotional
+    support when any message carries crisis language, whose mood ceiling holds for the whole interaction."""
     if not readings:
         return Signals()
     if len(readings) == 1:
@@ -243,9 +243,22 @@ def combine(readings: list[Signals]) -> Signals:
         crisis=crisis,
         # a crisis in one message is not averaged away by a polite "thanks" in another
         intent=Intent.EMOTIONAL_SUPPORT if crisis else readings[-1].intent,
-        mood_delta=with_crisis(sum(r.mood_delta for r in readings) / len(readings), crisis),
+        mood_delta=with_crisis(ended_mood([r.mood_delta for r in readings]), crisis),
         detector=readings[-1].detector,
     )
+
+
+def ended_mood(moods: list[float]) -> float:
+    """The moods of messages in order, as an exponential moving average (`rules.MOOD_RECENCY` toward each): the
+    later a message, the more it says how the interaction left the person. A message with no mood reading (0) is
+    no evidence and moves nothing, as it moves no sentiment."""
+    read = [mood for mood in moods if mood != 0.0]
+    if not read:
+        return 0.0
+    mood = read[0]
+    for later in read[1:]:
+        mood += rules.MOOD_RECENCY * (later - mood)
+    return mood
 
 
 # Keys the enricher writes on an interaction's metadata (docs/relational-state.md): `detected_emotions` and `intent`

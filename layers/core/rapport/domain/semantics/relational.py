@@ -97,6 +97,11 @@ _THIRD_PARTY = re.compile(
     r"parents?|users?|readers?|editor|doctor|people|everyone|nobody)|he|she|they|everyone|people)\b"
     r"(?!\s+and\s+(?:I|me)\b)"
 )
+# What the user would want in another life is no lesson about this one: "if I were a teacher I'd want everything as
+# bullet points", "hypothetically, as a manager…". "If I were you, I'd keep it shorter" is advice to me, and stays.
+_COUNTERFACTUAL = re.compile(
+    r"(?i)\b(?:hypothetically|(?:if (?:I|we) were|were I)\b(?!,? you\b)|if I was (?:a|an|the|in)\b)"
+)
 # Bad feelings about an answer, with nothing said of what to do instead, are a grievance and no lesson.
 _GRIEVANCE = re.compile(
     r"(?i)\b(?:annoy|condescend|patronis|patroniz|rude|useless|wast(?:e|ed|ing)|furious|irritat|pointless|terrible|"
@@ -247,10 +252,12 @@ def classified(sentence: str) -> bool:
 
 def evidenced(label: str, sentence: str) -> bool:
     """Whether the sentence carries what its lesson needs (`_EVIDENCE`), and is no bare refusal, no question about
-    the world, nobody else's and no grievance."""
+    the world, nobody else's, no life the user only imagines and no grievance."""
     if _REFUSAL.search(sentence) and not _INSTEAD.search(sentence):
         return False
     if _ASKS.search(sentence) or (label != "shared_research" and _THIRD_PARTY.search(sentence)):
+        return False
+    if _COUNTERFACTUAL.search(sentence):
         return False
     if label in _LESSONS and _GRIEVANCE.search(sentence) and not _ASKS_FOR.search(sentence):
         return False
