@@ -95,12 +95,12 @@ class ScaleResult:
         return asdict(self)
 
 
-def texts_for(size: int, seed: int = 23) -> list[str]:
-    """`size` texts: the paraphrase facts spread over the first thousand, synthetic filler around them."""
+def texts_for(size: int, seed: int = 23, pairs: Sequence[tuple[str, str]] = paraphrase.PAIRS) -> list[str]:
+    """`size` texts: the facts of `pairs` spread over the first thousand, synthetic filler around them."""
     filler = SyntheticText(seed=seed)
     texts = [filler.sentence() for _ in range(size)]
-    step = max(1, min(size, 1000) // len(paraphrase.PAIRS))
-    for position, (fact, _) in enumerate(paraphrase.PAIRS):
+    step = max(1, min(size, 1000) // len(pairs))
+    for position, (fact, _) in enumerate(pairs):
         texts[position * step] = fact
     return texts
 

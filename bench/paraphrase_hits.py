@@ -1,0 +1,91 @@
+"""Paraphrase hit@1/5/10 of one set (bench/paraphrase.py `SETS`) at given sizes, recall with the query vector given,
+beside exact cosine over the same vectors: `python -m bench.paraphrase_hits --set fresh --sizes 1000,10000`.
+
+The quality half of `make bench-scale` without Mem0 and without the timed adds, for a set the scale run does not
+load (it loads `PAIRS` alone): the store is filled in bulk as the scale run fills it past its timed sample, with
+graph enrichment drained before the questions, so recall reads the person's whole graph. About half a minute at
+10,000 memories, twenty at 100,000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+
+from bench import paraphrase
+from bench.measure import TENANT, local_services
+from bench.scale import BATCH, LIMIT, USER, PrecomputedEmbedder, cosine_hits, texts_for
+from rapport.domain.models import Domain
+from rapport.domain.recall import RecallQuery
+from rapport.domain.scope import Scope
+from rapport.ports.embedder import Embedder
+from rapport.services.memories import NewMemory
+
+
+def hits_at(
+    size: int, pairs: Sequence[tuple[str, str]], embedder: Embedder, work: Path
+) -> tuple[paraphrase.Hits, paraphrase.Hits, list[int]]:
+    """Rapport's and cosine's hits for `pairs` among `size` memories, and the questions Rapport missed."""
+    texts = texts_for(size, pairs=pairs)
+    positions = [texts.index(fact) for fact, _ in pairs]
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    questions = np.asarray(embedder.embed([q for _, q in pairs]), dtype=np.float32)
+    cosine = cosine_hits(vectors, questions, positions)
+    scope = Scope(TENANT, USER)
+    known = PrecomputedEmbedder(embedder)
+    with local_services(work, known) as services:
+        ids: list[str] = []
+        for first in range(0, size, BATCH):
+            part = texts[first : first + BATCH]
+            known.known = dict(zip(part, vectors[first : first + BATCH].tolist(), strict=True))
+            built = []
+            for text in part:
+                services.clock.advance(timedelta(minutes=1))
+                built.append(services.memories.build(scope, NewMemory(content=text, domain=Domain.USER)))
+            ids.extend(m.id for m in services.memories.remember_many(scope, built))
+        if not services.graph.flush(timeout=3600):
+            raise RuntimeError(f"enrichment of {size:,} memories did not finish within an hour")
+        ranks = []
+        for (_, question), vector, position in zip(pairs, questions, positions, strict=True):
+            hits = services.recall.recall(scope, RecallQuery(query=question, limit=LIMIT), vector=vector.tolist())
+            ranks.append(paraphrase.rank_of(ids[position], [h.memory.id for h in hits]))
+    return paraphrase.Hits.of(ranks), cosine, [n for n, rank in enumerate(ranks) if rank is None]
+
+
+def main() -> None:
+    from rapport.adapters.local.minilm import MiniLmEmbedder
+    from rapport.evaluation.embedding_cache import CachedEmbedder, EmbeddingFile, default_cache_path, model_identity
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=sorted(paraphrase.SETS), default="fresh")
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument(
+        "--vectors",
+        type=Path,
+        default=default_cache_path().with_name("scale-embeddings.sqlite3"),
+        help="file of MiniLM vectors kept across runs (the scale run's); '-' embeds afresh",
+    )
+    args = parser.parse_args()
+    minilm = MiniLmEmbedder()
+    embedder: Embedder = minilm
+    if str(args.vectors) != "-":
+        embedder = CachedEmbedder(minilm, EmbeddingFile(args.vectors, model_identity(minilm), minilm.dimensions))
+    pairs = paraphrase.SETS[args.set]
+    for size in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory(prefix="rapport-paraphrase-") as work:
+            rapport, cosine, missed = hits_at(size, pairs, embedder, Path(work))
+        row = {"set": args.set, "size": size, "rapport": asdict(rapport), "cosine": asdict(cosine), "missed": missed}
+        print(json.dumps(row), flush=True)
+    print("hit@1 / 5 / 10 out of", len(pairs), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
