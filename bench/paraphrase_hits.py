@@ -22,7 +22,16 @@ import numpy as np
 
 from bench import paraphrase
 from bench.measure import TENANT, local_services
-from bench.scale import BATCH, LIMIT, USER, PrecomputedEmbedder, cosine_hits, texts_for
+from bench.scale import (
+    BATCH,
+    LIMIT,
+    USER,
+    PrecomputedEmbedder,
+    add_vectors_option,
+    cosine_hits,
+    kept_vectors,
+    texts_for,
+)
 from rapport.domain.models import Domain
 from rapport.domain.recall import RecallQuery
 from rapport.domain.scope import Scope
@@ -62,22 +71,14 @@ def hits_at(
 
 def main() -> None:
     from rapport.adapters.local.minilm import MiniLmEmbedder
-    from rapport.evaluation.embedding_cache import CachedEmbedder, EmbeddingFile, default_cache_path, model_identity
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", choices=sorted(paraphrase.SETS), default="fresh")
     parser.add_argument("--sizes", default="1000,10000")
-    parser.add_argument(
-        "--vectors",
-        type=Path,
-        default=default_cache_path().with_name("scale-embeddings.sqlite3"),
-        help="file of MiniLM vectors kept across runs (the scale run's); '-' embeds afresh",
-    )
+    add_vectors_option(parser)
     args = parser.parse_args()
     minilm = MiniLmEmbedder()
-    embedder: Embedder = minilm
-    if str(args.vectors) != "-":
-        embedder = CachedEmbedder(minilm, EmbeddingFile(args.vectors, model_identity(minilm), minilm.dimensions))
+    embedder: Embedder = kept_vectors(minilm, args.vectors) or minilm
     pairs = paraphrase.SETS[args.set]
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory(prefix="rapport-paraphrase-") as work:

@@ -12,6 +12,7 @@ thread pools Rapport's has (one BLAS thread, half the cores for torch).
 
 from __future__ import annotations
 
+import argparse
 import cProfile
 import io
 import pstats
@@ -31,6 +32,7 @@ from rapport.clock import FixedClock
 from rapport.domain.models import Domain
 from rapport.domain.recall import RecallQuery
 from rapport.domain.scope import Scope
+from rapport.evaluation.embedding_cache import CachedEmbedder, EmbeddingFile, default_cache_path, model_identity
 from rapport.ports.embedder import Embedder
 from rapport.services.memories import NewMemory
 
@@ -403,30 +405,38 @@ def markdown(data: dict[str, Any] | None) -> list[str]:
 RESULT = Path(__file__).resolve().parent / "results" / "scale.json"
 
 
-def main() -> None:
-    import argparse
-    import json
-    import sys
-    import tempfile
-
-    from rapport.adapters.local.minilm import MiniLmEmbedder, bundled_model_path
-    from rapport.evaluation.embedding_cache import CachedEmbedder, EmbeddingFile, default_cache_path, model_identity
-
-    parser = argparse.ArgumentParser(description="Rapport beside Mem0 at 1,000 to 100,000 memories of one person")
-    parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=RESULT)
+def add_vectors_option(parser: argparse.ArgumentParser) -> None:
+    """`--vectors`: where the bulk texts' MiniLM vectors are kept across runs."""
     parser.add_argument(
         "--vectors",
         type=Path,
         default=default_cache_path().with_name("scale-embeddings.sqlite3"),
         help="file of the bulk texts' MiniLM vectors kept across runs, beside the evaluation's; '-' embeds afresh",
     )
+
+
+def kept_vectors(minilm: Embedder, path: Path) -> CachedEmbedder | None:
+    """MiniLM answering from the `--vectors` file, or None for '-' (embed afresh)."""
+    if str(path) == "-":
+        return None
+    return CachedEmbedder(minilm, EmbeddingFile(path, model_identity(minilm), minilm.dimensions))
+
+
+def main() -> None:
+    import json
+    import sys
+    import tempfile
+
+    from rapport.adapters.local.minilm import MiniLmEmbedder, bundled_model_path
+
+    parser = argparse.ArgumentParser(description="Rapport beside Mem0 at 1,000 to 100,000 memories of one person")
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=RESULT)
+    add_vectors_option(parser)
     args = parser.parse_args()
     minilm = MiniLmEmbedder()
-    bulk: CachedEmbedder | None = None
-    if str(args.vectors) != "-":
-        bulk = CachedEmbedder(minilm, EmbeddingFile(args.vectors, model_identity(minilm), minilm.dimensions))
+    bulk = kept_vectors(minilm, args.vectors)
     if not mem0_side.available():
         print("Mem0's environment is missing (make mem0-env): measuring Rapport alone", file=sys.stderr)
     started = time.perf_counter()
