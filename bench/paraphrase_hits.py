@@ -15,7 +15,6 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict
-from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
@@ -23,20 +22,18 @@ import numpy as np
 from bench import paraphrase
 from bench.measure import TENANT, local_services
 from bench.scale import (
-    BATCH,
     LIMIT,
     USER,
     PrecomputedEmbedder,
     add_vectors_option,
     cosine_hits,
     kept_vectors,
+    load_in_bulk,
     texts_for,
 )
-from rapport.domain.models import Domain
 from rapport.domain.recall import RecallQuery
 from rapport.domain.scope import Scope
 from rapport.ports.embedder import Embedder
-from rapport.services.memories import NewMemory
 
 
 def hits_at(
@@ -51,15 +48,7 @@ def hits_at(
     scope = Scope(TENANT, USER)
     known = PrecomputedEmbedder(embedder)
     with local_services(work, known) as services:
-        ids: list[str] = []
-        for first in range(0, size, BATCH):
-            part = texts[first : first + BATCH]
-            known.known = dict(zip(part, vectors[first : first + BATCH].tolist(), strict=True))
-            built = []
-            for text in part:
-                services.clock.advance(timedelta(minutes=1))
-                built.append(services.memories.build(scope, NewMemory(content=text, domain=Domain.USER)))
-            ids.extend(m.id for m in services.memories.remember_many(scope, built))
+        ids = load_in_bulk(services, known, texts, vectors)
         if not services.graph.flush(timeout=3600):
             raise RuntimeError(f"enrichment of {size:,} memories did not finish within an hour")
         ranks = []

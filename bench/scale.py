@@ -29,6 +29,7 @@ from bench import mem0_side, paraphrase
 from bench.measure import TENANT, Spread, local_services, percentile
 from bench.synthetic import SyntheticText
 from rapport.clock import FixedClock
+from rapport.composition.services import Services
 from rapport.domain.models import Domain
 from rapport.domain.recall import RecallQuery
 from rapport.domain.scope import Scope
@@ -107,6 +108,25 @@ def texts_for(size: int, seed: int = 23, pairs: Sequence[tuple[str, str]] = para
     return texts
 
 
+def load_in_bulk(
+    services: Services, embedder: PrecomputedEmbedder, texts: Sequence[str], vectors: np.ndarray
+) -> list[str]:
+    """`texts` stored as `POST /memories/batch` stores them, in batches of `BATCH`, a minute apart on the services'
+    clock, their vectors answered from `vectors` rather than embedded again; the ids in order."""
+    scope = Scope(TENANT, USER)
+    ids: list[str] = []
+    for first in range(0, len(texts), BATCH):
+        part = texts[first : first + BATCH]
+        embedder.known = dict(zip(part, vectors[first : first + BATCH].tolist(), strict=True))
+        built = []
+        for text in part:
+            services.clock.advance(timedelta(minutes=1))
+            built.append(services.memories.build(scope, NewMemory(content=text, domain=Domain.USER)))
+        ids.extend(m.id for m in services.memories.remember_many(scope, built))
+        embedder.known = {}
+    return ids
+
+
 def _spread_of(runs: Sequence[Sequence[float]], q: float) -> Spread:
     return Spread.of([percentile(seconds, q) for seconds in runs])
 
@@ -174,16 +194,7 @@ def measure_scale(
 
         def bulk(start: int, stop: int) -> None:
             began = time.perf_counter()
-            for first in range(start, stop, BATCH):
-                last = min(stop, first + BATCH)
-                part = texts[first:last]
-                embedder.known = dict(zip(part, vectors[first:last].tolist(), strict=True))
-                built = []
-                for text in part:
-                    clock.advance(timedelta(minutes=1))
-                    built.append(services.memories.build(scope, NewMemory(content=text, domain=Domain.USER)))
-                rapport_ids.extend(m.id for m in services.memories.remember_many(scope, built))
-                embedder.known = {}
+            rapport_ids.extend(load_in_bulk(services, embedder, texts[start:stop], vectors[start:stop]))
             spent["rapport"] += time.perf_counter() - began
             if mem0 is None:
                 return
