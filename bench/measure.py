@@ -9,6 +9,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -223,6 +224,52 @@ def ingestion(
                     services.interactions.record(Scope(TENANT, f"user-ingest-{run}"), payload)
                 rates.append(count / (time.perf_counter() - started))
         rows.append(IngestRow(name, Spread.of(rates), count))
+    return rows
+
+
+@dataclass(frozen=True)
+class ConcurrentRecallRow:
+    clients: int
+    per_second: Spread  # recalls a second, all clients together
+    p50: Spread  # seconds, one recall as its client waits for it
+    p95: Spread
+
+
+def concurrent_recall(
+    work: Path, embedder: Embedder, memories: int, clients: Sequence[int], recalls: int, runs: int
+) -> list[ConcurrentRecallRow]:
+    """Recalls with the query embedded (`Recall.recall`, as `GET …/memories?query=` runs it) from `clients` threads
+    at once over one end user's `memories`, `recalls` in all per run: what a server's handler threads share is the
+    process, its GIL and its cores. Each client takes its own queries; the first recall (the model's load) is not
+    counted."""
+    text = SyntheticText(seed=7)
+    rows = []
+    with local_services(work / "concurrent-recall", embedder) as services:
+        populate(services, "user-concurrent", memories, text)
+        scope = Scope(TENANT, "user-concurrent")
+        queries = [text.sentence() for _ in range(recalls)]
+        services.recall.recall(scope, RecallQuery(query=queries[0], limit=10))
+        for count in clients:
+            rates, p50s, p95s = [], [], []
+            for _ in range(runs):
+                latencies: list[float] = []
+
+                def client(first: int, count: int = count, latencies: list[float] = latencies) -> None:
+                    for query in queries[first::count]:
+                        started = time.perf_counter()
+                        services.recall.recall(scope, RecallQuery(query=query, limit=10))
+                        latencies.append(time.perf_counter() - started)
+
+                threads = [threading.Thread(target=client, args=(first,)) for first in range(count)]
+                started = time.perf_counter()
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+                rates.append(len(latencies) / (time.perf_counter() - started))
+                p50s.append(percentile(latencies, 50))
+                p95s.append(percentile(latencies, 95))
+            rows.append(ConcurrentRecallRow(count, Spread.of(rates), Spread.of(p50s), Spread.of(p95s)))
     return rows
 
 

@@ -229,3 +229,35 @@ def test_auto_keeps_float32_on_a_cpu_that_would_emulate_bfloat16(monkeypatch: py
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: True)
     assert use_bfloat16("auto") is True
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_the_compiled_pass_gives_the_bits_of_the_same_pass_run_op_by_op(
+    embedder: MiniLmEmbedder, in_bfloat16: MiniLmEmbedder, precision: str
+) -> None:
+    # The caches hold vectors of the op-by-op pass: the graph executor's rewrites (an addmm split into a product
+    # and an add) would round differently, so the compiled pass must run unoptimised.
+    import torch
+
+    from rapport.adapters.local.minilm_scripted import mean_pooled_bert
+
+    chosen = embedder if precision == "float32" else in_bfloat16
+    chosen.embed(["load"])
+    forward, model = chosen._forward, chosen._model
+    assert forward is not None and model is not None
+    for texts in ([VARIED_TEXTS[0]], VARIED_TEXTS[:5], VARIED_TEXTS):
+        features = model.preprocess(texts)
+        arguments = (
+            features["input_ids"],
+            features.get("token_type_ids"),
+            features["attention_mask"],
+            forward._embedding_tensors,
+            forward._weights,
+            forward._heads,
+            forward._eps,
+        )
+        with torch.inference_mode():
+            op_by_op = mean_pooled_bert(*arguments)
+        compiled = forward._forward(features["input_ids"], features.get("token_type_ids"), features["attention_mask"])
+
+        assert torch.equal(compiled, op_by_op), len(texts)

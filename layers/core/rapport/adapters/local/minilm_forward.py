@@ -25,7 +25,6 @@ a 384 → 1,536 product of an interaction's ~100 rows takes ~0.35 ms against ~1.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -53,34 +52,10 @@ def use_bfloat16(precision: str) -> bool:
     return bool(torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
 
 
-@dataclass(frozen=True)
-class _Dense:
-    """A linear layer as `x @ weight + bias` with its weight transposed and contiguous (why: the module's note)."""
-
-    weight: torch.Tensor  # inputs x outputs
-    bias: torch.Tensor
-
-    @classmethod
-    def of(cls, weight: torch.Tensor, bias: torch.Tensor, dtype: torch.dtype) -> _Dense:
-        """From `nn.Linear`'s own layout (outputs x inputs), kept in `dtype`."""
-        return cls(weight.t().contiguous().to(dtype), bias.contiguous().to(dtype))
-
-    def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        import torch
-
-        if x.dtype == self.weight.dtype:
-            return torch.addmm(self.bias, x, self.weight)
-        return torch.addmm(self.bias, x.to(self.weight.dtype), self.weight).to(x.dtype)
-
-
-@dataclass(frozen=True)
-class _Layer:
-    qkv: _Dense
-    attention_out: _Dense
-    attention_norm: torch.nn.LayerNorm
-    intermediate: _Dense
-    output: _Dense
-    output_norm: torch.nn.LayerNorm
+def _transposed(weight: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A dense layer's weight from `nn.Linear`'s own layout (outputs x inputs) as inputs x outputs, contiguous, in
+    `dtype` (why: the module's note)."""
+    return weight.t().contiguous().to(dtype)
 
 
 class MeanPooledBert:
@@ -91,6 +66,8 @@ class MeanPooledBert:
     def __init__(self, model: SentenceTransformer, *, bfloat16: bool = False) -> None:
         import torch
 
+        from rapport.adapters.local.minilm_scripted import scripted
+
         self.bfloat16 = bfloat16
         dtype = torch.bfloat16 if bfloat16 else torch.float32
         transformer, _, _ = model
@@ -98,25 +75,41 @@ class MeanPooledBert:
         bert: Any = transformer.auto_model
         self._model = model
         self._heads = int(bert.config.num_attention_heads)
-        self._embeddings: Any = bert.embeddings
-        layers = []
-        for layer in bert.encoder.layer:
-            attention = layer.attention.self
-            with torch.inference_mode():
+        embeddings = bert.embeddings
+        self._eps = float(embeddings.LayerNorm.eps)
+        self._embedding_tensors = [
+            embeddings.word_embeddings.weight.detach(),
+            embeddings.token_type_embeddings.weight.detach(),
+            embeddings.position_embeddings.weight.detach(),
+            embeddings.LayerNorm.weight.detach(),
+            embeddings.LayerNorm.bias.detach(),
+        ]
+        weights: list[torch.Tensor] = []
+        with torch.inference_mode():
+            for layer in bert.encoder.layer:
+                attention = layer.attention.self
                 qkv_weight = torch.cat([attention.query.weight, attention.key.weight, attention.value.weight])
                 qkv_bias = torch.cat([attention.query.bias, attention.key.bias, attention.value.bias])
                 out, intermediate, output = layer.attention.output.dense, layer.intermediate.dense, layer.output.dense
-                layers.append(
-                    _Layer(
-                        qkv=_Dense.of(qkv_weight, qkv_bias, dtype),
-                        attention_out=_Dense.of(out.weight, out.bias, dtype),
-                        attention_norm=layer.attention.output.LayerNorm,
-                        intermediate=_Dense.of(intermediate.weight, intermediate.bias, dtype),
-                        output=_Dense.of(output.weight, output.bias, dtype),
-                        output_norm=layer.output.LayerNorm,
-                    )
-                )
-        self._layers = tuple(layers)
+                attention_norm, output_norm = layer.attention.output.LayerNorm, layer.output.LayerNorm
+                if attention_norm.eps != self._eps or output_norm.eps != self._eps:
+                    raise ValueError("the layer norms of this model differ in eps")
+                weights += [
+                    _transposed(qkv_weight, dtype),
+                    qkv_bias.contiguous().to(dtype),
+                    _transposed(out.weight, dtype),
+                    out.bias.contiguous().to(dtype),
+                    attention_norm.weight.detach(),
+                    attention_norm.bias.detach(),
+                    _transposed(intermediate.weight, dtype),
+                    intermediate.bias.contiguous().to(dtype),
+                    _transposed(output.weight, dtype),
+                    output.bias.contiguous().to(dtype),
+                    output_norm.weight.detach(),
+                    output_norm.bias.detach(),
+                ]
+        self._weights = weights
+        self._pass = scripted()
 
     @classmethod
     def of(cls, model: SentenceTransformer, *, bfloat16: bool = False) -> MeanPooledBert | None:
@@ -150,45 +143,18 @@ class MeanPooledBert:
     def _forward(
         self, input_ids: torch.Tensor, token_type_ids: torch.Tensor | None, attention_mask: torch.Tensor
     ) -> torch.Tensor:
+        """The embeddings, six encoder layers with SDPA attention, mean pooling and L2 normalisation, as one
+        TorchScript call (`minilm_scripted.py`: a pass then holds the GIL once, not once per op). The dense layers
+        multiply the real tokens of every text as the rows of one matrix, padding left out (a batch of mixed lengths
+        is half padding); attention reads each text's own tokens, so it runs on them put back in their padded
+        places. One text has no padding, and no mask lets SDPA take its unmasked kernel."""
         import torch
-        import torch.nn.functional as F  # noqa: N812 - torch's own idiom
 
-        with torch.inference_mode():
-            batch, length = input_ids.shape
-            embeddings = self._embeddings
-            positions = torch.arange(length).unsqueeze(0)
-            x = (
-                embeddings.word_embeddings(input_ids)
-                + embeddings.token_type_embeddings(
-                    token_type_ids if token_type_ids is not None else torch.zeros_like(input_ids)
-                )
-                + embeddings.position_embeddings(positions)
-            )
-            x = embeddings.LayerNorm(x)
-            # The dense layers work token by token, so they multiply the real tokens of every text as the rows of
-            # one matrix, padding left out (a batch of mixed lengths is half padding); attention reads each text's
-            # own tokens, so it runs on them put back in their padded places. One text has no padding, and no mask
-            # lets SDPA take its unmasked kernel.
-            real = None if batch == 1 else attention_mask.reshape(-1).nonzero().squeeze(1)
-            rows = x.reshape(batch * length, -1) if real is None else x.reshape(batch * length, -1)[real]
-            mask = None if real is None else attention_mask[:, None, None, :].bool()
-            for layer in self._layers:
-                qkv = layer.qkv(rows)
-                if real is not None:
-                    qkv = qkv.new_zeros(batch * length, qkv.shape[1]).index_copy_(0, real, qkv)
-                q, k, v = qkv.view(batch, length, 3, self._heads, -1).permute(2, 0, 3, 1, 4)
-                context = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-                context = context.transpose(1, 2).reshape(batch * length, -1)
-                if real is not None:
-                    context = context[real]
-                rows = layer.attention_norm(layer.attention_out(context) + rows)
-                rows = layer.output_norm(layer.output(F.gelu(layer.intermediate(rows))) + rows)
-            if real is not None:
-                rows = rows.new_zeros(batch * length, rows.shape[1]).index_copy_(0, real, rows)
-            x = rows.view(batch, length, -1)
-            weights = attention_mask.unsqueeze(-1).to(x.dtype)
-            pooled = (x * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-            return F.normalize(pooled, p=2, dim=1)
+        # Unoptimised: the graph executor's passes would decompose `addmm` into a product and an add, which rounds
+        # differently from the eager pass whose vectors the caches hold; the GIL is released either way.
+        with torch.inference_mode(), torch.jit.optimized_execution(False):
+            tables, weights = self._embedding_tensors, self._weights
+            return self._pass(input_ids, token_type_ids, attention_mask, tables, weights, self._heads, self._eps)
 
 
 def _is_mean_pooled_bert(model: Any) -> bool:
