@@ -198,6 +198,28 @@ def test_what_the_user_would_want_in_another_life_is_no_lesson(model: RulesLangu
 
 
 @pytest.mark.parametrize(
+    ("said_of_now", "imagined"),
+    [
+        (
+            "We looked at hotels in Kyoto together last time, remember?",
+            "If we were going to Kyoto we'd look at hotels together, remember?",
+        ),
+        (
+            "We're still on the billing migration: the schema is done and the backfill is left.",
+            "Hypothetically, if we were still on the billing migration, the backfill would be left.",
+        ),
+    ],
+)
+def test_shared_work_only_imagined_is_no_shared_context(
+    model: RulesLanguageModel, said_of_now: str, imagined: str
+) -> None:
+    # Given research and a project said of now, and the same said of a situation the user only imagines
+    assert [kind for kind, _ in relational(model, chat((U, said_of_now)))] == ["shared_context"]
+    # Then the imagined one is no shared context
+    assert relational(model, chat((U, imagined))) == []
+
+
+@pytest.mark.parametrize(
     "said",
     [
         "I failed my driving test this morning.",

@@ -167,8 +167,9 @@ EMOTION_VALENCE: dict[str, float] = {
 NEUTRAL_POLARITY = 0.05
 
 # An interaction's mood is where the person ended up: each user message moves it this share of the way toward its
-# own mood (an exponential moving average, by the 0.7 the relational state steps by too), so a problem reported
-# and then reported solved reads as good news, not as the average of the two.
+# own mood (an exponential moving average), so a problem reported and then reported solved reads as good news, not
+# as the average of the two. A reading of one interaction's messages, not the relational state's `mood_factor`: the
+# brief steps sentiment once per interaction by that factor, toward the mood read here.
 MOOD_RECENCY = 0.7
 
 # Crisis language is never good news, whatever the lexicon makes of its words ("everyone would be better off
