@@ -6,6 +6,8 @@ pooler head sentence-transformers throws away): ~18 ms against ~9 ms for a quest
 operations (embeddings, six encoder layers with SDPA attention, mean pooling, L2 normalisation) with Q, K and V as
 one matrix product, on the tokens the model's own `preprocess` gives. Float results differ from `encode`'s in the
 last bits only (cosine > 0.99999, checked against `encode` on a probe text when the model loads, and in the tests).
+The arithmetic itself is one TorchScript function (`minilm_scripted.py`), so a pass holds the GIL to start and to
+return only; this class holds the weights in the layout it takes and batches the texts.
 
 The dense layers multiply by their weights stored transposed (input x output, contiguous), which is not how
 `nn.Linear` keeps them: for the dozen rows of one question MKL's product then runs without repacking the weight
