@@ -261,3 +261,30 @@ def test_the_compiled_pass_gives_the_bits_of_the_same_pass_run_op_by_op(
         compiled = forward._forward(features["input_ids"], features.get("token_type_ids"), features["attention_mask"])
 
         assert torch.equal(compiled, op_by_op), len(texts)
+
+
+def test_a_torch_that_cannot_compile_the_pass_runs_it_op_by_op_with_the_same_bits(
+    embedder: MiniLmEmbedder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import torch
+
+    from rapport.adapters.local import minilm_scripted
+    from rapport.adapters.local.minilm_forward import MeanPooledBert
+
+    def no_script(function: object) -> object:
+        raise RuntimeError("TorchScript is gone")
+
+    embedder.embed(["load"])
+    model = embedder._model
+    assert model is not None
+    compiled = MeanPooledBert(model)
+    monkeypatch.setattr(minilm_scripted, "_SCRIPTED", None)
+    monkeypatch.setattr(torch.jit, "script", no_script)
+    with caplog.at_level("WARNING", logger=minilm_scripted.__name__):
+        op_by_op = MeanPooledBert(model)
+
+    assert op_by_op._pass is minilm_scripted.mean_pooled_bert
+    assert "op by op" in caplog.text
+    features = model.preprocess(VARIED_TEXTS[:5])
+    arguments = (features["input_ids"], features.get("token_type_ids"), features["attention_mask"])
+    assert torch.equal(op_by_op._forward(*arguments), compiled._forward(*arguments))

@@ -12,6 +12,10 @@ checks the two equal on a probe when the model loads, and the tests on batches).
 TorchScript reads them as types when it compiles the function.
 """
 
+import logging
+import warnings
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F  # noqa: N812 - torch's own idiom
 
@@ -77,12 +81,29 @@ def mean_pooled_bert(
     return F.normalize(pooled, p=2.0, dim=1)
 
 
-_SCRIPTED: torch.jit.ScriptFunction | None = None
+logger = logging.getLogger(__name__)
+
+_Pass = Callable[
+    [torch.Tensor, torch.Tensor | None, torch.Tensor, list[torch.Tensor], list[torch.Tensor], int, float],
+    torch.Tensor,
+]
+_SCRIPTED: _Pass | None = None
 
 
-def scripted() -> torch.jit.ScriptFunction:
-    """`mean_pooled_bert` compiled, once per process."""
+def scripted() -> _Pass:
+    """`mean_pooled_bert` compiled, once per process; the function itself where TorchScript cannot compile it.
+
+    TorchScript is deprecated in favour of `torch.compile`, which needs a C compiler at run time and recompiles per
+    shape, so it is no replacement here. Should a torch release drop or break `torch.jit.script`, the embedder keeps
+    working with the same bits, only holding the GIL once per op again."""
     global _SCRIPTED
     if _SCRIPTED is None:
-        _SCRIPTED = torch.jit.script(mean_pooled_bert)
+        try:
+            with warnings.catch_warnings():
+                # The deprecation is known and answered above; it says nothing a user can act on.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                _SCRIPTED = torch.jit.script(mean_pooled_bert)
+        except Exception as error:  # any failure to compile leaves the same function, run op by op
+            logger.warning("MiniLM's pass could not be compiled (%s); it runs op by op, holding the GIL per op", error)
+            _SCRIPTED = mean_pooled_bert
     return _SCRIPTED
