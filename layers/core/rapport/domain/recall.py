@@ -17,12 +17,13 @@ from rapport.domain.scoring import (
     TurnPlace,
     asks_question,
     hybrid_score,
-    hybrid_score_of,
     match_reasons,
     match_strength,
     query_match_of,
     relevance,
+    score_from_standing,
     speaker_weight,
+    standing_of,
 )
 from rapport.settings import RecallWeights, Settings
 
@@ -85,33 +86,17 @@ class RecallScoring:
     def score(self, signals: RecallSignals) -> float:
         return round(hybrid_score(signals, self.weights, self.half_life_days), SCORE_PLACES)
 
-    def score_of(
-        self,
-        similarity: float,
-        keyword: float,
-        age_days: float,
-        importance: float,
-        strength: float,
-        relation: float,
-        context: float,
-        speaker_weight: float,
-    ) -> float:
-        """`score` from the parts the signals would hold (`hybrid_score_of`)."""
-        return round(
-            hybrid_score_of(
-                similarity,
-                keyword,
-                age_days,
-                importance,
-                strength,
-                relation,
-                context,
-                speaker_weight,
-                self.weights,
-                self.half_life_days,
-            ),
-            SCORE_PLACES,
-        )
+    def standing_of(self, match: float, age_days: float, importance: float, strength: float) -> float:
+        """What of the score one recall never changes, from the query match (`standing_of`)."""
+        return standing_of(match, age_days, importance, strength, self.weights, self.half_life_days)
+
+    def score_from(self, standing: float, relation: float, context: float, speaker_weight: float) -> float:
+        """`score` from a candidate's `standing_of` and the parts a recall adds to it: the same float."""
+        return round(score_from_standing(standing, relation, context, speaker_weight, self.weights), SCORE_PLACES)
+
+    def evidence_from(self, match: float, context: float, speaker_weight: float) -> float:
+        """`query_evidence_of` from the query match (`query_match_of`)."""
+        return round(speaker_weight * (match + context), SCORE_PLACES)
 
     def speaker_weight(self, memory: Memory) -> float:
         """What whose words these are makes of a memory's score (`speaker_weight`)."""
@@ -205,7 +190,7 @@ def query_evidence_of(
     scoring: RecallScoring, similarity: float, keyword: float, context: float, speaker_weight: float
 ) -> float:
     """`query_evidence` from the parts the weighed signals would hold."""
-    return round(speaker_weight * (query_match_of(similarity, keyword, scoring.weights) + context), SCORE_PLACES)
+    return scoring.evidence_from(query_match_of(similarity, keyword, scoring.weights), context, speaker_weight)
 
 
 def keyword_evidence_of(scoring: RecallScoring, keyword: float, speaker_weight: float) -> float:

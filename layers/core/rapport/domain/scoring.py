@@ -114,15 +114,32 @@ def hybrid_score_of(
     strength and the relation component, each with its weight, plus what the conversation adds (in score units),
     times whose words they are. From the parts `RecallSignals` holds, for a caller that scores many candidates and
     builds the signals of the few it shows."""
-    return speaker_weight * (
-        weights.vector * max(similarity, 0.0)
-        + weights.keyword * keyword
+    standing = standing_of(
+        query_match_of(similarity, keyword, weights), age_days, importance, strength, weights, half_life_days
+    )
+    return score_from_standing(standing, relation, context, speaker_weight, weights)
+
+
+def standing_of(
+    match: float, age_days: float, importance: float, strength: float, weights: RecallWeights, half_life_days: float
+) -> float:
+    """The part of the score that one recall never changes, from the query match (`query_match_of`): the match,
+    recency, importance and strength, weighed. Summed in the order `hybrid_score_of` adds its terms, so the score
+    from it (`score_from_standing`) is the same float to the last bit: a recall that scores a candidate again when
+    its relation or context changes adds those alone."""
+    return (
+        match
         + weights.recency * recency(age_days, half_life_days)
         + weights.importance * importance
         + weights.strength * strength
-        + weights.relation * relation
-        + context
     )
+
+
+def score_from_standing(
+    standing: float, relation: float, context: float, speaker_weight: float, weights: RecallWeights
+) -> float:
+    """`hybrid_score_of` from the candidate's `standing_of`, its relation component and its context."""
+    return speaker_weight * (standing + weights.relation * relation + context)
 
 
 def speaker_weight(said_by_assistant: bool, weights: RecallWeights) -> float:

@@ -23,7 +23,6 @@ from rapport.domain.recall import (
     place_of,
     placed_order,
     query_evidence,
-    query_evidence_of,
 )
 from rapport.domain.rendering import search_text
 from rapport.domain.scope import Scope
@@ -114,7 +113,8 @@ class _Scored:
     """The candidates as recall scores them, position by position: what its conversation adds to each (`contexts`),
     the graph's relation component (of those whose edges were read), whose words each is (`weights`), and each score,
     as `RecallScoring.score` gives the signals `signals` builds. A recall scores ~60 candidates and shows ~10, so
-    signals are built for those it shows, and a score again only where a part changes (`link`, `lean`)."""
+    signals are built for those it shows, and a score again only where a part changes (`link`, `lean`): from each
+    one's query match (`matches`) and the part of its score no recall changes (`standings`), computed once."""
 
     scoring: RecallScoring
     candidates: list[_Candidate]
@@ -122,31 +122,39 @@ class _Scored:
     contexts: list[ContextBoost]
     relations: list[RelationScore]
     weights: list[float]
+    matches: list[float]
+    standings: list[float]
     scores: list[float]
     added: list[float]  # each context's total
 
     @classmethod
     def of(
-        cls, scoring: RecallScoring, candidates: list[_Candidate], contexts: list[ContextBoost], query_terms: int
+        cls,
+        scoring: RecallScoring,
+        candidates: list[_Candidate],
+        contexts: list[ContextBoost],
+        query_terms: int,
+        matches: list[float] | None = None,
     ) -> _Scored:
+        """`matches`: each candidate's query match (`query_match_of`), when the caller has them already."""
+        if matches is None:
+            matches = [query_match_of(c.similarity, c.keyword, scoring.weights) for c in candidates]
         weights = [scoring.speaker_weight(c.memory) for c in candidates]
+        standings = [
+            scoring.standing_of(match, c.age_days, c.memory.importance, c.strength)
+            for c, match in zip(candidates, matches, strict=True)
+        ]
         added = [context.total for context in contexts]
-        scored = cls(scoring, candidates, query_terms, contexts, [_UNLINKED] * len(candidates), weights, [], added)
-        scored.scores = [scored._score(n, weight) for n, weight in enumerate(weights)]
+        unlinked = [_UNLINKED] * len(candidates)
+        scored = cls(scoring, candidates, query_terms, contexts, unlinked, weights, matches, standings, [], added)
+        scored.scores = [
+            scoring.score_from(standing, 0.0, add, weight)
+            for standing, add, weight in zip(standings, added, weights, strict=True)
+        ]
         return scored
 
     def _score(self, n: int, weight: float) -> float:
-        c = self.candidates[n]
-        return self.scoring.score_of(
-            c.similarity,
-            c.keyword,
-            c.age_days,
-            c.memory.importance,
-            c.strength,
-            self.relations[n].score,
-            self.added[n],
-            weight,
-        )
+        return self.scoring.score_from(self.standings[n], self.relations[n].score, self.added[n], weight)
 
     def unweighed_score(self, n: int) -> float:
         """The score as the person's own words would have it."""
@@ -163,8 +171,7 @@ class _Scored:
 
     def evidence(self, n: int) -> float:
         """What the query gives the score (`query_evidence`)."""
-        c = self.candidates[n]
-        return query_evidence_of(self.scoring, c.similarity, c.keyword, self.added[n], self.weights[n])
+        return self.scoring.evidence_from(self.matches[n], self.added[n], self.weights[n])
 
     def signals(self, n: int, *, weighed: bool = True) -> RecallSignals:
         """The signals the score is of; `weighed`: with whose words they are (what `RecallScoring.weighed` makes)."""
@@ -252,7 +259,9 @@ class Recall:
         """The hits among the candidates: each scored, with its conversation's context, the graph's relation
         component and, for an inference question, the person's preferences; then the best, or for a question across
         the history, the best gathered from each sitting."""
-        scored = _Scored.of(self._scoring, candidates, self._contexts(candidates, asked), asked.terms)
+        matches = self._matches(candidates)
+        contexts = self._contexts(candidates, matches, asked)
+        scored = _Scored.of(self._scoring, candidates, contexts, asked.terms, matches)
         if edges is not None:
             self._with_relation(edges, scored, query.limit)
         if self._settings.recall_inference_boost > 0 and asks_inference(asked.text):
@@ -467,11 +476,15 @@ class Recall:
             context=context or ContextBoost(),
         )
 
-    def _contexts(self, candidates: list[_Candidate], asked: _Asked) -> list[ContextBoost]:
-        """What each candidate's conversation adds, read from the candidates alone (answers, sittings, speakers,
-        neighbours: docs/recall.md), in the candidates' order."""
+    def _matches(self, candidates: list[_Candidate]) -> list[float]:
+        """Each candidate's query match (`query_match_of`), in the candidates' order."""
         weights = self._settings.weights
-        matches = {c.memory.id: query_match_of(c.similarity, c.keyword, weights) for c in candidates}
+        return [query_match_of(c.similarity, c.keyword, weights) for c in candidates]
+
+    def _contexts(self, candidates: list[_Candidate], matched: list[float], asked: _Asked) -> list[ContextBoost]:
+        """What each candidate's conversation adds, read from the candidates alone (answers, sittings, speakers,
+        neighbours: docs/recall.md) and their query matches (`_matches`), in the candidates' order."""
+        matches = {c.memory.id: match for c, match in zip(candidates, matched, strict=True)}
         places = {c.memory.id: c.place for c in candidates}
         named = named_speakers(asked.text, {p.speaker for p in places.values() if p.speaker})
         boosts = context_boosts(matches, places, named, self._settings.recall_context)
@@ -485,7 +498,7 @@ class Recall:
 
     def _signals(self, candidates: list[_Candidate], asked: _Asked) -> dict[str, RecallSignals]:
         """Each candidate's signals, with what its conversation adds (`_contexts`)."""
-        contexts = self._contexts(candidates, asked)
+        contexts = self._contexts(candidates, self._matches(candidates), asked)
         return {c.memory.id: self._signals_of(c, asked, b) for c, b in zip(candidates, contexts, strict=True)}
 
     def _with_relation(self, edges: RecallEdges, scored: _Scored, limit: int) -> None:
