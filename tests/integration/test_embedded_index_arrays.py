@@ -428,3 +428,39 @@ print([h.memory_id for h in hits], "torch" in sys.modules)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     # Then it answers in float32, and torch stays unloaded
     assert done.stdout.split() == ["['m4',", "'m3']", "False"]
+
+
+@pytest.mark.parametrize(("cores", "size"), [(2, 1_001), (3, 1_001), (3, 1_000), (5, 4_099), (4, 700)])
+def test_a_product_split_across_cores_gives_the_scores_of_one_product(
+    monkeypatch: pytest.MonkeyPatch, cores: int, size: int
+) -> None:
+    import threading
+
+    from rapport.adapters.local import embedded_index
+
+    monkeypatch.setattr(embedded_index, "_CORES", embedded_index._Cores())
+    monkeypatch.setattr(embedded_index._CORES, "count", cores)
+    monkeypatch.setattr(embedded_index, "ROWS_PER_CORE", 100)
+    rng = np.random.default_rng(5)
+    rows = unit_rows(rng.standard_normal((size, 384))).astype(np.float32)
+    probe = unit_rows(rng.standard_normal((1, 384)))[0].astype(np.float32)
+    parts: list[tuple[str, int]] = []
+    matmul = np.matmul
+
+    def traced(part: np.ndarray, *args: object, **kwargs: object) -> np.ndarray:
+        parts.append((threading.current_thread().name, part.shape[0]))
+        return matmul(part, *args, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(embedded_index.np, "matmul", traced)
+    split = embedded_index._product(rows, probe)
+
+    # One part per core covering the rows, the first on this thread, the others on the pool's
+    assert len(parts) == cores and sum(rows_of_part for _, rows_of_part in parts) == size
+    assert [name == threading.current_thread().name for name, _ in parts].count(True) == 1
+    # And the scores are those of the whole product, row for row, within float32's rounding (BLAS's own blocks give
+    # a row's score in one product the last bit it has in another)
+    assert split.dtype == np.float32 and np.allclose(split, rows @ probe, rtol=0, atol=1e-6)
+    assert np.array_equal(np.argsort(-split)[:50], np.argsort(-(rows @ probe))[:50])
+    # Too few rows for a part on each other core: one product on this thread
+    parts.clear()
+    assert np.array_equal(embedded_index._product(rows[:150], probe), rows[:150] @ probe) and not parts
