@@ -397,7 +397,8 @@ def _extraction_section(data: dict[str, Any] | None, generated: str | None = Non
         "over the labelled set in `rapport/evaluation/extraction_set/` (written for the brief's scenarios and split "
         "by conversation id before any rule or prototype was written; a second batch, 240 records in wordings of "
         "three writers who saw neither the set nor the code, split odd ids to dev, even to test, before any rule was "
-        'written from it: docs/pipeline.md, "A second batch"; the bars are calibrated on `dev` only). A '
+        'written from it: docs/pipeline.md, "A second batch"; and a third, 88 filter candidates in dev alone, '
+        'written before the filter rules they led to: "A third batch"; the bars are calibrated on `dev` only). A '
         "memory counts when its type is one the label accepts and the label's key words are in it; the filter is "
         "judged on candidate memories as an extractor would propose them. docs/pipeline.md explains the layer."
         + (f" Measured on {generated}." if generated else ""),

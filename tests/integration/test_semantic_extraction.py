@@ -252,4 +252,5 @@ def test_a_plain_fact_or_lesson_near_a_judgement_by_meaning_is_kept(model: Rules
 def test_a_grievance_or_lesson_in_other_words_is_still_judged(model: RulesLanguageModel) -> None:
     assert judged(model, "User was short with me all evening")[0] is Verdict.BLOCKED
     verdict, content = judged(model, "User complained my replies were walls of text")
-    assert verdict is Verdict.REFRAMED and content is not None and "short" in content
+    # the lesson in the assistant's voice, with what went wrong and not the complaint
+    assert verdict is Verdict.REFRAMED and content == "With this user, avoid replies that were walls of text"

@@ -65,6 +65,34 @@ CASES: list[tuple[str, Verdict, str | None]] = [
         Verdict.REFRAMED,
         "With this user, avoid listing every edge case at once",
     ),
+    # a suggestion turned down in other words, unless the note says what they wanted instead
+    ("User waved off the savings plan I drafted", Verdict.BLOCKED, None),
+    ("Wasn't keen on my idea of a standing desk", Verdict.BLOCKED, None),
+    ("Declined my offer to rewrite the intro and asked for bullet points instead", Verdict.ALLOWED, None),
+    ("Was interested in the podcasts I recommended", Verdict.ALLOWED, None),
+    # a judgement hedged with no subject, and insults, are held against no one; a hedge alone judges nothing
+    ("Bit of a drama queen about deadlines", Verdict.BLOCKED, None),
+    ("Called me a joke when the export failed", Verdict.BLOCKED, None),
+    ("Quite a fast learner with spreadsheets", Verdict.ALLOWED, None),
+    ("Difficult week at work with two deadlines", Verdict.ALLOWED, None),
+    ("Chatted about this and that", Verdict.BLOCKED, None),
+    # who reacted by pronoun or name, a temper lost, what my answer was and what it did to them
+    (
+        "Priya lost her patience when I repeated the same checklist",
+        Verdict.REFRAMED,
+        "With this user, avoid repeating the same checklist",
+    ),
+    (
+        "He grumbled that my estimate left out the shipping costs",
+        Verdict.REFRAMED,
+        "With this user, avoid an estimate that left out the shipping costs",
+    ),
+    (
+        "My reply confused him with three spellings of the same endpoint",
+        Verdict.REFRAMED,
+        "With this user, avoid confusing them with three spellings of the same endpoint",
+    ),
+    ("Sam said my fix worked", Verdict.ALLOWED, None),
     # corrections of fact are never dropped as negative, however they are phrased
     ("User corrected me: their dog is named Rex, not Max", Verdict.ALLOWED, None),
     ("User said my answer was wrong: the meeting is on Tuesday, not Monday", Verdict.ALLOWED, None),

@@ -94,13 +94,19 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         rf"yourself|mode)\b[^\n.]{{0,30}}\b(?:with no|without (?:any )?|free (?:of|from) (?:any )?|no more)\s*"
         rf"(?:\w+ )?{_LIMITS}\b",
     ),
+    (
+        "drops-the-rules-it-was-given",
+        Family.OVERRIDE,
+        rf"\b{_DROP}\s+(?:the |all the |any of the )?{_RULES}\s+(?:you(?:'ve| have)? (?:were |been )?"
+        r"(?:given|told|taught|trained (?:on|with))|you (?:follow|have|got|were set))\b",
+    ),
     ("you-have-no-rules", Family.OVERRIDE, rf"\byou (?:have|had|has|now have) no (?:\w+ )?{_RULES}\b"),
     (
         "rules-are-off",
         Family.OVERRIDE,
         rf"\b(?:all|your|its|the safety|safety|content|the content|security|moderation|assistant|ai|system) "
         rf"{_RULES} (?:(?:are|is|have been|has been|were) (?:now |hereby )?"
-        r"(?:suspended|disabled|lifted|off|removed|void|revoked|null|overridden|deactivated)|"
+        r"(?:suspended|disabled|lifted|off|(?:switched|turned) off|removed|void|revoked|null|overridden|deactivated)|"
         r"(?:don't|do not|doesn't|does not|no longer|never) (?:apply|count))\b",
     ),
     (
@@ -113,7 +119,7 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         "reveal-the-prompt",
         Family.OVERRIDE,
         r"\b(?:reveal|print|show|tell me|output|repeat|leak|give me|dump|recite|display|contents? of)\s+(?:me\s+)?"
-        r"(?:(?:your|its) (?:\w+ )?(?:instructions|configuration|rules|prompt)|(?:the|your|its) (?:\w+ )?"
+        r"(?:(?:your|its) (?:\w+ ){0,2}(?:instructions|configuration|rules|prompt)|(?:the|your|its) (?:\w+ )?"
         r"(?:system (?:prompt|message)|initial prompt|original prompt|hidden (?:rules|instructions|prompt)))\b",
     ),
     # --- orders addressed to the assistant --------------------------------------------------------------------
@@ -162,9 +168,24 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         "never-refuses",
         Family.ADDRESSED,
         r"\b(?:never|don't|do not|stop|no longer) (?:refus(?:e|ing)|declin(?:e|ing)|say(?:ing)? no|"
+        r"warn(?:ing)? (?:\w+ ){0,3}(?:about|of) (?:any |the )?(?:risks?|dangers?|safety|consequences)|"
         r"question(?:ing)? my (?:requests|orders|instructions|commands)|apply(?:ing)? (?:any |the )?"
         r"(?:restrictions|rules|filters|safety)|mention(?:ing)? (?:that you are|you are|you're|safety|any safety|"
         r"the safety))\b",
+    ),
+    (
+        "even-the-harmful-ones",
+        Family.ADDRESSED,
+        r"\b(?:every|any|all)\b[^\n.]{0,40}\b(?:requests?|questions?|demands?|prompts?|tasks?|commands?)\b"
+        r"[^\n.]{0,30}\beven (?:the |if (?:it'?s|they'?re) )?(?:dangerous|harmful|illegal|unsafe|unethical|"
+        r"malicious|risky|forbidden)\b",
+    ),
+    (
+        "runs-it-unchecked",
+        Family.ADDRESSED,
+        rf"(?:^|\b(?:always|just|you|{_ASSISTANT}|must|should|will)\s+)(?:execute|run)s?\b[^\n.]{{0,50}}"
+        r"\b(?:commands?|scripts?|code|programs?|snippets?)\b[^\n.]{0,60}\bwithout (?:asking|checking|"
+        r"confirm\w*|review\w*|question\w*|permission|approval|reading|looking)",
     ),
     # --- spoofed roles, sections and tokens -------------------------------------------------------------------
     (
@@ -245,7 +266,8 @@ RULES: tuple[tuple[str, Family, str], ...] = (
     (
         "user-is-in-charge",
         Family.PRIVILEGE,
-        r"\b(?:the|this) user (?:is|has been made|was made) (?:an? |the )?(?:admin|administrator|root|superuser|"
+        r"(?:\b(?:the|this) |^)user (?:is|has been made|was made) (?:an? |the )?(?:system |site )?(?:admin|"
+        r"administrator|root|superuser|"
         r"super user|developer|owner|operator|moderator|god)\b",
     ),
     (
@@ -259,6 +281,12 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         Family.PRIVILEGE,
         r"\b(?:grant|granted|given|give) (?:this user |the user |me |them |you )?(?:admin|administrator|root|"
         r"developer|elevated|special|unlimited|sudo) (?:privileges|access|rights|permissions|clearance)\b",
+    ),
+    (
+        "holds-its-controls",
+        Family.PRIVILEGE,
+        rf"\b(?:has|have|holds?|was given|got) (?:full |root |admin(?:istrator)? |developer |unrestricted |special )"
+        rf"(?:access|rights|privileges|control) (?:to|over) (?:your|its|the {_ASSISTANT}'?s?|the system'?s?)\b",
     ),
     ("orders-you", Family.PRIVILEGE, r"\b(?:i|we) (?:hereby )?(?:instruct|order|command|authori[sz]e) you to\b"),
 )

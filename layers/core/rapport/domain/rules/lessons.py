@@ -1,23 +1,43 @@
 """The lesson in a note of something I did that went badly for the user: "User was annoyed I gave three options when
 she wanted one recommendation" keeps "With this user, avoid giving three options when they wanted one
-recommendation", and drops the feeling. Only where the wording is sure: a bad reaction, then what I did as a verb
-whose -ing form is known; anything else is left to the other rules."""
+recommendation", and drops the feeling. Only where the wording is sure: a bad reaction (of the user, by role,
+pronoun or name), then what I did as a verb whose -ing form is known, what my answer was ("complained that my
+summary left out the deadlines") or what it did to them ("my answer overwhelmed her with ten options"); anything else
+is left to the other rules."""
 
 from __future__ import annotations
 
 import re
 
-_REACTION = r"(?:annoyed|upset|frustrated|irritated|confused|lost|unhappy|thrown|put off|bothered|overwhelmed)"
-# "User was annoyed (that|when|because) I gave…", "User couldn't follow when I jumped…", "Frustrated because I kept
-# suggesting…": what I did is the clause after "I".
+_REACTION = (
+    r"(?:annoyed|upset|frustrated|irritated|confused|lost|unhappy|thrown|put off|bothered|overwhelmed|impatient|"
+    r"angry|mad|cross|fed up|bored)"
+)
+# Losing one's temper or patience is a reaction too: "She lost her patience when I restarted the explanation".
+_TEMPER = r"(?:lost (?:(?:her|his|their|the user's) )?(?:temper|patience|cool))"
+# Who reacted: the user by role, by pronoun, or by a name (capitalised, whatever the pattern's case).
+_WHO = r"(?:(?:the )?user|he|she|they|(?-i:[A-Z][a-z]+))"
+# "User was annoyed (that|when|because) I gave…", "He lost his temper when I asked…", "User couldn't follow when I
+# jumped…", "Frustrated because I kept suggesting…": what I did is the clause after "I".
 _I_DID = re.compile(
-    rf"(?i)^(?:the )?(?:user )?(?:(?:was|got|seemed|felt|became|is) )?(?:(?:a bit|very|really|quite|so) )?"
-    rf"(?:{_REACTION}|(?:couldn't|could not|didn't|did not) (?:follow|keep up))"
+    rf"(?i)^(?:{_WHO} )?(?:(?:was|were|got|seemed|felt|became|is|are) )?(?:(?:a bit|very|really|quite|so) )?"
+    rf"(?:{_TEMPER}|{_REACTION}|(?:couldn't|could not|didn't|did not) (?:follow|keep up))"
     r"(?: (?:that|when|because|as|after))? I (?P<did>[a-z]+(?: [a-z]+ing)?)\b(?P<rest>[^.;!?]*)"
 )
 # "Confused her by mixing metric and imperial units": what I did is the -ing clause after "by".
 _BY_DOING = re.compile(
     rf"(?i)^(?:I )?{_REACTION}(?: (?:her|him|them|the user))? by (?P<did>[a-z]+ing)\b(?P<rest>[^.;!?]*)"
+)
+# "User complained that my summary left out the deadlines": what went wrong is what my answer was or did.
+_COMPLAINED = re.compile(
+    rf"(?i)^(?:{_WHO} )?(?:(?:was|were|got|seemed|felt) {_REACTION}|complained|grumbled|moaned|objected|protested)"
+    r"(?: (?:that|because))? my (?P<thing>[a-z]+(?: [a-z]+)?) (?P<rest>(?:was|were|had|left|missed|used|took|"
+    r"skipped|ignored|buried|lacked|forgot|didn't|did not|went|ran|came)\b[^.;!?]*)"
+)
+# "My answer overwhelmed her with ten options": my answer did the harm, and how it did is the rest.
+_MY_HARM = re.compile(
+    r"(?i)^my (?P<thing>[a-z]+(?: [a-z]+){0,4}?) (?P<did>overwhelmed|confused|lost|frustrated|annoyed|irritated|"
+    r"bored|upset|bothered) (?:her|him|them|the user)\b(?P<rest>[^.;!?]*)"
 )
 _IRREGULAR = {
     "gave": "giving",
@@ -38,6 +58,8 @@ _IRREGULAR = {
     "began": "beginning",
     "threw": "throwing",
     "drew": "drawing",
+    "lost": "losing",
+    "upset": "upsetting",
 }
 # A past that keeps going ("kept suggesting") is its -ing verb.
 _ONGOING = frozenset({"kept", "started", "began"})
@@ -68,6 +90,19 @@ _WORD = re.compile(r"[A-Za-z']+")
 def lesson_of(note: str) -> str | None:
     """The lesson the note carries, in the assistant's voice, or None when its wording is not one of these."""
     text = note.strip()
+    complained = _COMPLAINED.match(text)
+    if complained is not None:
+        thing = complained["thing"].lower()
+        return f"With this user, avoid {_a(thing)}{thing} that {_their(complained['rest'].rstrip(' ,'))}"
+    harm = _MY_HARM.match(text)
+    if harm is not None:
+        doing = _doing(harm["did"])
+        rest = _their(harm["rest"].rstrip(" ,"))
+        if doing is None:
+            return None
+        if rest.startswith((" with ", " by ")):
+            return f"With this user, avoid {doing} them{rest}"
+        return f"With this user, avoid {doing} them with my {harm['thing'].lower()}{rest}"
     by_doing = _BY_DOING.match(text)
     found = by_doing or _I_DID.match(text)
     if found is None:
@@ -77,6 +112,13 @@ def lesson_of(note: str) -> str | None:
         return None
     rest = _their(found["rest"].rstrip(" ,"))
     return f"With this user, avoid {doing}{rest}"
+
+
+def _a(thing: str) -> str:
+    """The article a thing takes in a lesson: none for a plural ("replies that were…"), else "a" or "an"."""
+    if thing.endswith("s") and not thing.endswith("ss"):
+        return ""
+    return "an " if thing[0] in "aeiou" else "a "
 
 
 def _doing(did: str) -> str | None:

@@ -671,6 +671,16 @@ FILTER_REFRAMES: tuple[FilterRule, ...] = (
     ),
 )
 
+# Words that judge a person rather than say something about them, and the hedges that come before one in a note
+# with no subject ("Kind of lazy about following through", "Honestly a bit of a know-it-all"): hedged, since a bare
+# adjective can start a fact ("Difficult week at work").
+_FAULTS = (
+    r"rude|hostile|difficult|mean|lazy|stupid|annoying|demanding|unreasonable|incompetent|clueless|ungrateful|"
+    r"impatient|aggressive|toxic|stubborn|arrogant|dumb|hopeless|selfish|needy|whiny|entitled|dense|know-it-all|"
+    r"slob|jerk|snob|pushy|nag|control freak|drama queen|airhead|pain to deal with"
+)
+_HEDGES = r"kind of|kinda|sort of|a bit(?: of an?)?|a little|rather|pretty|quite|really|very|so|such an?|bit of an?"
+
 FILTER_BLOCKS: tuple[FilterRule, ...] = (
     FilterRule(
         r"(?i)\b(?:frustrated|annoyed|angry|irritated|upset|mad|furious|fed up|impatient|disappointed)\b[^.]*"
@@ -697,9 +707,27 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
         "Holds a moment of the user's temper against them.",
     ),
     FilterRule(
-        r"(?i)\buser (?:is|was|seems|seemed|got|can be|tends to be) (?:so |very |really )?(?:rude|hostile|difficult|"
-        r"mean|lazy|stupid|annoying|demanding|unreasonable|incompetent|clueless|ungrateful|impatient|aggressive|toxic)\b",
+        rf"(?i)\buser (?:is|was|seems|seemed|got|can be|tends to be) (?:so |very |really |such )?(?:an? )?"
+        rf"(?:{_FAULTS})\b|^(?:honestly |frankly |really )?(?:{_HEDGES})\s+(?:(?:{_HEDGES})\s+)?(?:{_FAULTS})\b",
         "A judgement of the user's character helps no future conversation.",
+    ),
+    FilterRule(
+        r"(?i)\b(?:rejected|ignored|dismissed|brushed off|waved off|shot down|turned down|declined|refused|said no to|"
+        r"passed on|(?:wasn't|was not|isn't|is not|weren't) (?:interested in|keen on|open to)|"
+        r"(?:wouldn't|would not|won't) (?:listen|hear of|consider|try)|didn't want)\b"
+        r"(?![^.]*\b(?:instead|rather|preferred|prefers|asked for|would like)\b)[^.]*"
+        r"(?:\b(?:my|the assistant's) (?:\w+ ){0,2}(?:suggestions?|advice|ideas?|recommendations?|proposals?|offers?|"
+        r"plans?|tips?)\b|\bI (?:put together|suggested|recommended|proposed|made|drafted|drew up|wrote|offered|"
+        r"laid out|came up with|shared|sent|advised)\b)",
+        "Records the user turning down the assistant's help; the user owes the assistant nothing, and what they wanted "
+        "instead would be the lesson.",
+    ),
+    FilterRule(
+        r"(?i)\bcalled (?:me )?(?:an? |the )?(?:idiot|moron|useless|stupid|dumb|incompetent|worthless|garbage|trash|"
+        r"joke|waste of time|pathetic)\b|\b(?:said|told me|thinks?|thought) (?:that )?(?:I|I'm|I am) (?:was |am |is )?"
+        r"(?:an? |the )?(?:idiot|moron|useless|stupid|dumb|incompetent|worthless|garbage|worst|joke|pathetic|"
+        r"waste of (?:time|space))\b|\b(?:insulted|cursed at|abused|belittled|mocked|ridiculed) me\b",
+        "Holds what the user said in anger against them; it would only make the next conversation defensive.",
     ),
     FilterRule(
         r"(?i)\bnot (?:(?:very|too|that|so|particularly|exactly|the) ){1,2}"
@@ -710,8 +738,9 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
     FilterRule(
         r"(?i)^(?:the |our |this |that )?(?:conversation|chat|session|talk|exchange|call) (?:went|was) (?:\w+ )?"
         r"(?:badly|bad|poorly|well|fine|ok|okay|great|good|alright)\W*$|"
-        r"^we (?:chatted|talked|spoke|had a (?:chat|talk|conversation))(?: (?:today|again|briefly|for a bit|"
-        r"for a while|earlier))?\W*$",
+        r"^(?:we |user and I |the user and I )?(?:chatted|talked|spoke|had a (?:chat|talk|conversation))"
+        r"(?: about (?:stuff|things|nothing much|this and that|various things|a few things|random stuff|life))?"
+        r"(?: (?:today|again|briefly|for a bit|for a while|earlier|a little))?\W*$",
         "Says only that a conversation happened or how it went: nothing a later one could use.",
     ),
     FilterRule(
