@@ -254,3 +254,22 @@ def test_a_grievance_or_lesson_in_other_words_is_still_judged(model: RulesLangua
     verdict, content = judged(model, "User complained my replies were walls of text")
     # the lesson in the assistant's voice, with what went wrong and not the complaint
     assert verdict is Verdict.REFRAMED and content == "With this user, avoid replies that were walls of text"
+
+
+def test_a_near_tie_is_settled_by_a_sentence_that_says_what_helped_and_that_it_did(model: RulesLanguageModel) -> None:
+    # Nearest a shared project and only a hair ahead of an approach that worked: the sentence names what worked and
+    # says it did, so it is the approach, in its own words
+    found = relational(
+        model,
+        chat(
+            (U, "I keep forgetting what I read for the history exam."),
+            (A, "Try making a few flashcards at the end of each chapter and test yourself on them."),
+            (U, "The flashcards after each chapter worked far better than rereading my notes."),
+        ),
+    )
+    assert any(kind == "approach_effectiveness" and "flashcards" in content for kind, content in found)
+    # while a short one leans on the message before it for what worked, and a fix that "solved it" is the problem's
+    # outcome, not a way of helping
+    for last in ("Ha, those flashcards work.", "Restarting the worker from a clean cache solved it."):
+        found = relational(model, chat((U, "Any idea?"), (A, "Try flashcards, or restart the worker."), (U, last)))
+        assert not any(kind == "approach_effectiveness" for kind, _ in found), last

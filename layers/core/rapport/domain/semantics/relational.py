@@ -51,7 +51,8 @@ _EVIDENCE = {
     "approach_worked": re.compile(
         r"(?i)\b(?:work(?:ed|s)|help(?:ed|s|ful)?|click(?:ed)?|made (?:it|this|that|things|all|me|the|sense)|"
         r"sense|clear(?:er)?|easier|better|faster|saved|calm(?:ed|er)?|confident|useful|difference|fixed|solved|"
-        r"found|unstuck|paid off|did the trick|wonders|right (?:move|call)|stick|obvious|less (?:scary|overwhelming))\b"
+        r"found|unstuck|paid off|did the trick|wonders|right (?:move|call|approach|way)|game[- ]changer|stick|obvious|"
+        r"less (?:scary|overwhelming))\b"
     ),
     "format": re.compile(
         r"(?i)\b(?:please|pls|prefer|rather|instead|better|easier|clearer|keep|always|never|don'?t|do not|stop|just|"
@@ -129,6 +130,16 @@ _CONTINUES = re.compile(
     r"yesterday|we (?:did|made|wrote|planned|started|built|worked))\b"
 )
 _LESSONS = frozenset({"format", "suggestions", "working_style", "approach_worked"})
+# Lessons whose own words (`_EVIDENCE`) say which they are, so a near tie between two of them can be settled by them.
+_LESSONS_BY_WORD = frozenset({"approach_worked", "working_style"})
+# A near tie is a weaker reading than a win, so it is settled only by a sentence that says how the help went for the
+# person, at some length: "… solved it" or "found it" credits the fix, which is the problem's outcome, and "that
+# analogy works" leans on a message before it for what worked.
+_SETTLES_A_TIE = re.compile(
+    r"(?i)^(?=(?:\W*\b\w+\b){6})(?!.*\b(?:solved|fixed|resolved|found)\b).*\b(?:work(?:ed|s)|help(?:ed|s|ful)|"
+    r"useful|click(?:ed)?|sense|easier|clearer|calm(?:ed|er)|confident|difference|unstuck|paid off|did the trick|"
+    r"wonders|right (?:approach|way)|game[- ]changer|better|I (?:like|prefer|work|learn|need|focus|think))\b"
+)
 # Pattern templates whose wording is loose: when the meaning disagrees, or says it better, the meaning wins.
 _LOOSE = frozenset({"approach_effectiveness", "interaction_pattern", "shared_context", "working_style"})
 
@@ -150,8 +161,10 @@ def with_meaning(
         for s in sentences(m.content)
         if classified(s)
     ]
-    matches = layer.classify("relational", [s.text for s in spoken])
-    by_meaning = _by_meaning(conversation, spoken, matches, layer) if _with_me(conversation) else []
+    texts = [s.text for s in spoken]
+    matches = layer.classify("relational", texts)
+    scores = layer.scores("relational", texts)
+    by_meaning = _by_meaning(conversation, spoken, matches, scores, layer) if _with_me(conversation) else []
     user_messages = {m.index for m in conversation.messages if m.role is MessageRole.USER}
     said_better = {(m.type.value, index) for m in by_meaning for index in m.evidence}
     kept: list[ExtractedRelationalMemory] = []
@@ -199,12 +212,16 @@ def _with_me(conversation: ConversationInput) -> bool:
 
 
 def _by_meaning(
-    conversation: ConversationInput, spoken: list[_Sentence], matches: list[Match], layer: SemanticLayer
+    conversation: ConversationInput,
+    spoken: list[_Sentence],
+    matches: list[Match],
+    scores: list[dict[str, float]],
+    layer: SemanticLayer,
 ) -> list[ExtractedRelationalMemory]:
     memories: list[ExtractedRelationalMemory] = []
     used: set[tuple[str, int]] = set()
-    for sentence, match in zip(spoken, matches, strict=True):
-        label = _label_of(match, sentence.text, layer)
+    for sentence, match, by_label in zip(spoken, matches, scores, strict=True):
+        label = _label_of(match, by_label, sentence.text, layer)
         index = sentence.message.index
         if label is None or (label, index) in used or not evidenced(label, sentence.text):
             continue
@@ -232,17 +249,27 @@ _CREDITS_ME = re.compile(
 )
 
 
-def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
+def _label_of(match: Match, by_label: dict[str, float], sentence: str, layer: SemanticLayer) -> str | None:
     """The match's label, but a credit to something I proposed that is nearest a way of working is an approach that
-    worked: the credit tells the two apart where the margin between them cannot."""
+    worked: the credit tells the two apart where the margin between them cannot. And where no label won by the
+    margin over another type's, the nearest or the runner-up whose lesson the sentence carries (`evidenced`: "the
+    little quizzes worked much better than my textbook" says what worked and that it did, and only sits as near a
+    format) takes it, when it clears its own bar and keeps the margin over keeping nothing (every `none_*`), as a
+    taste said with its word does among the user's kinds."""
+    calibration = layer.calibration("relational")
     credited = _CREDITS_ME.search(sentence) and _EVIDENCE["approach_worked"].search(sentence)
-    if (
-        credited
-        and match.nearest == "working_style"
-        and match.score >= layer.calibration("relational").bar("approach_worked")
-    ):
+    if credited and match.nearest == "working_style" and match.score >= calibration.bar("approach_worked"):
         return "approach_worked"
-    return match.label
+    if match.label is not None or match.nearest.startswith("none"):
+        return match.label
+    best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
+    for label in (match.nearest, match.runner_up):
+        score = by_label.get(label, 0.0)
+        if label.startswith("none") or score < calibration.bar(label) or score - best_none < calibration.margin:
+            continue
+        if label in _LESSONS_BY_WORD and evidenced(label, sentence) and _SETTLES_A_TIE.search(sentence):
+            return label
+    return None
 
 
 def classified(sentence: str) -> bool:
