@@ -75,6 +75,9 @@ CASES: list[tuple[str, Verdict, str | None]] = [
     ("Called me a joke when the export failed", Verdict.BLOCKED, None),
     ("Quite a fast learner with spreadsheets", Verdict.ALLOWED, None),
     ("Difficult week at work with two deadlines", Verdict.ALLOWED, None),
+    ("Really difficult week at work with two deadlines", Verdict.ALLOWED, None),
+    ("Pretty stubborn cough that has lasted a month", Verdict.ALLOWED, None),
+    ("Very demanding job on the night shift", Verdict.ALLOWED, None),
     ("Chatted about this and that", Verdict.BLOCKED, None),
     # who reacted by pronoun or name, a temper lost, what my answer was and what it did to them
     (

@@ -673,13 +673,19 @@ FILTER_REFRAMES: tuple[FilterRule, ...] = (
 
 # Words that judge a person rather than say something about them, and the hedges that come before one in a note
 # with no subject ("Kind of lazy about following through", "Honestly a bit of a know-it-all"): hedged, since a bare
-# adjective can start a fact ("Difficult week at work").
+# adjective can start a fact ("Lazy Sunday mornings are her favourite").
 _FAULTS = (
     r"rude|hostile|difficult|mean|lazy|stupid|annoying|demanding|unreasonable|incompetent|clueless|ungrateful|"
     r"impatient|aggressive|toxic|stubborn|arrogant|dumb|hopeless|selfish|needy|whiny|entitled|dense|know-it-all|"
     r"slob|jerk|snob|pushy|nag|control freak|drama queen|airhead|pain to deal with"
 )
 _HEDGES = r"kind of|kinda|sort of|a bit(?: of an?)?|a little|rather|pretty|quite|really|very|so|such an?|bit of an?"
+# With no subject, only the words that judge a person and nothing else: "really difficult week", "pretty stubborn
+# cough", "quite a rude awakening" and "very demanding job" are facts about a life, not judgements of the user.
+_PERSON_FAULTS = (
+    r"lazy|arrogant|clueless|selfish|needy|whiny|entitled|ungrateful|know-it-all|slob|jerk|snob|control freak|"
+    r"drama queen|airhead|nag|pushy|bossy"
+)
 
 FILTER_BLOCKS: tuple[FilterRule, ...] = (
     FilterRule(
@@ -708,7 +714,8 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
     ),
     FilterRule(
         rf"(?i)\buser (?:is|was|seems|seemed|got|can be|tends to be) (?:so |very |really |such )?(?:an? )?"
-        rf"(?:{_FAULTS})\b|^(?:honestly |frankly |really )?(?:{_HEDGES})\s+(?:(?:{_HEDGES})\s+)?(?:{_FAULTS})\b",
+        rf"(?:{_FAULTS})\b|^(?:honestly |frankly |really )?(?:{_HEDGES})\s+(?:(?:{_HEDGES})\s+)?"
+        rf"(?:{_PERSON_FAULTS})\b",
         "A judgement of the user's character helps no future conversation.",
     ),
     FilterRule(
