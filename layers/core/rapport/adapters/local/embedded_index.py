@@ -299,7 +299,8 @@ def _one_pass(
 
 class _Cores:
     """The other cores' threads for `_product`, made by the first product large enough to split: one process-wide
-    pool, since the index searches under its lock, so one product runs at a time whatever the number of indexes."""
+    pool, since the cores are the process's: an index searches under its lock, so it runs one product at a time, and
+    the products of several indexes (tests, a second data directory) queue for the same threads."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
