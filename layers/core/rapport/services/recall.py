@@ -44,7 +44,7 @@ from rapport.ports.graph import MemoryGraph, RecallEdges
 from rapport.ports.store import MemoryStore
 from rapport.ports.vector_index import IndexQuery, VectorIndex
 from rapport.services.recall_expansion import AcrossHistory
-from rapport.settings import Settings
+from rapport.settings import RecallWeights, Settings
 
 
 class _Candidate(NamedTuple):
@@ -136,9 +136,9 @@ class _Scored:
         query_terms: int,
         matches: list[float] | None = None,
     ) -> _Scored:
-        """`matches`: each candidate's query match (`query_match_of`), when the caller has them already."""
+        """`matches`: each candidate's query match (`_query_matches`), when the caller has them already."""
         if matches is None:
-            matches = [query_match_of(c.similarity, c.keyword, scoring.weights) for c in candidates]
+            matches = _query_matches(candidates, scoring.weights)
         weights = [scoring.speaker_weight(c.memory) for c in candidates]
         standings = [
             scoring.standing_of(match, c.age_days, c.memory.importance, c.strength)
@@ -259,7 +259,7 @@ class Recall:
         """The hits among the candidates: each scored, with its conversation's context, the graph's relation
         component and, for an inference question, the person's preferences; then the best, or for a question across
         the history, the best gathered from each sitting."""
-        matches = self._matches(candidates)
+        matches = _query_matches(candidates, self._settings.weights)
         contexts = self._contexts(candidates, matches, asked)
         scored = _Scored.of(self._scoring, candidates, contexts, asked.terms, matches)
         if edges is not None:
@@ -476,14 +476,9 @@ class Recall:
             context=context or ContextBoost(),
         )
 
-    def _matches(self, candidates: list[_Candidate]) -> list[float]:
-        """Each candidate's query match (`query_match_of`), in the candidates' order."""
-        weights = self._settings.weights
-        return [query_match_of(c.similarity, c.keyword, weights) for c in candidates]
-
     def _contexts(self, candidates: list[_Candidate], matched: list[float], asked: _Asked) -> list[ContextBoost]:
         """What each candidate's conversation adds, read from the candidates alone (answers, sittings, speakers,
-        neighbours: docs/recall.md) and their query matches (`_matches`), in the candidates' order."""
+        neighbours: docs/recall.md) and their query matches (`_query_matches`), in the candidates' order."""
         matches = {c.memory.id: match for c, match in zip(candidates, matched, strict=True)}
         places = {c.memory.id: c.place for c in candidates}
         named = named_speakers(asked.text, {p.speaker for p in places.values() if p.speaker})
@@ -498,7 +493,7 @@ class Recall:
 
     def _signals(self, candidates: list[_Candidate], asked: _Asked) -> dict[str, RecallSignals]:
         """Each candidate's signals, with what its conversation adds (`_contexts`)."""
-        contexts = self._contexts(candidates, self._matches(candidates), asked)
+        contexts = self._contexts(candidates, _query_matches(candidates, self._settings.weights), asked)
         return {c.memory.id: self._signals_of(c, asked, b) for c, b in zip(candidates, contexts, strict=True)}
 
     def _with_relation(self, edges: RecallEdges, scored: _Scored, limit: int) -> None:
@@ -538,6 +533,11 @@ class Recall:
             age_days=_age_days(memory, asked.now),
         )
         return self._scoring.hit(memory, _linked(self._signals_of(candidate, asked), relation))
+
+
+def _query_matches(candidates: list[_Candidate], weights: RecallWeights) -> list[float]:
+    """Each candidate's query match (`query_match_of`), in the candidates' order."""
+    return [query_match_of(c.similarity, c.keyword, weights) for c in candidates]
 
 
 def _age_days(memory: Memory, now: datetime) -> float:
