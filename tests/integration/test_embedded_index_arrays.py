@@ -464,3 +464,39 @@ def test_a_product_split_across_cores_gives_the_scores_of_one_product(
     # Too few rows for a part on each other core: one product on this thread
     parts.clear()
     assert np.array_equal(embedded_index._product(rows[:150], probe), rows[:150] @ probe) and not parts
+
+
+@pytest.mark.parametrize(("cores", "size"), [(2, 1_001), (3, 4_099), (4, 700)])
+def test_the_float16_product_split_across_cores_gives_each_row_its_own_score(
+    monkeypatch: pytest.MonkeyPatch, cores: int, size: int
+) -> None:
+    import threading
+
+    import torch
+
+    from rapport.adapters.local import embedded_index
+
+    monkeypatch.setattr(embedded_index, "_CORES", embedded_index._Cores())
+    monkeypatch.setattr(embedded_index._CORES, "count", cores)
+    monkeypatch.setattr(embedded_index, "ROWS_PER_CORE", 100)
+    rng = np.random.default_rng(6)
+    rows = unit_rows(rng.standard_normal((size, 384))).astype(np.float16)
+    probe = unit_rows(rng.standard_normal((1, 384)))[0].astype(np.float32)
+    threads: list[str] = []
+    mv = torch.mv
+
+    def traced(part: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
+        threads.append(threading.current_thread().name)
+        return mv(part, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(torch, "mv", traced)
+    kernel = embedded_index._HalfKernel(torch)
+    split = kernel.cosines(rows, probe)
+
+    # One part per core, the first on this thread, the others on the pool's
+    assert len(threads) == cores and threads.count(threading.current_thread().name) == 1
+    # And each row's score is its own float16 dot product, as one product over every row gives it
+    whole = (torch.from_numpy(rows) @ torch.from_numpy(probe.astype(np.float16))).float().numpy()
+    assert split.dtype == np.float32 and split.shape == (size,)
+    assert np.allclose(split, whole, rtol=0, atol=2.0**-10)
+    assert np.allclose(split, rows.astype(np.float32) @ probe, rtol=0, atol=embedded_index._HALF_ERROR)
