@@ -9,7 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rapport.domain.models import Domain, Memory, Trust
-from rapport.domain.recall import RecallScoring, RelationScore, query_evidence
+from rapport.domain.recall import (
+    RecallScoring,
+    RelationScore,
+    keyword_evidence_of,
+    keyword_evidences,
+    query_evidence,
+)
 from rapport.domain.scoring import ContextBoost, TurnPlace
 from rapport.services.recall import _Candidate, _Scored
 from rapport.settings import Settings
@@ -55,12 +61,15 @@ def test_the_scores_ranked_on_are_the_scores_of_the_signals_shown(
         scored.link(n, RelationScore(lifts[n], ("SUPPORTS",)))
     for n in data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=4)):
         scored.lean(n, ContextBoost(preference=0.05, time=lifts[n] / 7))
+    evidences = scored.evidences()
+    keyword_parts = keyword_evidences(SCORING, [c.keyword for c in candidates], scored.weights)
     for n, c in enumerate(candidates):
         signals = scored.signals(n, weighed=False)
         weighed = SCORING.weighed(c.memory, signals)
         # Then each score, its evidence and its score as the person's own words are those of the signals
         assert scored.signals(n) == weighed
         assert scored.scores[n] == SCORING.score(weighed)
-        assert scored.evidence(n) == query_evidence(SCORING, weighed)
+        assert evidences[n] == query_evidence(SCORING, weighed)
+        assert keyword_parts[n] == keyword_evidence_of(SCORING, c.keyword, weighed.speaker_weight)
         assert scored.unweighed_score(n) == SCORING.score(signals)
         assert SCORING.hit(c.memory, signals).score == scored.scores[n]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import date, datetime
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
@@ -79,6 +80,7 @@ LIVE_STATUSES: frozenset[MemoryStatus] = frozenset({MemoryStatus.ACTIVE, MemoryS
 NEVER_RECALLED: frozenset[MemoryStatus] = frozenset({MemoryStatus.QUARANTINED})
 
 
+@functools.cache
 def recalled_statuses(include_archived: bool) -> tuple[MemoryStatus, ...]:
     """What a recall may return: the live statuses, and the history after them when it is asked for."""
     live = tuple(s for s in MemoryStatus if s in LIVE_STATUSES)

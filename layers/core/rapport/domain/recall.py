@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from typing import NamedTuple
 
 from pydantic import BaseModel, Field
@@ -24,6 +25,7 @@ from rapport.domain.scoring import (
     score_from_standing,
     speaker_weight,
     standing_of,
+    standings_of,
 )
 from rapport.settings import RecallWeights, Settings
 
@@ -94,6 +96,30 @@ class RecallScoring:
         """`score` from a candidate's `standing_of` and the parts a recall adds to it: the same float."""
         return round(score_from_standing(standing, relation, context, speaker_weight, self.weights), SCORE_PLACES)
 
+    def standings_of(
+        self,
+        matches: Sequence[float],
+        ages_days: Sequence[float],
+        importances: Sequence[float],
+        strengths: Sequence[float],
+    ) -> list[float]:
+        """`standing_of` of each candidate, in the candidates' order (`scoring.standings_of`)."""
+        return standings_of(matches, ages_days, importances, strengths, self.weights, self.half_life_days)
+
+    def scores_from(
+        self,
+        standings: Sequence[float],
+        relations: Sequence[float],
+        contexts: Sequence[float],
+        speaker_weights: Sequence[float],
+    ) -> list[float]:
+        """`score_from` of each candidate, in the candidates' order: the same floats, without a call each."""
+        w_relation = self.weights.relation
+        return [
+            round(weight * (standing + w_relation * relation + context), SCORE_PLACES)
+            for standing, relation, context, weight in zip(standings, relations, contexts, speaker_weights, strict=True)
+        ]
+
     def evidence_from(self, match: float, context: float, speaker_weight: float) -> float:
         """`query_evidence_of` from the query match (`query_match_of`)."""
         return round(speaker_weight * (match + context), SCORE_PLACES)
@@ -101,6 +127,11 @@ class RecallScoring:
     def speaker_weight(self, memory: Memory) -> float:
         """What whose words these are makes of a memory's score (`speaker_weight`)."""
         return speaker_weight(memory.trust is Trust.ASSISTANT_SAID, self.weights)
+
+    def speaker_weights(self, memories: Sequence[Memory]) -> list[float]:
+        """`speaker_weight` of each memory, in order."""
+        said, person = speaker_weight(True, self.weights), speaker_weight(False, self.weights)
+        return [said if memory.trust is Trust.ASSISTANT_SAID else person for memory in memories]
 
     def weighed(self, memory: Memory, signals: RecallSignals) -> RecallSignals:
         """The signals with what whose words these are makes of them (`speaker_weight`): what `hit` scores."""
@@ -198,9 +229,34 @@ def keyword_evidence_of(scoring: RecallScoring, keyword: float, speaker_weight: 
     return round(speaker_weight * scoring.weights.keyword * keyword, SCORE_PLACES)
 
 
+def keyword_evidences(
+    scoring: RecallScoring, keywords: Sequence[float], speaker_weights: Sequence[float]
+) -> list[float]:
+    """`keyword_evidence_of` of each keyword share with its speaker weight."""
+    weight = scoring.weights.keyword
+    return [
+        round(speaker * weight * keyword, SCORE_PLACES)
+        for keyword, speaker in zip(keywords, speaker_weights, strict=True)
+    ]
+
+
 def placed_order(placed: Iterable[Placed]) -> list[Placed]:
-    """The order `ranked` gives the hits: best score first, equal scores by id."""
-    return sorted(placed, key=lambda p: (-p.score, p.memory_id))
+    """The order `ranked` gives the hits: best score first, equal scores by id. Sorted by id, then by score from the
+    best (a sort keeps the order of equal keys, reversed or not): two sorts on a field each, where a key of
+    `(-score, id)` would call a function and build a tuple for every candidate."""
+    order = sorted(placed, key=_FIRST)
+    order.sort(key=_SECOND, reverse=True)
+    return order
+
+
+def by_meaning_order(similarity: Mapping[str, float]) -> list[str]:
+    """The ids closest by cosine first, equal cosines by id (as `placed_order`, on cosines)."""
+    pairs = sorted(similarity.items())
+    pairs.sort(key=_SECOND, reverse=True)
+    return [memory_id for memory_id, _ in pairs]
+
+
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)  # an id, and what it is ranked on (a `Placed`'s score)
 
 
 def keeping_best_by_meaning(

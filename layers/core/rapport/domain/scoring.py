@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from rapport.domain.text import term_set, tokenize, words
 from rapport.settings import RecallContextWeights, RecallWeights
@@ -17,9 +18,9 @@ class MatchStrength(StrEnum):
     WEAK = "weak"
 
 
-@dataclass(frozen=True)
-class ContextBoost:
-    """What the conversation adds to a candidate's query match, in score units, by reason."""
+class ContextBoost(NamedTuple):
+    """What the conversation adds to a candidate's query match, in score units, by reason. A tuple, not a frozen
+    dataclass: recall makes one for each of its ~60 candidates, in a quarter of a dataclass's time."""
 
     answer: float = 0.0  # it answers a question that matches the query
     conversation: float = 0.0  # its conversation holds the best match for the query
@@ -31,6 +32,9 @@ class ContextBoost:
     @property
     def total(self) -> float:
         return self.answer + self.conversation + self.speaker + self.adjacent + self.time + self.preference
+
+
+NO_CONTEXT = ContextBoost()
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ class RecallSignals:
     relation: float = 0.0
     linked_by: tuple[str, ...] = ()
     # What the memory's conversation adds (context_boosts); nothing for a memory that is not among the candidates.
-    context: ContextBoost = ContextBoost()
+    context: ContextBoost = NO_CONTEXT
     # What whose words these are makes of the score: below 1 for the assistant's own replies, which are history of
     # the conversation, not what the person said (speaker_weight).
     speaker_weight: float = 1.0
@@ -118,6 +122,26 @@ def hybrid_score_of(
         query_match_of(similarity, keyword, weights), age_days, importance, strength, weights, half_life_days
     )
     return score_from_standing(standing, relation, context, speaker_weight, weights)
+
+
+def standings_of(
+    matches: Sequence[float],
+    ages_days: Sequence[float],
+    importances: Sequence[float],
+    strengths: Sequence[float],
+    weights: RecallWeights,
+    half_life_days: float,
+) -> list[float]:
+    """`standing_of` of each candidate, from its parts in the candidates' order: the same floats, summed in the same
+    order, without a call per candidate (recall scores ~60 of them)."""
+    w_recency, w_importance, w_strength = weights.recency, weights.importance, weights.strength
+    return [
+        match
+        + w_recency * float(0.5 ** ((0.0 if age < 0.0 else age) / half_life_days))
+        + w_importance * importance
+        + w_strength * strength
+        for match, age, importance, strength in zip(matches, ages_days, importances, strengths, strict=True)
+    ]
 
 
 def standing_of(
@@ -192,11 +216,16 @@ def matched_terms(query: str, content: str) -> tuple[str, ...]:
 
 def matched_in(query: str, content_terms: frozenset[str]) -> tuple[str, ...]:
     """`matched_terms` against the content's stems (`term_set`), for a caller that keeps them."""
-    return tuple(word for stem, word in _query_terms(query) if stem in content_terms)
+    return matched_among(query_terms(query), content_terms)
+
+
+def matched_among(terms: tuple[tuple[str, str], ...], content_terms: frozenset[str]) -> tuple[str, ...]:
+    """`matched_in` from the query's `query_terms`, for a caller that matches one query against many contents."""
+    return tuple([word for stem, word in terms if stem in content_terms])
 
 
 @functools.lru_cache(maxsize=1_024)
-def _query_terms(query: str) -> tuple[tuple[str, str], ...]:
+def query_terms(query: str) -> tuple[tuple[str, str], ...]:
     """Each distinct stem of the query with the first word written for it: one query is matched against every
     candidate."""
     found: dict[str, str] = {}
@@ -233,6 +262,15 @@ def query_match(signals: RecallSignals, weights: RecallWeights) -> float:
 def query_match_of(similarity: float, keyword: float, weights: RecallWeights) -> float:
     """`query_match` from the two signals it reads, for a caller that has not built the signals yet."""
     return weights.vector * max(similarity, 0.0) + weights.keyword * keyword
+
+
+def query_matches_of(similarities: Sequence[float], keywords: Sequence[float], weights: RecallWeights) -> list[float]:
+    """`query_match_of` of each candidate, in the candidates' order: `max(s, 0.0)` written out, as it decides."""
+    w_vector, w_keyword = weights.vector, weights.keyword
+    return [
+        w_vector * (0.0 if similarity < 0.0 else similarity) + w_keyword * keyword
+        for similarity, keyword in zip(similarities, keywords, strict=True)
+    ]
 
 
 def named_speakers(query: str, speakers: Iterable[str]) -> frozenset[str]:

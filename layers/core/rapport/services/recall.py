@@ -18,8 +18,10 @@ from rapport.domain.recall import (
     RecallQuery,
     RecallScoring,
     RelationScore,
+    by_meaning_order,
     keeping_best_by_meaning,
     keyword_evidence_of,
+    keyword_evidences,
     place_of,
     placed_order,
     query_evidence,
@@ -31,9 +33,11 @@ from rapport.domain.scoring import (
     RecallSignals,
     TurnPlace,
     context_boosts,
+    matched_among,
     matched_in,
     named_speakers,
-    query_match_of,
+    query_matches_of,
+    query_terms,
 )
 from rapport.domain.temporal_recall import temporal_question, time_boosts
 from rapport.domain.text import term_set, tokenize
@@ -139,18 +143,17 @@ class _Scored:
         """`matches`: each candidate's query match (`_query_matches`), when the caller has them already."""
         if matches is None:
             matches = _query_matches(candidates, scoring.weights)
-        weights = [scoring.speaker_weight(c.memory) for c in candidates]
-        standings = [
-            scoring.standing_of(match, c.age_days, c.memory.importance, c.strength)
-            for c, match in zip(candidates, matches, strict=True)
-        ]
+        weights = scoring.speaker_weights([c.memory for c in candidates])
+        standings = scoring.standings_of(
+            matches,
+            [c.age_days for c in candidates],
+            [c.memory.importance for c in candidates],
+            [c.strength for c in candidates],
+        )
         added = [context.total for context in contexts]
         unlinked = [_UNLINKED] * len(candidates)
         scored = cls(scoring, candidates, query_terms, contexts, unlinked, weights, matches, standings, [], added)
-        scored.scores = [
-            scoring.score_from(standing, 0.0, add, weight)
-            for standing, add, weight in zip(standings, added, weights, strict=True)
-        ]
+        scored.scores = scoring.scores_from(standings, [0.0] * len(candidates), added, weights)
         return scored
 
     def _score(self, n: int, weight: float) -> float:
@@ -159,6 +162,13 @@ class _Scored:
     def unweighed_score(self, n: int) -> float:
         """The score as the person's own words would have it."""
         return self.scores[n] if self.weights[n] == 1.0 else self._score(n, 1.0)
+
+    def unweighed_scores(self) -> list[float]:
+        """`unweighed_score` of each candidate, in order."""
+        return [
+            score if weight == 1.0 else self._score(n, 1.0)
+            for n, (score, weight) in enumerate(zip(self.scores, self.weights, strict=True))
+        ]
 
     def link(self, n: int, relation: RelationScore) -> None:
         self.relations[n] = relation
@@ -169,9 +179,10 @@ class _Scored:
         self.added[n] = context.total
         self.scores[n] = self._score(n, self.weights[n])
 
-    def evidence(self, n: int) -> float:
-        """What the query gives the score (`query_evidence`)."""
-        return self.scoring.evidence_from(self.matches[n], self.added[n], self.weights[n])
+    def evidences(self) -> list[float]:
+        """What the query gives each score (`query_evidence`), in the candidates' order."""
+        evidence_from = self.scoring.evidence_from
+        return list(map(evidence_from, self.matches, self.added, self.weights))
 
     def signals(self, n: int, *, weighed: bool = True) -> RecallSignals:
         """The signals the score is of; `weighed`: with whose words they are (what `RecallScoring.weighed` makes)."""
@@ -274,21 +285,24 @@ class Recall:
     def _best(self, scored: _Scored, limit: int, now: datetime) -> list[RecallHit]:
         """The `limit` hits to return, boosts never burying a strong semantic match (`keeping_best_by_meaning`):
         ranked on scores alone, and only those returned built as hits."""
-        candidates, scores = scored.candidates, scored.scores
-        position = {c.memory.id: n for n, c in enumerate(candidates)}
+        candidates = scored.candidates
+        ids = [c.memory.id for c in candidates]
+        similarities = [c.similarity for c in candidates]
+        keywords = [c.keyword for c in candidates]
         placed = placed_order(
-            Placed(
-                c.memory.id,
-                scores[n],
-                round(c.similarity, SCORE_PLACES),
-                scored.evidence(n),
-                c.keyword,
-                frozenset(c.terms),
-                keyword_evidence_of(self._scoring, c.keyword, scored.weights[n]),
+            map(
+                Placed,
+                ids,
+                scored.scores,
+                [round(similarity, SCORE_PLACES) for similarity in similarities],
+                scored.evidences(),
+                keywords,
+                [frozenset(c.terms) for c in candidates],
+                keyword_evidences(self._scoring, keywords, scored.weights),
             )
-            for n, c in enumerate(candidates)
         )
-        chosen = self._kept(placed, {c.memory.id: c.similarity for c in candidates}, limit)[:limit]
+        chosen = self._kept(placed, dict(zip(ids, similarities, strict=True)), limit)
+        position = {memory_id: n for n, memory_id in enumerate(ids)}
         return [
             self._scoring.hit(self._shown(candidates[n].memory, now), scored.signals(n))
             for n in (position[memory_id] for memory_id in chosen)
@@ -311,7 +325,7 @@ class Recall:
         weighed = {i: scoring.weighed(memories[i], s) for i, s in signals.items()}
         similarity = {c.memory.id: c.similarity for c in candidates}
         spread = self._across.spread(_placed(candidates, weighed, scoring), memories, 2 * query.limit)
-        order = self._kept(spread, similarity, query.limit)
+        order = self._kept(spread, similarity, query.limit, every=True)
         if self._across.second_pass and order:
             fed = self._across.feedback(asked.text, asked.vector, order, memories)
             again = replace(asked, text=fed.text, vector=fed.vector, terms=len(dict.fromkeys(tokenize(fed.text))))
@@ -329,11 +343,13 @@ class Recall:
             order = self._kept(by_rank, similarity, query.limit)
         return [scoring.hit(self._shown(memories[i], asked.now), weighed[i]) for i in order[: query.limit]]
 
-    def _kept(self, placed: list[Placed], similarity: dict[str, float], limit: int) -> list[str]:
-        """The ids of `placed` in order, with the keep rule (`keeping_best_by_meaning`) applied to the first
-        `limit`."""
+    def _kept(
+        self, placed: list[Placed], similarity: dict[str, float], limit: int, *, every: bool = False
+    ) -> list[str]:
+        """The ids of the first `limit` of `placed` in order, with the keep rule (`keeping_best_by_meaning`) applied;
+        `every`: the rest of `placed` after them, in its order."""
         settings = self._settings
-        by_meaning = sorted(similarity, key=lambda i: (-similarity[i], i))
+        by_meaning = by_meaning_order(similarity)
         chosen = keeping_best_by_meaning(
             placed,
             limit,
@@ -342,8 +358,11 @@ class Recall:
             settings.recall_semantic_min_similarity,
             settings.recall_semantic_margin,
         )
-        shown = {p.memory_id for p in chosen}
-        return [p.memory_id for p in chosen] + [p.memory_id for p in placed if p.memory_id not in shown]
+        kept = [p.memory_id for p in chosen]
+        if not every:
+            return kept
+        shown = set(kept)
+        return kept + [p.memory_id for p in placed if p.memory_id not in shown]
 
     def _alone(self, found: _Candidate, asked: _Asked) -> _Candidate:
         """A memory the second pass found, as the question itself sees it: its cosine and shared words, no keyword
@@ -370,7 +389,7 @@ class Recall:
         boost = self._settings.recall_inference_boost
         for n, c in enumerate(scored.candidates):
             if c.memory.trust is Trust.EXTRACTED and c.memory.domain is Domain.USER:
-                scored.lean(n, replace(scored.contexts[n], preference=boost))
+                scored.lean(n, scored.contexts[n]._replace(preference=boost))
 
     # validation
 
@@ -438,7 +457,8 @@ class Recall:
         user_rate, relational_rate = decay_rate(Domain.USER, governance), decay_rate(Domain.RELATIONAL, governance)
         now_micros = epoch_micros(asked.now)
         allowed = frozenset(recalled_statuses(query.include_archived))
-        text, memory_type, min_similarity = asked.text, query.memory_type, query.min_similarity
+        memory_type, min_similarity = query.memory_type, query.min_similarity
+        words, forms_of = query_terms(asked.text), self._forms.of
         for memory in [*(known[i] for i in found if i in known), *read]:
             if memory_type is not None and memory.type != memory_type:
                 continue
@@ -449,8 +469,8 @@ class Recall:
                 similarity = cosine(asked.vector, memory.embedding)  # a keyword-only candidate the index left out
             if similarity < min_similarity:
                 continue
-            forms = self._forms.of(memory)
-            terms = matched_in(text, forms.stems)
+            forms = forms_of(memory)
+            terms = matched_among(words, forms.stems)
             if similarity <= 0.0 and not terms:
                 continue  # nothing ties it to the query: returning it would be noise
             keyword = keyword_hits.get(memory.id, 0.0) / best_keyword if best_keyword > 0 else 0.0
@@ -488,7 +508,7 @@ class Recall:
         if question is not None:
             dates = {c.memory.id: c.memory.mentioned_dates for c in candidates}
             timed = time_boosts(question, matches, dates, self._settings.recall_time)
-            boosts = {i: replace(b, time=timed[i]) if i in timed else b for i, b in boosts.items()}
+            boosts = {i: b._replace(time=timed[i]) if i in timed else b for i, b in boosts.items()}
         return [boosts[c.memory.id] for c in candidates]
 
     def _signals(self, candidates: list[_Candidate], asked: _Asked) -> dict[str, RecallSignals]:
@@ -505,9 +525,10 @@ class Recall:
         out (the `limit`-th best only rises when relation scores are added)."""
         candidates = scored.candidates
         ids = [c.memory.id for c in candidates]
-        unweighed = [scored.unweighed_score(n) for n in range(len(ids))]
-        by_score = sorted(range(len(ids)), key=lambda n: (-unweighed[n], ids[n]))
-        by_meaning = sorted(range(len(ids)), key=lambda n: (-candidates[n].similarity, ids[n]))
+        positions = range(len(ids))
+        # Best first, equal ones by id: (negated value, id, position) triples compare as that key would (ids differ).
+        by_score = [n for *_, n in sorted(zip([-u for u in scored.unweighed_scores()], ids, positions, strict=True))]
+        by_meaning = [n for *_, n in sorted(zip([-c.similarity for c in candidates], ids, positions, strict=True))]
         weighed = scored.scores
         best = sorted(weighed, reverse=True)
         cut = best[limit - 1] if len(best) >= limit else float("-inf")
@@ -537,7 +558,7 @@ class Recall:
 
 def _query_matches(candidates: list[_Candidate], weights: RecallWeights) -> list[float]:
     """Each candidate's query match (`query_match_of`), in the candidates' order."""
-    return [query_match_of(c.similarity, c.keyword, weights) for c in candidates]
+    return query_matches_of([c.similarity for c in candidates], [c.keyword for c in candidates], weights)
 
 
 def _age_days(memory: Memory, now: datetime) -> float:

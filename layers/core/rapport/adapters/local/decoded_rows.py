@@ -9,7 +9,7 @@ read never returns what the file no longer holds.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -74,6 +74,20 @@ class _Bounded(Generic[_K, _V]):
         if value is not None:
             self._entries.move_to_end(key)
         return value
+
+    def get_many(self, keys: Iterable[_K]) -> tuple[dict[_K, _V], list[_K]]:
+        """`get` of each key: what is kept, by key, and the keys that are not, in order."""
+        entries, recent = self._entries, self._entries.move_to_end
+        found: dict[_K, _V] = {}
+        missing: list[_K] = []
+        for key in keys:
+            value = entries.get(key)
+            if value is None:
+                missing.append(key)
+            else:
+                recent(key)
+                found[key] = value
+        return found, missing
 
     def put(self, key: _K, value: _V) -> None:
         if self._capacity <= 0:

@@ -255,14 +255,11 @@ class SqliteMemoryStore(SqliteItemBatches):
         with self._lock:
             try:
                 self._seen_elsewhere()
-                kept = self._decoded.memories
-                missing: list[str] = []
-                for memory_id in dict.fromkeys(memory_ids):
-                    decoded = kept.get((tenant_id, user_id, memory_id))
-                    if decoded is None:
-                        missing.append(memory_id)
-                    else:
-                        found[memory_id] = decoded
+                kept, missing_keys = self._decoded.memories.get_many(
+                    (tenant_id, user_id, memory_id) for memory_id in dict.fromkeys(memory_ids)
+                )
+                found = {key[2]: decoded for key, decoded in kept.items()}
+                missing = [key[2] for key in missing_keys]
                 for start in range(0, len(missing), 500):
                     chunk = missing[start : start + 500]
                     marks = ",".join("?" * len(chunk))
