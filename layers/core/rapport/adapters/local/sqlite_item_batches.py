@@ -93,15 +93,18 @@ class SqliteItemBatches:
         owner = (tenant_id, user_id)
         decoded: dict[ItemRef, DecodedItem] = {}
         keys_of: dict[str, list[str]] = {}
+        wanted = list(dict.fromkeys(refs))
+        for kind in {kind for kind, _ in wanted}:
+            check_kind(kind)
         with self._lock:
             self._seen_elsewhere()
             kept = self._decoded.items
-            for kind, key in dict.fromkeys(refs):
-                item = kept.get((tenant_id, user_id, check_kind(kind), key))
-                if item is None:
-                    keys_of.setdefault(kind, []).append(key)
-                elif item is not ABSENT:
+            found, missing = kept.get_many((tenant_id, user_id, kind, key) for kind, key in wanted)
+            for (_, _, kind, key), item in found.items():
+                if item is not ABSENT:
                     decoded[(kind, key)] = item
+            for _, _, kind, key in missing:
+                keys_of.setdefault(kind, []).append(key)
             if keys_of:
                 with self._transaction() as conn:
                     for kind, keys in keys_of.items():
