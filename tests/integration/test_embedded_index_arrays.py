@@ -430,6 +430,19 @@ print([h.memory_id for h in hits], "torch" in sys.modules)
     assert done.stdout.split() == ["['m4',", "'m3']", "False"]
 
 
+def split_rows(
+    monkeypatch: pytest.MonkeyPatch, cores: int, size: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """A machine of `cores` cores on which a product splits from 200 rows, and `size` unit rows and a unit probe."""
+    from rapport.adapters.local import embedded_index
+
+    monkeypatch.setattr(embedded_index, "_CORES", embedded_index._Cores())
+    monkeypatch.setattr(embedded_index._CORES, "count", cores)
+    monkeypatch.setattr(embedded_index, "ROWS_PER_CORE", 100)
+    rows = unit_rows(rng.standard_normal((size, 384))).astype(np.float32)
+    return rows, unit_rows(rng.standard_normal((1, 384)))[0].astype(np.float32)
+
+
 @pytest.mark.parametrize(("cores", "size"), [(2, 1_001), (3, 1_001), (3, 1_000), (5, 4_099), (4, 700)])
 def test_a_product_split_across_cores_gives_the_scores_of_one_product(
     monkeypatch: pytest.MonkeyPatch, cores: int, size: int
@@ -438,12 +451,7 @@ def test_a_product_split_across_cores_gives_the_scores_of_one_product(
 
     from rapport.adapters.local import embedded_index
 
-    monkeypatch.setattr(embedded_index, "_CORES", embedded_index._Cores())
-    monkeypatch.setattr(embedded_index._CORES, "count", cores)
-    monkeypatch.setattr(embedded_index, "ROWS_PER_CORE", 100)
-    rng = np.random.default_rng(5)
-    rows = unit_rows(rng.standard_normal((size, 384))).astype(np.float32)
-    probe = unit_rows(rng.standard_normal((1, 384)))[0].astype(np.float32)
+    rows, probe = split_rows(monkeypatch, cores, size, np.random.default_rng(5))
     parts: list[tuple[str, int]] = []
     matmul = np.matmul
 
@@ -476,12 +484,8 @@ def test_the_float16_product_split_across_cores_gives_each_row_its_own_score(
 
     from rapport.adapters.local import embedded_index
 
-    monkeypatch.setattr(embedded_index, "_CORES", embedded_index._Cores())
-    monkeypatch.setattr(embedded_index._CORES, "count", cores)
-    monkeypatch.setattr(embedded_index, "ROWS_PER_CORE", 100)
-    rng = np.random.default_rng(6)
-    rows = unit_rows(rng.standard_normal((size, 384))).astype(np.float16)
-    probe = unit_rows(rng.standard_normal((1, 384)))[0].astype(np.float32)
+    rows32, probe = split_rows(monkeypatch, cores, size, np.random.default_rng(6))
+    rows = rows32.astype(np.float16)
     threads: list[str] = []
     mv = torch.mv
 
