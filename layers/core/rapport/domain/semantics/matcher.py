@@ -67,13 +67,15 @@ CALIBRATIONS: Mapping[str, Mapping[str, Calibration]] = {
 
 @dataclass(frozen=True)
 class Match:
-    """The label a sentence takes (None when no label clears its bar by the margin), and why."""
+    """The label a sentence takes (None when no label clears its bar by the margin), and why: `by_label` is each
+    label's best cosine, what the callers that weigh near ties and calibration read."""
 
     label: str | None
     nearest: str
     score: float
     runner_up: str
     margin: float
+    by_label: Mapping[str, float] = field(default_factory=dict, compare=False, repr=False)
 
 
 # Prototype vectors depend only on the model: embedded once per process and model, whoever builds a layer.
@@ -122,14 +124,6 @@ class SemanticLayer:
         same = SAME_TYPE.get(classifier, {})
         return [self._match(row, labels, calibration, same) for row in scores]
 
-    def scores(self, classifier: str, texts: Sequence[str]) -> list[dict[str, float]]:
-        """Each text's best cosine per label: what calibration reads."""
-        if not texts:
-            return []
-        matrix, labels = self._prototypes(classifier)
-        rows = self._vectors(list(texts)) @ matrix.T
-        return [self._best_by_label(row, labels) for row in rows]
-
     def _best_by_label(self, row: Any, labels: tuple[str, ...]) -> dict[str, float]:
         """A label's prototypes are contiguous (`_prototypes`), so its best cosine is one max over a slice."""
         names, starts = _groups(labels)
@@ -143,7 +137,7 @@ class SemanticLayer:
         runner_up, second = next(((n, v) for n, v in ranked[1:] if same.get(n, n) != kind), ranked[1])
         margin = score - second
         cleared = not nearest.startswith("none") and score >= calibration.bar(nearest) and margin >= calibration.margin
-        return Match(nearest if cleared else None, nearest, float(score), runner_up, float(margin))
+        return Match(nearest if cleared else None, nearest, float(score), runner_up, float(margin), best)
 
     def keep(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
         """Vectors embedded elsewhere for texts the layer will classify (an interaction's sentences, embedded in the

@@ -163,8 +163,7 @@ def with_meaning(
     ]
     texts = [s.text for s in spoken]
     matches = layer.classify("relational", texts)
-    scores = layer.scores("relational", texts)
-    by_meaning = _by_meaning(conversation, spoken, matches, scores, layer) if _with_me(conversation) else []
+    by_meaning = _by_meaning(conversation, spoken, matches, layer) if _with_me(conversation) else []
     user_messages = {m.index for m in conversation.messages if m.role is MessageRole.USER}
     said_better = {(m.type.value, index) for m in by_meaning for index in m.evidence}
     kept: list[ExtractedRelationalMemory] = []
@@ -215,13 +214,12 @@ def _by_meaning(
     conversation: ConversationInput,
     spoken: list[_Sentence],
     matches: list[Match],
-    scores: list[dict[str, float]],
     layer: SemanticLayer,
 ) -> list[ExtractedRelationalMemory]:
     memories: list[ExtractedRelationalMemory] = []
     used: set[tuple[str, int]] = set()
-    for sentence, match, by_label in zip(spoken, matches, scores, strict=True):
-        label = _label_of(match, by_label, sentence.text, layer)
+    for sentence, match in zip(spoken, matches, strict=True):
+        label = _label_of(match, sentence.text, layer)
         index = sentence.message.index
         if label is None or (label, index) in used or not evidenced(label, sentence.text):
             continue
@@ -249,7 +247,7 @@ _CREDITS_ME = re.compile(
 )
 
 
-def _label_of(match: Match, by_label: dict[str, float], sentence: str, layer: SemanticLayer) -> str | None:
+def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
     """The match's label, but a credit to something I proposed that is nearest a way of working is an approach that
     worked: the credit tells the two apart where the margin between them cannot. And where no label won by the
     margin over another type's, the nearest or the runner-up whose lesson the sentence carries (`evidenced`: "the
@@ -262,6 +260,7 @@ def _label_of(match: Match, by_label: dict[str, float], sentence: str, layer: Se
         return "approach_worked"
     if match.label is not None or match.nearest.startswith("none"):
         return match.label
+    by_label = match.by_label
     best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
     for label in (match.nearest, match.runner_up):
         score = by_label.get(label, 0.0)

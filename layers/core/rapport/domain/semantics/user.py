@@ -99,10 +99,8 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
     texts = [text for _, text, _, _ in picked]
     bar = layer.calibration("user")
     best: dict[tuple[int, str], tuple[float, ExtractedUserMemory]] = {}
-    for (index, text, correction, number), match, by_label in zip(
-        picked, layer.classify("user", texts), layer.scores("user", texts), strict=True
-    ):
-        label = _evidenced_label(match, by_label, text, bar)
+    for (index, text, correction, number), match in zip(picked, layer.classify("user", texts), strict=True):
+        label = _evidenced_label(match, text, bar)
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(text):
             continue
         kind = USER_KINDS[label]
@@ -123,10 +121,11 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
     return [memory for _, memory in best.values()]
 
 
-def _evidenced_label(match: Match, by_label: dict[str, float], sentence: str, calibration: Calibration) -> str | None:
+def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> str | None:
     """The match's kind when its words carry it; else the next kind that does and still clears its bar by the margin
     over every `none_*` label ("I speak Portuguese" nearest a goal, and a fact). A taste or an aim whose own words
     are there needs its margin over keeping nothing only, not over a fact it is near ("I'd love to be fluent")."""
+    by_label = match.by_label
     best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
     nearest = match.nearest
     if match.label is None:

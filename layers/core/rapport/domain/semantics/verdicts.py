@@ -72,10 +72,11 @@ _WENT_WRONG = re.compile(
 _LESSON_OVER_GRIEVANCE = 0.05
 
 
-def _with_its_cause(match: Match, scores: dict[str, float], content: str, layer: SemanticLayer) -> str | None:
+def _with_its_cause(match: Match, content: str, layer: SemanticLayer) -> str | None:
     """The match's label if its cause is in the words; else the runner-up, if it has its cause and clears its own
     bar ("User was short with me" is nearest the lesson about long answers, but it is a grievance). A grievance
     with a lesson of nearly the same score, its cause in the words, is the lesson."""
+    scores = match.by_label
     if match.label == "grievance":
         lessons = [(scores[label], label) for label in LESSONS if _has_cause(label, content)]
         best = max(lessons, default=None)
@@ -117,8 +118,8 @@ def semantic_verdicts(layer: SemanticLayer, contents: Sequence[str]) -> list[tup
     judged = [i for i, content in enumerate(contents) if len(content.split()) <= MAX_WORDS and _worth_judging(content)]
     texts = [contents[i] for i in judged]
     labels: dict[int, str | None] = {
-        i: _with_its_cause(match, scores, contents[i], layer)
-        for i, match, scores in zip(judged, layer.classify("filter", texts), layer.scores("filter", texts), strict=True)
+        i: _with_its_cause(match, contents[i], layer)
+        for i, match in zip(judged, layer.classify("filter", texts), strict=True)
     }
     verdicts: list[tuple[Verdict, str, str | None] | None] = []
     for i in range(len(contents)):
