@@ -348,8 +348,9 @@ def markdown(data: dict[str, Any] | None) -> list[str]:
         "Latency in ms, median of the runs (min–max): p50 / p95 over the 50 paraphrase questions, limit 10. "
         '"query embedding included" is the whole call; "vector given" hands both systems the query\'s MiniLM '
         "vector (Mem0: its embedder returns it). The exact floor is one float32 matrix product and a top-50 over the "
-        "same vectors on one thread, each of its runs timed just before Rapport's with the vector given. hit@1 / 5 / 10: questions out of 50 whose own fact came back that high; cosine is plain "
-        "exact cosine over the same vectors.",
+        "same vectors on one thread, each of its runs timed just before Rapport's with the vector given. "
+        "hit@1 / 5 / 10: questions out of 50 whose own fact came back that high; cosine is plain exact cosine over "
+        "the same vectors.",
         "",
         "| memories | system | p50 | p95 | p50, vector given | p95, vector given | hit@1 / 5 / 10 |",
         "|---:|---|---:|---:|---:|---:|---:|",

@@ -62,6 +62,7 @@ def test_the_scores_ranked_on_are_the_scores_of_the_signals_shown(
     for n in data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=4)):
         scored.lean(n, ContextBoost(preference=0.05, time=lifts[n] / 7))
     evidences = scored.evidences()
+    unweighed = scored.unweighed_scores()
     keyword_parts = keyword_evidences(SCORING, [c.keyword for c in candidates], scored.weights)
     for n, c in enumerate(candidates):
         signals = scored.signals(n, weighed=False)
@@ -71,5 +72,5 @@ def test_the_scores_ranked_on_are_the_scores_of_the_signals_shown(
         assert scored.scores[n] == SCORING.score(weighed)
         assert evidences[n] == query_evidence(SCORING, weighed)
         assert keyword_parts[n] == keyword_evidence_of(SCORING, c.keyword, weighed.speaker_weight)
-        assert scored.unweighed_score(n) == SCORING.score(signals)
+        assert unweighed[n] == SCORING.score(signals)
         assert SCORING.hit(c.memory, signals).score == scored.scores[n]

@@ -24,7 +24,6 @@ from rapport.domain.scoring import (
     relevance,
     score_from_standing,
     speaker_weight,
-    standing_of,
     standings_of,
 )
 from rapport.settings import RecallWeights, Settings
@@ -87,10 +86,6 @@ class RecallScoring:
 
     def score(self, signals: RecallSignals) -> float:
         return round(hybrid_score(signals, self.weights, self.half_life_days), SCORE_PLACES)
-
-    def standing_of(self, match: float, age_days: float, importance: float, strength: float) -> float:
-        """What of the score one recall never changes, from the query match (`standing_of`)."""
-        return standing_of(match, age_days, importance, strength, self.weights, self.half_life_days)
 
     def score_from(self, standing: float, relation: float, context: float, speaker_weight: float) -> float:
         """`score` from a candidate's `standing_of` and the parts a recall adds to it: the same float."""
@@ -226,7 +221,7 @@ def query_evidence_of(
 
 def keyword_evidence_of(scoring: RecallScoring, keyword: float, speaker_weight: float) -> float:
     """What a keyword share gives `query_evidence_of`."""
-    return round(speaker_weight * scoring.weights.keyword * keyword, SCORE_PLACES)
+    return keyword_evidences(scoring, [keyword], [speaker_weight])[0]
 
 
 def keyword_evidences(

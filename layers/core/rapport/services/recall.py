@@ -29,6 +29,7 @@ from rapport.domain.recall import (
 from rapport.domain.rendering import search_text
 from rapport.domain.scope import Scope
 from rapport.domain.scoring import (
+    NO_CONTEXT,
     ContextBoost,
     RecallSignals,
     TurnPlace,
@@ -159,12 +160,8 @@ class _Scored:
     def _score(self, n: int, weight: float) -> float:
         return self.scoring.score_from(self.standings[n], self.relations[n].score, self.added[n], weight)
 
-    def unweighed_score(self, n: int) -> float:
-        """The score as the person's own words would have it."""
-        return self.scores[n] if self.weights[n] == 1.0 else self._score(n, 1.0)
-
     def unweighed_scores(self) -> list[float]:
-        """`unweighed_score` of each candidate, in order."""
+        """Each score as the person's own words would have it, in the candidates' order."""
         return [
             score if weight == 1.0 else self._score(n, 1.0)
             for n, (score, weight) in enumerate(zip(self.scores, self.weights, strict=True))
@@ -493,7 +490,7 @@ class Recall:
             age_days=candidate.age_days,
             importance=memory.importance,
             strength=candidate.strength,
-            context=context or ContextBoost(),
+            context=context or NO_CONTEXT,
         )
 
     def _contexts(self, candidates: list[_Candidate], matched: list[float], asked: _Asked) -> list[ContextBoost]:

@@ -69,14 +69,8 @@ class _Bounded(Generic[_K, _V]):
     def __contains__(self, key: _K) -> bool:
         return key in self._entries
 
-    def get(self, key: _K) -> _V | None:
-        value = self._entries.get(key)
-        if value is not None:
-            self._entries.move_to_end(key)
-        return value
-
     def get_many(self, keys: Iterable[_K]) -> tuple[dict[_K, _V], list[_K]]:
-        """`get` of each key: what is kept, by key, and the keys that are not, in order."""
+        """What is kept of the keys, by key, each now the most recently used, and the keys that are not, in order."""
         entries, recent = self._entries, self._entries.move_to_end
         found: dict[_K, _V] = {}
         missing: list[_K] = []

@@ -250,7 +250,6 @@ class SqliteMemoryStore(SqliteItemBatches):
         as float32 bytes and becomes a list of floats, in a copy, only for the ids in `vectors` (every id when
         None)."""
         tenant_id, user_id = scope.tenant_id, scope.user_id
-        found: dict[str, DecodedMemory] = {}
         rows: list[tuple[str, str, bytes | None]] = []
         with self._lock:
             try:
@@ -258,7 +257,7 @@ class SqliteMemoryStore(SqliteItemBatches):
                 kept, missing_keys = self._decoded.memories.get_many(
                     (tenant_id, user_id, memory_id) for memory_id in dict.fromkeys(memory_ids)
                 )
-                found = {key[2]: decoded for key, decoded in kept.items()}
+                found: dict[str, DecodedMemory] = {key[2]: decoded for key, decoded in kept.items()}
                 missing = [key[2] for key in missing_keys]
                 for start in range(0, len(missing), 500):
                     chunk = missing[start : start + 500]
