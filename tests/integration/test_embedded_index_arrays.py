@@ -434,10 +434,11 @@ def split_rows(
     monkeypatch: pytest.MonkeyPatch, cores: int, size: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """A machine of `cores` cores on which a product splits from 200 rows, and `size` unit rows and a unit probe."""
-    from rapport.adapters.local import embedded_index
+    from rapport.adapters.local import embedded_index, thread_pools
 
-    monkeypatch.setattr(embedded_index, "_CORES", embedded_index._Cores())
-    monkeypatch.setattr(embedded_index._CORES, "count", cores)
+    monkeypatch.setattr(thread_pools, "CORES", thread_pools.Cores())
+    monkeypatch.setattr(thread_pools.CORES, "count", cores)
+    monkeypatch.setattr(embedded_index, "CORES", thread_pools.CORES)
     monkeypatch.setattr(embedded_index, "ROWS_PER_CORE", 100)
     rows = unit_rows(rng.standard_normal((size, 384))).astype(np.float32)
     return rows, unit_rows(rng.standard_normal((1, 384)))[0].astype(np.float32)

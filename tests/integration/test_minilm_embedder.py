@@ -155,6 +155,38 @@ def test_batches_give_the_vectors_encode_gives_in_order(embedder: MiniLmEmbedder
         assert dot(g, w) >= 0.99999, text[:40]
 
 
+@pytest.mark.parametrize("cores", [2, 4])
+def test_a_batch_is_split_into_passes_that_run_at_once_with_the_bits_of_one_pass(
+    embedder: MiniLmEmbedder, monkeypatch: pytest.MonkeyPatch, cores: int
+) -> None:
+    import threading
+
+    from rapport.adapters.local import thread_pools
+
+    texts = [f"{text} #{i}" for i in range(2) for text in VARIED_TEXTS]
+    monkeypatch.setattr(thread_pools.CORES, "count", 1)
+    one_pass = embedder.embed(texts)
+    monkeypatch.setattr(thread_pools, "CORES", thread_pools.Cores())
+    monkeypatch.setattr(thread_pools.CORES, "count", cores)
+    forward, passes = embedder._forward, []
+    assert forward is not None
+    run = forward._forward_of
+
+    def traced(features: dict[str, object]) -> object:
+        passes.append((threading.current_thread().name, len(features["input_ids"])))  # type: ignore[arg-type]
+        return run(features)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(forward, "_forward_of", traced)
+    split = embedder.embed(texts)
+
+    # Two passes at once (each takes half the cores), one on this thread and one on the pool's, the texts dealt
+    # between them
+    assert len(passes) == 2 and sorted(size for _, size in passes) == [len(texts) // 2] * 2
+    assert [name == threading.current_thread().name for name, _ in passes].count(True) == 1
+    # And each text's vector is the one a single pass gives it, to the bit, in the callers' order
+    assert split == one_pass
+
+
 def test_a_model_of_another_shape_is_run_by_encode(embedder: MiniLmEmbedder) -> None:
     from sentence_transformers import SentenceTransformer
 

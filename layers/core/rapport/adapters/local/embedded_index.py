@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import math
-import os
 import sqlite3
 import sys
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 
+from rapport.adapters.local.thread_pools import CORES, across_cores
 from rapport.domain.models import Domain, Memory
 from rapport.domain.rendering import search_text
 from rapport.domain.scope import DEFAULT_AGENT, Scope
@@ -297,27 +297,6 @@ def _one_pass(
     return ranked, scores[ranked]
 
 
-class _Cores:
-    """The other cores' threads for a split product (`_split_product`), made by the first product large enough to
-    split: one process-wide pool, since the cores are the process's: an index searches under its lock, so it runs one
-    product at a time, and the products of several indexes (tests, a second data directory) queue for the same
-    threads."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pool: ThreadPoolExecutor | None = None
-        self.count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-    def pool(self) -> ThreadPoolExecutor:
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.count - 1, thread_name_prefix="rapport-index")
-            return self._pool
-
-
-_CORES = _Cores()
-
-
 def _product(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """`rows @ vector` in float32, split across the cores (`_split_product`). The scores are the unsplit product's
     within float32's rounding, not always to the bit: BLAS's kernel takes a matrix's rows in blocks and groups whose
@@ -330,18 +309,14 @@ def _product(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
 
 
 def _split_product(size: int, part: Callable[[int, int], object]) -> bool:
-    """`part(start, stop)` over rows `0..size` in a part per core when there are `ROWS_PER_CORE` of them for each:
-    one part on this thread, the others on the pool's (numpy and torch release the GIL for a product), each part
-    writing its own slice of the scores. False, and nothing run, when the rows are too few to split."""
-    parts = min(_CORES.count, size // ROWS_PER_CORE)
+    """`part(start, stop)` over rows `0..size` in a part per core when there are `ROWS_PER_CORE` of them for each
+    (`across_cores`: numpy and torch release the GIL for a product), each part writing its own slice of the scores.
+    False, and nothing run, when the rows are too few to split."""
+    parts = min(CORES.count, size // ROWS_PER_CORE)
     if parts < 2:
         return False
     bounds = [size * n // parts for n in range(parts + 1)]
-    pool = _CORES.pool()
-    others = [pool.submit(part, start, stop) for start, stop in pairwise(bounds[1:])]
-    part(0, bounds[1])
-    for other in others:
-        other.result()
+    across_cores([partial(part, start, stop) for start, stop in pairwise(bounds)])
     return True
 
 

@@ -44,7 +44,7 @@ class MiniLmEmbedder:
         self._model: SentenceTransformer | None = None
         self._forward: MeanPooledBert | None = None  # None once loaded: a model of another shape, run by `encode`
         # One lock for loading and encoding: the fast tokenizer is not safe to call from two threads at once
-        # ("Already borrowed"), and torch already spreads one forward pass across the cores, so serialising
+        # ("Already borrowed"), and a batch's passes take every core (`MeanPooledBert.embed`), so serialising
         # callers costs little throughput.
         self._lock = threading.Lock()
 

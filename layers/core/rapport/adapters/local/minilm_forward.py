@@ -27,7 +27,10 @@ a 384 → 1,536 product of an interaction's ~100 rows takes ~0.35 ms against ~1.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
+
+from rapport.adapters.local.thread_pools import across_cores, model_passes
 
 if TYPE_CHECKING:
     import torch
@@ -129,18 +132,25 @@ class MeanPooledBert:
 
     def embed(self, texts: Sequence[str], batch_size: int) -> list[list[float]]:
         """Unit vectors, in order. As `encode` does: longest texts first, `batch_size` at a time, each batch padded
-        to its longest, so padding is little and the results are those `encode` batches would give."""
+        to its longest, so padding is little. A batch of several texts is dealt, longest first, into `model_passes`
+        parts that run at once, one per `model_threads` cores (`across_cores`): one pass takes half the cores, and
+        a text's vector does not depend on the others in its pass, to the bit (each text's attention is its own and
+        the dense layers' rows are the texts' tokens)."""
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         vectors: list[list[float]] = [[] for _ in texts]
+        passes = model_passes()
         for start in range(0, len(order), batch_size):
             chosen = order[start : start + batch_size]
-            features = self._model.preprocess([texts[i] for i in chosen])
-            rows = self._forward(
-                features["input_ids"], features.get("token_type_ids"), features["attention_mask"]
-            ).tolist()
-            for position, row in zip(chosen, rows, strict=True):
-                vectors[position] = row
+            dealt = [chosen[n::passes] for n in range(min(passes, len(chosen)))]
+            features = [self._model.preprocess([texts[i] for i in part]) for part in dealt]
+            results = across_cores([partial(self._forward_of, part_features) for part_features in features])
+            for part, rows in zip(dealt, results, strict=True):
+                for position, row in zip(part, rows.tolist(), strict=True):
+                    vectors[position] = row
         return vectors
+
+    def _forward_of(self, features: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self._forward(features["input_ids"], features.get("token_type_ids"), features["attention_mask"])
 
     def _forward(
         self, input_ids: torch.Tensor, token_type_ids: torch.Tensor | None, attention_mask: torch.Tensor
