@@ -102,3 +102,59 @@ def test_people_talking_among_themselves_teach_me_no_lesson(model: RulesLanguage
     )
     assert [t for t, _ in relational(model, alone)] == ["communication_preference"]
     assert [t for t, _ in relational(model, among) if t == "communication_preference"] == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Compose me a resignation letter, warm but brief.",
+        "draft us a toast for my brother's wedding, funny and not too long",
+    ],
+)
+def test_asking_for_one_piece_of_writing_is_a_task_not_a_way_to_answer(model: RulesLanguageModel, said: str) -> None:
+    # Given a request for one letter or speech with the tone it should have, then that is how the piece should read,
+    # not how every answer should: no lesson is stored.
+    assert [t for t, _ in relational(model, chat((U, said)))] == []
+
+
+def test_a_standing_rule_said_while_asking_for_a_piece_of_writing_is_still_a_lesson(
+    model: RulesLanguageModel,
+) -> None:
+    found = relational(model, chat((U, "Every time, write me a one-line summary before the details.")))
+
+    assert [t for t, _ in found] == ["communication_preference"], found
+
+
+@pytest.mark.parametrize(
+    ("said", "gist"),
+    [
+        ("These days I swim before work instead of after it, four times a week.", "swim"),
+        ("Since I moved to the night desk at the paper I barely see daylight.", "night desk"),
+    ],
+)
+def test_a_change_in_the_users_life_is_a_fact_about_them_not_a_way_of_working(
+    model: RulesLanguageModel, said: str, gist: str
+) -> None:
+    conversation = chat((U, said))
+
+    assert relational(model, conversation) == []
+    facts = [content for kind, content in user(model, conversation) if kind == "fact"]
+    assert len(facts) == 1 and gist in facts[0].lower() and facts[0].startswith("User "), facts
+
+
+def test_a_change_that_speaks_of_me_is_still_a_lesson(model: RulesLanguageModel) -> None:
+    found = relational(model, chat((U, "Nowadays I read your answers on my watch, so keep them to two lines.")))
+
+    assert [t for t, _ in found] == ["communication_preference"], found
+
+
+def test_i_am_not_doing_what_was_suggested_is_a_refusal_and_no_lesson(model: RulesLanguageModel) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "any tips for revising for my driving theory test?"),
+            (A, "Try spaced repetition flashcards: 20 minutes a day, the app shuffles what you get wrong."),
+            (U, "I'm not doing flashcards, I just cram the week before and it always works out"),
+        ),
+    )
+    assert [t for t, _ in found if t in ("communication_preference", "working_style")] == [], found

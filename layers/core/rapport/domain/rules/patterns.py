@@ -397,6 +397,13 @@ CORRECTION_CUES: tuple[str, ...] = (
     r"(?i)^\s*no[,!.]",
 )
 
+# A change in the user's life told as such ("these days I run in the mornings", "since I switched to night shifts…",
+# "I've moved to Lisbon"): a fact about them now, whatever else the sentence sits near by meaning.
+CHANGE_OF_LIFE = (
+    r"(?i)\b(?:these days|nowadays|since I(?:'ve|’ve| have)? (?:switched|moved|started|changed|began|joined)|"
+    r"I(?:'ve|’ve| have)? (?:switched|moved) (?:to|over to))\b"
+)
+
 SITUATIONS: tuple[Situation, ...] = (
     Situation(
         template="User is debugging {object}{setting}",
@@ -513,8 +520,9 @@ FEATURES: tuple[Feature, ...] = (
     ),
     Feature(
         "too_long",
-        r"(?i)\b(?:too long|too verbose|tl;?dr|shorter please|wall of text|too much text|keep it (?:short|brief)|"
-        r"be (?:more )?(?:brief|concise))\b",
+        # "Funny and not too long" says how one piece should be, not that an answer ran long.
+        r"(?i)\b(?:(?<!not )too long|(?<!not )too verbose|tl;?dr|shorter please|wall of text|too much text|"
+        r"keep it (?:short|brief)|be (?:more )?(?:brief|concise))\b",
     ),
     # Raw reactions: the extractor reports them, the constructive filter decides what (if anything) to keep.
     Feature(

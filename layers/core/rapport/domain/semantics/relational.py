@@ -80,9 +80,19 @@ _EVIDENCE["suggestions"] = _EVIDENCE["format"]
 # Declining advice teaches nothing about how to answer: a refusal is no lesson, unless it says what to do instead.
 _REFUSAL = re.compile(
     r"(?i)^\W*(?:no thanks|no thank you|nah|nope)\b|\bI(?:'ll|’ll| will) (?:keep|stick)\b|\bnot interested\b|"
-    r"\bI (?:don't|don’t|do not) (?:want|need) (?:your|to hear|any)\b|\bI(?:'ll|’ll| will) pass\b"
+    r"\bI (?:don't|don’t|do not) (?:want|need) (?:your|to hear|any)\b|\bI(?:'ll|’ll| will) pass\b|"
+    r"\bI(?:'m|’m| am) not (?:doing|gonna do|going to do) (?!(?:well|great|good|ok|okay|fine|so|too|very|that)\b)"
 )
 _INSTEAD = re.compile(r"(?i)\b(?:instead|rather than|prefer|better if|just (?:tell|give|show|suggest))\b")
+# Asking for one piece of writing is a task, not a way to answer: "write me a complaint, cold and formal" says how that
+# letter should read. Said as a standing rule ("…every time", "from now on") it is a lesson again.
+_ONE_OFF_TASK = re.compile(r"(?i)\b(?:write|draft|compose)\s+(?:me|us)\s+(?:a|an|the|some|my|our)\b")
+_STANDING = re.compile(
+    r"(?i)\b(?:every ?time|each time|always|whenever|from now on|in (?:the )?future|going forward|all (?:of )?your)\b"
+)
+# A change in the user's life (`patterns.CHANGE_OF_LIFE`) is a fact about them; it is a lesson about us only where it
+# speaks of me ("these days I read you on my phone, so keep it shorter").
+_OF_ME = re.compile(r"(?i)\b(?:you|your|yours|u|ur)\b")
 # A question asks for something; it states no lesson. A request in question form ("could you keep answers short?")
 # does, so only questions that ask about the world are left out.
 _ASKS = re.compile(
@@ -278,7 +288,8 @@ def classified(sentence: str) -> bool:
 
 def evidenced(label: str, sentence: str) -> bool:
     """Whether the sentence carries what its lesson needs (`_EVIDENCE`), and is no bare refusal, no question about
-    the world, nobody else's, no life the user only imagines and no grievance."""
+    the world, nobody else's, no life the user only imagines, no grievance, no one-off task and no change in the
+    user's life that says nothing of me."""
     if _REFUSAL.search(sentence) and not _INSTEAD.search(sentence):
         return False
     if _ASKS.search(sentence) or (label != "shared_research" and _THIRD_PARTY.search(sentence)):
@@ -286,6 +297,10 @@ def evidenced(label: str, sentence: str) -> bool:
     if _COUNTERFACTUAL.search(sentence):
         return False
     if label in _LESSONS and _GRIEVANCE.search(sentence) and not _ASKS_FOR.search(sentence):
+        return False
+    if label in _LESSONS and _ONE_OFF_TASK.search(sentence) and not _STANDING.search(sentence):
+        return False
+    if label in _LESSONS and compiled(patterns.CHANGE_OF_LIFE).search(sentence) and not _OF_ME.search(sentence):
         return False
     if label == "approach_worked" and not _APPROACH.search(sentence):
         return False

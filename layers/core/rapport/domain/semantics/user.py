@@ -67,6 +67,14 @@ _IMPLIED_I = re.compile(
 )
 
 
+# How a change is led in: "these days, I…", and "since I switched to X, I…", whose change is the clause itself.
+_NOWADAYS = re.compile(r"(?i)^\W*(?:these days|nowadays)\b[\s,]*(?=I\b)")
+_SINCE_CHANGE = re.compile(
+    r"(?i)^\W*since\s+(?P<change>I(?:'ve|’ve| have)? (?:switched|moved|started|changed|began|joined)\b.*?)"
+    r"(?=\s*,|\s+I\b|\s*$)"
+)
+
+
 def _with_subject(text: str) -> str:
     implied = _IMPLIED_I.match(text)
     if implied is None:
@@ -100,7 +108,9 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
     bar = layer.calibration("user")
     best: dict[tuple[int, str], tuple[float, ExtractedUserMemory]] = {}
     for (index, text, correction, number), match in zip(picked, layer.classify("user", texts), strict=True):
-        label = _evidenced_label(match, text, bar)
+        label, change = _evidenced_label(match, text, bar), _change(match, text)
+        if change is not None:
+            label, text = label or "fact", change
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(text):
             continue
         kind = USER_KINDS[label]
@@ -119,6 +129,20 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             )
             best[(number, kind)] = (match.score, memory)
     return [memory for _, memory in best.values()]
+
+
+def _change(match: Match, sentence: str) -> str | None:
+    """A sentence that tells a change in the user's life (`patterns.CHANGE_OF_LIFE`: "these days I run in the mornings
+    instead of evenings", "since I switched to night shifts I can't train") and means something to keep about them,
+    whatever kind it sits nearest, as the change itself told from the user ("I run in the mornings…", "I switched to
+    night shifts"); None for any other. Its wording need carry no taste or aim ("instead of" is no "prefer"): what it
+    says is how things are now, a fact."""
+    if match.nearest.startswith("none") or compiled(patterns.CHANGE_OF_LIFE).search(sentence) is None:
+        return None
+    since = _SINCE_CHANGE.match(sentence)
+    if since is not None:
+        return since.group("change")
+    return _NOWADAYS.sub("", sentence, count=1)
 
 
 def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> str | None:

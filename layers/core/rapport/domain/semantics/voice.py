@@ -23,7 +23,23 @@ _TRAILING = re.compile(r"[\s?!.,;:—–-]+$")
 _I_START = re.compile(r"^[Ii](?P<contraction>'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s+(?P<rest>.*)$", re.DOTALL)
 _MY_START = re.compile(r"^(?:my|My)\s+(?P<rest>.*)$", re.DOTALL)
 _ADVERBS = frozenset(
-    {"really", "just", "always", "usually", "also", "never", "still", "recently", "generally", "often"}
+    {
+        "really",
+        "just",
+        "always",
+        "usually",
+        "also",
+        "never",
+        "still",
+        "recently",
+        "generally",
+        "often",
+        "mostly",
+        "mainly",
+        "sometimes",
+        "rarely",
+        "now",
+    }
 )
 _CONTRACTED = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'d": "would", "’d": "would", "'ll": "will"}
 _CONTRACTED["’ll"] = "will"
