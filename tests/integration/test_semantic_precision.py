@@ -158,3 +158,19 @@ def test_i_am_not_doing_what_was_suggested_is_a_refusal_and_no_lesson(model: Rul
         ),
     )
     assert [t for t, _ in found if t in ("communication_preference", "working_style")] == [], found
+
+
+def test_a_sentence_this_near_a_lesson_needs_none_of_its_cue_words(model: RulesLanguageModel) -> None:
+    # Given a preference about answers said in a few nouns, with no "please", "prefer" or "keep", when its meaning
+    # sits far above the bar (0.6 of cosine), then it is stored as the lesson it is.
+    found = relational(model, chat((U, "diagrams first, words second.")))
+
+    assert [t for t, _ in found] == ["communication_preference"], found
+    assert "diagrams first" in found[0][1]
+
+
+def test_a_lifesaver_is_credit_for_what_helped(model: RulesLanguageModel) -> None:
+    found = relational(model, chat((U, "Your checklist for the launch was a lifesaver, nothing slipped.")))
+
+    assert [t for t, _ in found] == ["approach_effectiveness"], found
+    assert "checklist" in found[0][1]

@@ -52,6 +52,7 @@ _EVIDENCE = {
         r"(?i)\b(?:work(?:ed|s)|help(?:ed|s|ful)?|click(?:ed)?|made (?:it|this|that|things|all|me|the|sense)|"
         r"sense|clear(?:er)?|easier|better|faster|saved|calm(?:ed|er)?|confident|useful|difference|fixed|solved|"
         r"found|unstuck|paid off|did the trick|wonders|right (?:move|call|approach|way)|game[- ]changer|stick|obvious|"
+        r"life[- ]?saver|godsend|exactly what I needed|"
         r"less (?:scary|overwhelming))\b"
     ),
     "format": re.compile(
@@ -77,6 +78,10 @@ _EVIDENCE = {
     ),
 }
 _EVIDENCE["suggestions"] = _EVIDENCE["format"]
+# The words a lesson needs guard against nearness alone at the bars (0.35-0.45 of cosine), where a life event or a
+# refusal can sit as near a lesson as one said plainly. Far above them the meaning is the evidence: on dev, every
+# sentence at 0.6 or nearer a lesson that lacked its words was that lesson, and below 0.55 some were not.
+_SURE = 0.6
 # Declining advice teaches nothing about how to answer: a refusal is no lesson, unless it says what to do instead.
 _REFUSAL = re.compile(
     r"(?i)^\W*(?:no thanks|no thank you|nah|nope)\b|\bI(?:'ll|’ll| will) (?:keep|stick)\b|\bnot interested\b|"
@@ -148,7 +153,8 @@ _LESSONS_BY_WORD = frozenset({"approach_worked", "working_style"})
 _SETTLES_A_TIE = re.compile(
     r"(?i)^(?=(?:\W*\b\w+\b){6})(?!.*\b(?:solved|fixed|resolved|found)\b).*\b(?:work(?:ed|s)|help(?:ed|s|ful)|"
     r"useful|click(?:ed)?|sense|easier|clearer|calm(?:ed|er)|confident|difference|unstuck|paid off|did the trick|"
-    r"wonders|right (?:approach|way)|game[- ]changer|better|I (?:like|prefer|work|learn|need|focus|think))\b"
+    r"wonders|right (?:approach|way)|game[- ]changer|life[- ]?saver|godsend|better|"
+    r"I (?:like|prefer|work|learn|need|focus|think))\b"
 )
 # Pattern templates whose wording is loose: when the meaning disagrees, or says it better, the meaning wins.
 _LOOSE = frozenset({"approach_effectiveness", "interaction_pattern", "shared_context", "working_style"})
@@ -189,7 +195,7 @@ def with_meaning(
                 for s, match in zip(spoken, matches, strict=True)
                 if s.message.index in spoken_in
                 and RELATIONAL_TYPES.get(match.nearest) == kind
-                and evidenced(match.nearest, s.text)
+                and evidenced(match.nearest, s.text, match.by_label.get(match.nearest, 0.0))
             ]
             if agreeing:
                 sentence, match = agreeing[0]
@@ -231,7 +237,9 @@ def _by_meaning(
     for sentence, match in zip(spoken, matches, strict=True):
         label = _label_of(match, sentence.text, layer)
         index = sentence.message.index
-        if label is None or (label, index) in used or not evidenced(label, sentence.text):
+        if label is None or (label, index) in used:
+            continue
+        if not evidenced(label, sentence.text, match.by_label.get(label, 0.0)):
             continue
         content = _project(sentence.message) if label == "project" else _note(label, sentence.text)
         if content:
@@ -286,10 +294,11 @@ def classified(sentence: str) -> bool:
     return len(sentence.split()) >= _MIN_WORDS and not _ASKS.search(sentence)
 
 
-def evidenced(label: str, sentence: str) -> bool:
+def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     """Whether the sentence carries what its lesson needs (`_EVIDENCE`), and is no bare refusal, no question about
     the world, nobody else's, no life the user only imagines, no grievance, no one-off task and no change in the
-    user's life that says nothing of me."""
+    user's life that says nothing of me. A lesson the sentence is `_SURE` near (`score`, its cosine to the label)
+    needs no word of `_EVIDENCE`: "code first, explanation after" says how to answer without "please" or "prefer"."""
     if _REFUSAL.search(sentence) and not _INSTEAD.search(sentence):
         return False
     if _ASKS.search(sentence) or (label != "shared_research" and _THIRD_PARTY.search(sentence)):
@@ -306,6 +315,8 @@ def evidenced(label: str, sentence: str) -> bool:
         return False
     if label == "project" and not _CONTINUES.search(sentence):
         return False
+    if label in _LESSONS and score >= _SURE:
+        return True
     needed = _EVIDENCE.get(label)
     return needed is None or needed.search(sentence) is not None
 
