@@ -174,3 +174,12 @@ def test_a_lifesaver_is_credit_for_what_helped(model: RulesLanguageModel) -> Non
 
     assert [t for t, _ in found] == ["approach_effectiveness"], found
     assert "checklist" in found[0][1]
+
+
+def test_a_near_tie_between_a_fact_and_an_event_keeps_the_sentence_as_the_nearest(model: RulesLanguageModel) -> None:
+    # Given a change of job told as something that happened, about as near an event as a fact, then it is kept (as
+    # the nearer of the two): the doubt is about its kind, not about whether it is the user's to keep.
+    found = user(model, chat((U, "I swapped the bakery for an office job at the council last spring.")))
+
+    assert len(found) == 1 and found[0][0] in ("fact", "event"), found
+    assert "council" in found[0][1] and found[0][1].startswith("User "), found

@@ -17,6 +17,7 @@ _IMPORTANCE = {"fact": 0.7, "preference": 0.6, "event": 0.5, "goal": 0.6}
 # What a pattern reads loosely ("I want to …", "I like …"): its sentence must mean a wish or a taste of the user's,
 # not a task for this conversation ("I want to write it down properly") or a feeling ("I want to die…").
 _LOOSE_KINDS = frozenset({"goal", "preference"})
+_PLAIN_KINDS = frozenset({"fact", "event"})  # said without a word of their own
 _MIN_WORDS = 3
 # A taste or an aim is said with its word ("love", "can't stand", "my thing"; "want to", "aiming", "saving up"):
 # "I speak Portuguese" sits near "I want to learn a language", and is a fact.
@@ -161,6 +162,16 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
             said = words is not None and words.search(sentence) is not None
             if said and score >= calibration.bar(label) and score - best_none >= calibration.margin:
                 return label
+        # A fact and an event are said without a word of their own: a near tie between the two is a doubt about
+        # the kind ("I left the agency for an in-house job last month"), not about keeping it, so the nearest takes
+        # it when it clears its bar and keeps the margin over keeping nothing.
+        score = by_label.get(nearest, 0.0)
+        if (
+            {nearest, match.runner_up} <= _PLAIN_KINDS
+            and score >= calibration.bar(nearest)
+            and score - best_none >= calibration.margin
+        ):
+            return nearest
         return None
     needed = _KIND_EVIDENCE.get(match.label)
     if needed is None or needed.search(sentence):
