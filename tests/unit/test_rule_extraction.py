@@ -196,3 +196,30 @@ def test_a_crisis_is_never_kept_as_a_lesson(crisis: str) -> None:
         ("user", "Can you summarise the RFC?"), ("user", "Bullet points are easier for me to read")
     )
     assert relational_memories(("user", "Can you summarise the RFC?"), ("user", crisis)) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm so confused by these insurance terms. What is a deductible?",
+        "The visa forms are way too complicated, which one do I fill in first?",
+    ],
+)
+def test_confusion_before_any_answer_of_mine_is_about_the_world_and_no_lesson(said: str) -> None:
+    # Given an opening message that finds something hard, when no answer of mine came before it, then it says
+    # nothing of how I explain: no "got confused by my explanation" for the filter to turn into a lesson.
+    found = relational_memories(("user", said), ("assistant", "A deductible is what you pay before cover starts."))
+
+    assert [m.content for m in found if "confused" in m.content] == []
+
+
+def test_confusion_after_an_answer_of_mine_and_a_request_for_simpler_words_are_reported() -> None:
+    after = relational_memories(
+        ("user", "What is a mutex?"),
+        ("assistant", "A mutual-exclusion primitive serialising access to a critical section."),
+        ("user", "I'm totally lost, that's way too technical."),
+    )
+    asked = relational_memories(("user", "Explain it like I'm five, I'm not technical at all."))
+
+    assert [m.content for m in after] == ["User got confused by my technical explanation"]
+    assert [m.content for m in asked] == ["User got confused by my technical explanation"]

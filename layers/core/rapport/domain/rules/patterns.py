@@ -529,8 +529,11 @@ FEATURES: tuple[Feature, ...] = (
         "confusion",
         r"(?i)\b(?:I'm|I am|I’m|still|totally|so) (?:confused|lost)\b|\bI (?:don't|don’t|do not|didn't|didn’t) "
         r"(?:understand|get it|follow)\b|\b(?:too|very|way too) (?:technical|complicated|complex|advanced)\b|"
-        r"\bwhat does (?:that|this|\w+) (?:even )?mean\b|\bover my head\b|\bELI5\b|\bexplain (?:it )?like I'm five\b",
+        r"\bwhat does (?:that|this|\w+) (?:even )?mean\b|\bover my head\b",
+        answers=True,
     ),
+    # Asked for before any answer, a simpler explanation is a preference all the same.
+    Feature("confusion", r"(?i)\bELI5\b|\bexplain (?:it )?like I'm five\b"),
     Feature(
         "frustration",
         # Case matters for the last alternative: three words in capitals is shouting.

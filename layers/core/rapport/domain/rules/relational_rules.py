@@ -75,14 +75,16 @@ def extract_relational(
 
 def _features(messages: list[PromptMessage]) -> dict[str, list[_Hit]]:
     found: dict[str, list[_Hit]] = {}
+    replied = False  # whether an answer of mine came before this message
     for message in messages:
         for feature in patterns.FEATURES:
-            if message.role.value not in feature.roles:
+            if message.role.value not in feature.roles or (feature.answers and not replied):
                 continue
             for match in compiled(feature.pattern).finditer(message.content):
                 value = _value(feature, match.groupdict().get("value") or match.group(0), message.role)
                 if value is not None:
                     found.setdefault(feature.name, []).append(_Hit(value, message.index))
+        replied = replied or message.role is MessageRole.ASSISTANT
     return found
 
 

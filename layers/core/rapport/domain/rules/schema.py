@@ -46,6 +46,9 @@ class Feature:
     # article, and never a generic word like "advice"), "gerund" ("add logging" -> "adding logging"), "phrase"
     # (looked up in the lexicon's canonical phrases).
     shape: str = "plain"
+    # A reaction to an answer of mine ("I'm lost", "you're not listening"): read in a user message only once one of
+    # mine came before it. Before any answer, "I'm so confused by these insurance terms" is about the world.
+    answers: bool = False
 
 
 @dataclass(frozen=True)
