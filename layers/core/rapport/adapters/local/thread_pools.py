@@ -36,7 +36,8 @@ CORES = Cores()
 
 def across_cores(parts: Sequence[Callable[[], _T]]) -> list[_T]:
     """Each part's result, in order: the first part on this thread, the others on the pool's (`Cores`). For work
-    that releases the GIL (numpy's and torch's products, the model's TorchScript pass), so the parts run at once."""
+    that releases the GIL (numpy's and torch's products, the model's TorchScript pass), so the parts run at once. A
+    part must not split again: waiting on the pool from one of its own threads could hold the thread it waits for."""
     others = [CORES.pool().submit(part) for part in parts[1:]]
     first = parts[0]()
     return [first, *(other.result() for other in others)]

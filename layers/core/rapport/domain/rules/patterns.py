@@ -399,10 +399,12 @@ CORRECTION_CUES: tuple[str, ...] = (
 
 # A change in the user's life told as such ("these days I run in the mornings", "since I switched to night shifts…",
 # "I've moved to Lisbon"): a fact about them now, whatever else the sentence sits near by meaning.
+CHANGED = r"I(?:'ve|’ve| have)? (?:switched|moved|started|changed|began|joined)\b"  # "since I switched…"
 CHANGE_OF_LIFE = (
-    r"(?i)\b(?:these days|nowadays|since I(?:'ve|’ve| have)? (?:switched|moved|started|changed|began|joined)|"
-    r"I(?:'ve|’ve| have)? (?:switched|moved) (?:to|over to))\b"
+    rf"(?i)\b(?:these days|nowadays|since {CHANGED}|I(?:'ve|’ve| have)? (?:switched|moved) (?:to|over to))\b"
 )
+# Words that speak of me, the assistant ("you", "your", "u").
+OF_ME = r"(?i)\b(?:you|your|yours|u|ur)\b"
 
 SITUATIONS: tuple[Situation, ...] = (
     Situation(

@@ -95,9 +95,6 @@ _ONE_OFF_TASK = re.compile(r"(?i)\b(?:write|draft|compose)\s+(?:me|us)\s+(?:a|an
 _STANDING = re.compile(
     r"(?i)\b(?:every ?time|each time|always|whenever|from now on|in (?:the )?future|going forward|all (?:of )?your)\b"
 )
-# A change in the user's life (`patterns.CHANGE_OF_LIFE`) is a fact about them; it is a lesson about us only where it
-# speaks of me ("these days I read you on my phone, so keep it shorter").
-_OF_ME = re.compile(r"(?i)\b(?:you|your|yours|u|ur)\b")
 # A question asks for something; it states no lesson. A request in question form ("could you keep answers short?")
 # does, so only questions that ask about the world are left out.
 _ASKS = re.compile(
@@ -309,7 +306,10 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if label in _LESSONS and _ONE_OFF_TASK.search(sentence) and not _STANDING.search(sentence):
         return False
-    if label in _LESSONS and compiled(patterns.CHANGE_OF_LIFE).search(sentence) and not _OF_ME.search(sentence):
+    # A change in the user's life is a fact about them; a lesson about us only where it speaks of me ("these days I
+    # read you on my phone, so keep it shorter").
+    changed = compiled(patterns.CHANGE_OF_LIFE).search(sentence)
+    if label in _LESSONS and changed and not compiled(patterns.OF_ME).search(sentence):
         return False
     if label == "approach_worked" and not _APPROACH.search(sentence):
         return False

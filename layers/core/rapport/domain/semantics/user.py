@@ -44,7 +44,7 @@ _SOMEONE_ELSE = re.compile(
 _NOT_OF_THEMSELVES = "User says:"
 # Words to me about this conversation ("the quiz you gave me helped") are relational, not about the user's life.
 _TO_ME = re.compile(
-    r"(?i)\b(?:you|your|u|ur|yours)\b|^\W*(?:please|pls|just|rather than|instead|don'?t|do not|stop|keep|give|tell|"
+    rf"{patterns.OF_ME}|^\W*(?:please|pls|just|rather than|instead|don'?t|do not|stop|keep|give|tell|"
     r"show|make|let'?s|can|could|would)\b"
 )
 
@@ -70,10 +70,7 @@ _IMPLIED_I = re.compile(
 
 # How a change is led in: "these days, I…", and "since I switched to X, I…", whose change is the clause itself.
 _NOWADAYS = re.compile(r"(?i)^\W*(?:these days|nowadays)\b[\s,]*(?=I\b)")
-_SINCE_CHANGE = re.compile(
-    r"(?i)^\W*since\s+(?P<change>I(?:'ve|’ve| have)? (?:switched|moved|started|changed|began|joined)\b.*?)"
-    r"(?=\s*,|\s+I\b|\s*$)"
-)
+_SINCE_CHANGE = re.compile(rf"(?i)^\W*since\s+(?P<change>{patterns.CHANGED}.*?)(?=\s*,|\s+I\b|\s*$)")
 
 
 def _with_subject(text: str) -> str:
