@@ -101,7 +101,22 @@ def test_people_talking_among_themselves_teach_me_no_lesson(model: RulesLanguage
         ]
     )
     assert [t for t, _ in relational(model, alone)] == ["communication_preference"]
-    assert [t for t, _ in relational(model, among) if t == "communication_preference"] == []
+    assert relational(model, among) == []
+
+
+def test_among_several_people_nothing_is_filed_as_the_users_by_meaning_alone(model: RulesLanguageModel) -> None:
+    # Given news no pattern reads, when one of several people says it, then the layer does not file it as the
+    # user's: "the user" is not one person there. Said in a conversation with one person, it is theirs.
+    said = "I passed my driving test last Friday!"
+    alone = ConversationInput(messages=[PromptMessage(index=0, role=U, content=said, name="Ana")])
+    among = ConversationInput(
+        messages=[
+            PromptMessage(index=0, role=U, content=said, name="Ana"),
+            PromptMessage(index=1, role=U, content="Congratulations, that's huge!", name="Ben"),
+        ]
+    )
+    assert [k for k, _ in user(model, alone)] == ["event"]
+    assert user(model, among) == []
 
 
 @pytest.mark.parametrize(

@@ -223,3 +223,44 @@ def test_confusion_after_an_answer_of_mine_and_a_request_for_simpler_words_are_r
 
     assert [m.content for m in after] == ["User got confused by my technical explanation"]
     assert [m.content for m in asked] == ["User got confused by my technical explanation"]
+
+
+def test_people_talking_among_themselves_make_no_relational_memory_and_keep_their_facts() -> None:
+    # Given the exchange that makes an outcome, an approach and a pattern between the user and me, when its user
+    # messages come under two names (a group chat, a transcript), then nothing of "us" is drawn from it: it was not
+    # said to me. A pattern's fact still is.
+    def named(*turns: tuple[str, str, str | None]) -> ConversationInput:
+        interaction = Interaction(
+            id="01KE6P4YM0NAQ24FSQ8YPPMFZB",
+            tenant_id="t",
+            user_id="u",
+            messages=[Message(role=MessageRole(r), content=c, name=n) for r, c, n in turns],
+            occurred_at=NOW,
+            created_at=NOW,
+        )
+        return ConversationInput.of(interaction, 24_000)
+
+    def extracted(conversation: ConversationInput) -> tuple[list[str], list[str]]:
+        model = RulesLanguageModel()
+        relational = model.structured(
+            system=extract_relational.SYSTEM,
+            user=payload.render(extract_relational.TASK, conversation),
+            response_model=extract_relational.RelationalExtraction,
+        )
+        user = model.structured(
+            system=extract_user.SYSTEM,
+            user=payload.render(extract_user.TASK, conversation),
+            response_model=extract_user.UserExtraction,
+        )
+        return [m.type.value for m in relational.memories], [m.content for m in user.memories]
+
+    first, second = DEBUGGING[0][1], DEBUGGING[2][1] + ". I work at Acme Corp."
+    with_me = named(("user", first, "Ana"), ("assistant", DEBUGGING[1][1], None), ("user", second, "Ana"))
+    among = named(("user", first, "Ana"), ("user", DEBUGGING[1][1], "Ben"), ("user", second, "Ana"))
+
+    assert "collaboration_outcome" in extracted(with_me)[0]
+    kinds, facts = extracted(among)
+    assert kinds == []
+    assert "User works at Acme Corp" in facts
+    assert not with_me.among_several()
+    assert among.among_several()

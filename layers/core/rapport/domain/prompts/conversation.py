@@ -58,3 +58,9 @@ class ConversationInput(BaseModel):
             truncated=dropped,
             withheld=sorted(withheld),
         )
+
+    def among_several(self) -> bool:
+        """People talking among themselves: user messages under two or more names (a group chat, a transcript). What
+        is said there is not said to me, and "the user" is not one person."""
+        names = {m.name.strip().lower() for m in self.messages if m.role is MessageRole.USER and m.name}
+        return len(names) > 1

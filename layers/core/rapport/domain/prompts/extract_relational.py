@@ -29,6 +29,8 @@ Rules:
 - Write lessons that help the next conversation. Prefer the constructive form: not "User got confused by my
   explanation" but "User benefits from simpler explanations first".
 - Only what the conversation shows. One self-contained statement per memory.
+- Where people talk among themselves (user messages under two or more names), nothing was said to the assistant:
+  return an empty list.
 - Return an empty list when nothing qualifies."""
     + examples.RELATIONAL
 )

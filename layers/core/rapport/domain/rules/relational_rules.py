@@ -40,7 +40,11 @@ class _Hit:
 def extract_relational(
     conversation: ConversationInput, limit: int = 20, semantics: SemanticLayer | None = None
 ) -> RelationalExtraction:
-    """The templates over the patterns' features; with `semantics`, the lessons the patterns missed, by meaning."""
+    """The templates over the patterns' features; with `semantics`, the lessons the patterns missed, by meaning.
+    Nothing where people talk among themselves: "we found the cause together" or "how this user likes to work" would
+    be about someone else and me."""
+    if conversation.among_several():
+        return RelationalExtraction(memories=[])
     found = _features(conversation.messages)
     memories: list[ExtractedRelationalMemory] = []
     seen: set[str] = set()

@@ -29,7 +29,9 @@ SITUATION_CONFIDENCE = 0.5
 def extract_user(
     conversation: ConversationInput, limit: int = 20, semantics: SemanticLayer | None = None
 ) -> UserExtraction:
-    """Patterns over each sentence, then situations; with `semantics`, the sentences no pattern read, by meaning."""
+    """Patterns over each sentence, then situations; with `semantics`, the sentences no pattern read, by meaning,
+    where the conversation is with one person: among several, a sentence read by its meaning alone ("User says: …")
+    would be filed as the user's whoever said it, where a pattern's name, employer or date is the speaker's own."""
     user_messages = [m for m in conversation.messages if m.role is MessageRole.USER]
     memories: list[ExtractedUserMemory] = []
     seen: set[str] = set()
@@ -64,8 +66,9 @@ def extract_user(
             add(memory)
     if semantics is not None:
         memories[:] = vetted(conversation, memories, semantics)
-        for memory in user_memories(conversation, semantics):
-            add(memory)
+        if not conversation.among_several():
+            for memory in user_memories(conversation, semantics):
+                add(memory)
     return UserExtraction(memories=memories)
 
 

@@ -176,7 +176,7 @@ def with_meaning(
     ]
     texts = [s.text for s in spoken]
     matches = layer.classify("relational", texts)
-    by_meaning = _by_meaning(conversation, spoken, matches, layer) if _with_me(conversation) else []
+    by_meaning = _by_meaning(conversation, spoken, matches, layer)
     user_messages = {m.index for m in conversation.messages if m.role is MessageRole.USER}
     said_better = {(m.type.value, index) for m in by_meaning for index in m.evidence}
     kept: list[ExtractedRelationalMemory] = []
@@ -214,13 +214,6 @@ def with_meaning(
             seen.add(memory.content.lower())
             kept.append(memory)
     return kept
-
-
-def _with_me(conversation: ConversationInput) -> bool:
-    """A relational memory is about this user and me: where people talk among themselves (user messages under two
-    or more names), "we are working together on…" or "how this user likes to work" would be about someone else."""
-    names = {m.name.strip().lower() for m in conversation.messages if m.role is MessageRole.USER and m.name}
-    return len(names) < 2
 
 
 def _by_meaning(
