@@ -501,10 +501,10 @@ def _page(data: dict[str, Any]) -> str:
         "",
         "`InteractionService.record` of a two-message interaction (user + assistant) with the local pipeline: history, "
         "episodes, rule-based extraction and filter, store, graph enrichment — everything `POST /interactions` does "
-        "in `rapport serve`. One end user per run. With MiniLM, the rule-based model runs with the patterns alone "
-        "(the default) or, `RAPPORT_SEMANTIC_LAYER=true`, with its semantic layer (the user's sentences embedded in "
-        "the episodes' call, candidates in one batch, every prototype in one call per process; off by default, "
-        "docs/pipeline.md says why)."
+        "in `rapport serve`. One end user per run. With MiniLM, the rule-based model runs with its semantic layer "
+        "(the default: the user's sentences embedded in the episodes' call, candidates in one batch, every prototype "
+        "in one call per process; docs/pipeline.md says why it is on) or, `RAPPORT_SEMANTIC_LAYER=false`, with the "
+        "patterns alone."
         + (f" Re-measured on {data['ingestion_generated']}." if data.get("ingestion_generated") else ""),
         "",
         "| embedder | interactions/s | interactions a run |",

@@ -164,13 +164,13 @@ def test_with_an_embedder_it_has_no_calibration_for_the_layer_is_off_and_the_pat
     assert [m.content for m in answer.memories] == [m.content for m in relational_rules(chat).memories]
 
 
-def test_the_layer_is_built_for_minilm_when_the_settings_turn_it_on() -> None:
+def test_the_layer_is_built_for_minilm_by_default_and_the_settings_turn_it_off() -> None:
     from rapport.adapters.local.minilm import MiniLmEmbedder
 
     minilm = MiniLmEmbedder()  # constructing it loads nothing
     assert minilm.name == MINILM
-    assert build_rules_model(Settings(semantic_layer=True), minilm).semantics is not None
-    assert build_rules_model(Settings(), minilm).semantics is None  # opt-in: off by default
+    assert build_rules_model(Settings(), minilm).semantics is not None
+    assert build_rules_model(Settings(semantic_layer=False), minilm).semantics is None
     assert not minilm.loaded
 
 

@@ -464,10 +464,9 @@ class Settings(BaseSettings):
     # Where failed runs wait for `rapport dlq replay` (AWS: the SQS queue; unset: the store's failed-run items).
     pipeline_dead_letter_queue_url: str | None = None
     pipeline_max_candidates: int = Field(20, ge=1, le=100)  # per extractor and interaction
-    # The rule-based model's semantic layer (docs/pipeline.md): when on, it runs wherever the embedder has a
-    # calibration (MiniLM); off, the patterns answer alone. Opt-in until it costs no ingestion speed and meets its
-    # targets on unseen conversations (docs/pipeline.md, "Why it is still off by default").
-    semantic_layer: bool = False  # RAPPORT_SEMANTIC_LAYER
+    # The rule-based model's semantic layer (docs/pipeline.md): it runs wherever the embedder has a calibration
+    # (MiniLM: `rapport serve`); elsewhere, or off, the patterns answer alone (docs/pipeline.md, "On by default").
+    semantic_layer: bool = True  # RAPPORT_SEMANTIC_LAYER
     pipeline_max_prompt_chars: int = Field(24_000, ge=500)  # the newest messages that fit are what the model reads
     # A new memory this close (cosine) to an active one of its domain reinforces it instead of being added.
     pipeline_duplicate_similarity: float = Field(0.9, ge=0.0, le=1.0)
