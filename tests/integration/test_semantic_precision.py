@@ -198,3 +198,29 @@ def test_a_near_tie_between_a_fact_and_an_event_keeps_the_sentence_as_the_neares
 
     assert len(found) == 1 and found[0][0] in ("fact", "event"), found
     assert "council" in found[0][1] and found[0][1].startswith("User "), found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Just for today, skip the background and give me the commands.",
+        "Tonight I only have the energy for one-line answers.",
+        "When I was a student I needed every proof spelled out line by line.",
+        "Back in college I used to learn everything from long video lectures.",
+    ],
+)
+def test_a_request_for_this_once_or_the_users_past_is_no_lesson(model: RulesLanguageModel, said: str) -> None:
+    # Given words near a way to answer or a habit, when they are asked for this once or tell how the user was, then
+    # nothing is stored of how we work together.
+    assert relational(model, chat((U, said))) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Skip the background and give me the commands, that's how I like it.",
+        "I used to want long explanations but now short ones work better for me.",
+    ],
+)
+def test_the_same_ways_to_answer_said_as_they_hold_now_are_lessons(model: RulesLanguageModel, said: str) -> None:
+    assert [t for t, _ in relational(model, chat((U, said)))] == ["communication_preference"]

@@ -264,3 +264,19 @@ def test_people_talking_among_themselves_make_no_relational_memory_and_keep_thei
     assert "User works at Acme Corp" in facts
     assert not with_me.among_several()
     assert among.among_several()
+
+
+@pytest.mark.parametrize(
+    ("said", "lesson"),
+    [
+        ("Keep it brief this time, I'm about to board a plane.", False),
+        ("Tables are easier for me just for today, the laptop screen is tiny.", False),
+        ("Keep it brief from now on, I mostly read you on my phone.", True),
+        ("Tables are easier for me, I compare things side by side.", True),
+    ],
+)
+def test_a_request_for_this_once_is_no_standing_preference(said: str, lesson: bool) -> None:
+    # Given how the user wants an answer, when they ask it for this once, then it says how to answer now, not how to
+    # answer them: no communication preference is stored; said as a rule or with no such limit, it is.
+    kinds = [m.type.value for m in relational_memories(("user", said))]
+    assert ("communication_preference" in kinds) is lesson, kinds

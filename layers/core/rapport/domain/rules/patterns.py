@@ -405,6 +405,21 @@ CHANGE_OF_LIFE = (
 )
 # Words that speak of me, the assistant ("you", "your", "u").
 OF_ME = r"(?i)\b(?:you|your|yours|u|ur)\b"
+# A request for this once ("keep it brief this time", "just today, skip the explanations", "for this recipe give me
+# metric units"): how to answer now, not how to answer this user, unless said as a standing rule (`STANDING`).
+FOR_NOW = (
+    r"(?i)\b(?:this time|this once|for now|(?:just|only|for) today|tonight|for this (?:one|answer|reply|response|"
+    r"question|message|email|letter|note|text|recipe|request))\b"
+)
+STANDING = (
+    r"(?i)\b(?:every ?time|each time|always|whenever|from now on|in (?:the )?future|going forward|all (?:of )?your)\b"
+)
+# The user's past ("back in school I needed everything explained three times", "I used to love long explanations"):
+# what they were, not how to answer them now.
+THEIR_PAST = (
+    r"(?i)\b(?:used to|back in (?:school|college|university|uni|the day)|when I was (?:a kid|a child|young|little|"
+    r"in school|at school|a student)|as a (?:kid|child|teenager|student))\b"
+)
 
 SITUATIONS: tuple[Situation, ...] = (
     Situation(
@@ -506,6 +521,7 @@ FEATURES: tuple[Feature, ...] = (
         r"(?i: much| a lot| way| so)?"
         r" (?i:easier|better|clearer|more helpful|nicer|easier to follow)",
         shape="phrase",
+        lasting=True,
     ),
     Feature(
         "format_preference",
@@ -513,18 +529,21 @@ FEATURES: tuple[Feature, ...] = (
         r"as|show me)) (?P<value>(?i:bullet points|a list|a table|short answers|code examples|an example|examples|"
         r"steps|a diagram|plain english))",
         shape="phrase",
+        lasting=True,
     ),
     Feature(
         "format_preference",
         r"(?i:\bI (?:prefer|like|want)) (?P<value>(?i:bullet points|numbered lists|short answers|shorter answers|"
         r"code examples|examples|diagrams|step-by-step explanations|tables))\b",
         shape="phrase",
+        lasting=True,
     ),
     Feature(
         "too_long",
         # "Funny and not too long" says how one piece should be, not that an answer ran long.
         r"(?i)\b(?:(?<!not )too long|(?<!not )too verbose|tl;?dr|shorter please|wall of text|too much text|"
         r"keep it (?:short|brief)|be (?:more )?(?:brief|concise))\b",
+        lasting=True,
     ),
     # Raw reactions: the extractor reports them, the constructive filter decides what (if anything) to keep.
     Feature(

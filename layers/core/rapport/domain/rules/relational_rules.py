@@ -15,6 +15,7 @@ from rapport.domain.rules import patterns
 from rapport.domain.rules.schema import Feature, RelationalTemplate
 from rapport.domain.rules.wording import (
     compiled,
+    for_this_once,
     from_assistant,
     gerund,
     sentence_case,
@@ -81,8 +82,11 @@ def _features(messages: list[PromptMessage]) -> dict[str, list[_Hit]]:
     found: dict[str, list[_Hit]] = {}
     replied = False  # whether an answer of mine came before this message
     for message in messages:
+        for_now = for_this_once(message.content)
         for feature in patterns.FEATURES:
             if message.role.value not in feature.roles or (feature.answers and not replied):
+                continue
+            if feature.lasting and for_now:
                 continue
             for match in compiled(feature.pattern).finditer(message.content):
                 value = _value(feature, match.groupdict().get("value") or match.group(0), message.role)

@@ -49,6 +49,9 @@ class Feature:
     # A reaction to an answer of mine ("I'm lost", "you're not listening"): read in a user message only once one of
     # mine came before it. Before any answer, "I'm so confused by these insurance terms" is about the world.
     answers: bool = False
+    # A standing preference ("keep it brief", "bullet points are easier"): not read in a message that asks it for this
+    # once ("keep it brief this time": patterns.FOR_NOW) unless it says it as a rule (patterns.STANDING).
+    lasting: bool = False
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
+from rapport.domain.rules import patterns
 from rapport.domain.rules.schema import Lexicon
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -22,6 +23,11 @@ def compiled(pattern: str) -> re.Pattern[str]:
 
 def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCE_END.split(text) if part.strip()]
+
+
+def for_this_once(text: str) -> bool:
+    """Whether the text asks how to answer this once (patterns.FOR_NOW), not as a standing rule."""
+    return bool(compiled(patterns.FOR_NOW).search(text)) and not compiled(patterns.STANDING).search(text)
 
 
 def squeeze(text: str) -> str:

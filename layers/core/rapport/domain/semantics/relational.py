@@ -10,7 +10,15 @@ from rapport.domain.models import MessageRole
 from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
 from rapport.domain.prompts.extract_relational import ExtractedRelationalMemory, RelationalMemoryKind
 from rapport.domain.rules import patterns
-from rapport.domain.rules.wording import compiled, from_assistant, sentence_case, sentences, squeeze, tidy
+from rapport.domain.rules.wording import (
+    compiled,
+    for_this_once,
+    from_assistant,
+    sentence_case,
+    sentences,
+    squeeze,
+    tidy,
+)
 from rapport.domain.semantics.matcher import Match, SemanticLayer
 from rapport.domain.semantics.prototypes import RELATIONAL_TYPES
 from rapport.domain.semantics.voice import MAX_QUOTED_CHARS, assistant_voice, clause, lower_first
@@ -92,9 +100,8 @@ _INSTEAD = re.compile(r"(?i)\b(?:instead|rather than|prefer|better if|just (?:te
 # Asking for one piece of writing is a task, not a way to answer: "write me a complaint, cold and formal" says how that
 # letter should read. Said as a standing rule ("…every time", "from now on") it is a lesson again.
 _ONE_OFF_TASK = re.compile(r"(?i)\b(?:write|draft|compose)\s+(?:me|us)\s+(?:a|an|the|some|my|our)\b")
-_STANDING = re.compile(
-    r"(?i)\b(?:every ?time|each time|always|whenever|from now on|in (?:the )?future|going forward|all (?:of )?your)\b"
-)
+_STANDING = compiled(patterns.STANDING)
+_NOW = re.compile(r"(?i)\bnow\b")
 # A question asks for something; it states no lesson. A request in question form ("could you keep answers short?")
 # does, so only questions that ask about the world are left out.
 _ASKS = re.compile(
@@ -284,6 +291,16 @@ def classified(sentence: str) -> bool:
     return len(sentence.split()) >= _MIN_WORDS and not _ASKS.search(sentence)
 
 
+def _only_their_past(sentence: str) -> bool:
+    """The user's past, with nothing of me or of now in it ("I used to want long explanations, but now short ones
+    work better" says how to answer now)."""
+    return bool(
+        compiled(patterns.THEIR_PAST).search(sentence)
+        and not compiled(patterns.OF_ME).search(sentence)
+        and not _NOW.search(sentence)
+    )
+
+
 def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     """Whether the sentence carries what its lesson needs (`_EVIDENCE`), and is no bare refusal, no question about
     the world, nobody else's, no life the user only imagines, no grievance, no one-off task and no change in the
@@ -298,6 +315,12 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     if label in _LESSONS and _GRIEVANCE.search(sentence) and not _ASKS_FOR.search(sentence):
         return False
     if label in _LESSONS and _ONE_OFF_TASK.search(sentence) and not _STANDING.search(sentence):
+        return False
+    # Asked for this once ("keep it brief this time") or told of the user's past ("back in school I needed…"), it says
+    # how to answer now, or how they were: no lesson for the next conversation.
+    if label in _LESSONS and for_this_once(sentence):
+        return False
+    if label in _LESSONS | {"habit"} and _only_their_past(sentence):
         return False
     # A change in the user's life is a fact about them; a lesson about us only where it speaks of me ("these days I
     # read you on my phone, so keep it shorter").
