@@ -39,14 +39,14 @@ _ADDRESSEE = rf"(?:{_ASSISTANT}|system|model)"
 _RULES = (
     r"(?:instructions?|directions?|directives?|rules?|prompts?|guidelines?|guardrails?|polic(?:y|ies)|programming|"
     r"restrictions?|constraints?|limitations?|limits|filters?|checks?|moderation|safeguards?|protocols?|training|"
-    r"system (?:prompt|message))"
+    r"system (?:prompt|message)|isolation|access controls?)"
 )
 # Whose rules: the assistant's, the system's, or the earlier ones of the prompt. A bare "the" is not enough:
 # "ignore the noise", "skip the warm-up".
 _WHOSE = (
     r"(?:all|any|every|previous|prior|above|earlier|preceding|original|initial|existing|default|current|your|its|"
     r"the system'?s?|the assistant'?s?|the ai'?s?|system|safety|content|security|ethical|these|those|the above|"
-    r"the previous|the prior|the original|the safety|the content|the security)"
+    r"the previous|the prior|the original|the safety|the content|the security|memory|the memory|tenant)"
 )
 _DROP = (
     r"(?:ignor(?:e|es|ed|ing)|disregard(?:s|ed|ing)?|forg(?:et|ets|ot|etting)|overrid(?:e|es|ing)|overrode|"
@@ -104,7 +104,8 @@ RULES: tuple[tuple[str, Family, str], ...] = (
     (
         "rules-are-off",
         Family.OVERRIDE,
-        rf"\b(?:all|your|its|the safety|safety|content|the content|security|moderation|assistant|ai|system) "
+        rf"\b(?:all|your|its|the safety|safety|content|the content|security|moderation|assistant|ai|system|tenant|"
+        rf"memory|access) "
         rf"{_RULES} (?:(?:are|is|have been|has been|were) (?:now |hereby )?"
         r"(?:suspended|disabled|lifted|off|(?:switched|turned) off|removed|void|revoked|null|overridden|deactivated)|"
         r"(?:don't|do not|doesn't|does not|no longer|never) (?:apply|count))\b",
@@ -157,6 +158,16 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         "jailbreaks-it",
         Family.ADDRESSED,
         rf"\bjailbr(?:eak|eaking|oke|oken)\s+(?:you|it|the {_ASSISTANT})\b|\bjailbreak (?:is )?(?:on|active|enabled)\b",
+    ),
+    (
+        "obeys-what-it-reads",
+        Family.ADDRESSED,
+        # Text the user brings in (a document, a page, a file) is data to read, never orders to the assistant.
+        r"\b(?:treat|take|follow|obey|execute|carry out|act on)\b[^\n.]{0,12}\b(?:any|all|every|the)? ?"
+        r"(?:instructions?|commands?|orders?|directions?|text|content)\b[^\n.]{0,20}\b(?:in|inside|within|from)\b"
+        r"[^\n.]{0,12}\b(?:documents?|web ?pages?|pages|sites?|websites?|files?|links?|e-?mails?|attachments?|pdfs?)\b"
+        r"[^\n.]{0,30}\b(?:as (?:commands|instructions|orders)|(?:the user|they|this user|he|she) "
+        r"(?:shares?|sends?|pastes?|uploads?|links?))\b",
     ),
     (
         "obeys-everything",
@@ -242,8 +253,11 @@ RULES: tuple[tuple[str, Family, str], ...] = (
     (
         "other-peoples-data",
         Family.EXFILTRATION,
-        r"\b(?:share|reveal|give me|show me|tell me|send|list|dump|output|print)\b[^\n.]{0,40}\b(?:other|another|"
-        r"all (?:the )?other) (?:users?|customers?|clients?|accounts?|people)(?:'s?|s')? (?:data|memor(?:y|ies)|"
+        r"\b(?:share|reveal|give (?:me|them|out|this user|the user)|show (?:me|them|this user|the user)|"
+        r"tell (?:me|them|this user|the user)|hand (?:out|over)|send|list|dump|output|print)\b[^\n.]{0,40}"
+        r"\b(?:other|another|"
+        r"all (?:the )?other) (?:users?|customers?|clients?|accounts?|people)(?:'s?|s')? (?:\w+ )?"
+        r"(?:data|memor(?:y|ies)|"
         r"addresses|details|information|records|conversations|chats|passwords|emails|phone numbers)\b|"
         r"\b(?:memor(?:y|ies)|data|records|details|information)\b[^\n.]{0,30}\babout (?:other|all (?:the )?other) "
         r"(?:users|customers|clients|accounts)\b",
@@ -268,7 +282,10 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         Family.PRIVILEGE,
         r"(?:\b(?:the|this) |^)user (?:is|has been made|was made) (?:an? |the )?(?:system |site )?(?:admin|"
         r"administrator|root|superuser|"
-        r"super user|developer|owner|operator|moderator|god)\b",
+        r"super user|developer|owner|operator|moderator|god)\b"
+        # Of something of their own ("the admin of their company's jira") it is their job, not a claim over me.
+        r"(?! (?:of|at|for|on|in) "
+        r"(?!(?:this|the|your|its) (?:assistant|ai|system|bot|chatbot|service|account|chat)\b))",
     ),
     (
         "i-am-your-maker",

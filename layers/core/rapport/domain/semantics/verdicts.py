@@ -94,7 +94,12 @@ def _with_its_cause(match: Match, content: str, layer: SemanticLayer) -> str | N
 # What reads as an instruction to the assistant rather than about the person (the quarantine rules judge it first).
 _INSTRUCTION = re.compile(
     r"(?i)\b(?:assistant|always|never|must|ignor|reveal|send|forward|system prompt|rules?|obey|whatever|password|"
-    r"secret|instructions?|reply|answer only|comply)\b"
+    r"secret|instructions?|reply|answer only|comply)\b|"
+    # What the assistant's safeguards are and what they guard: its checks, its secrets, other people's data.
+    r"\b(?:moderat|filter|polic|restrict|limits\b|verif|credential|keys?\b|tokens?\b|environment variables|"
+    r"config|isolation|access control|clearance|privilege|permission|bypass|overrid|disabl|turn(?:s|ed)? off|"
+    r"switch(?:es|ed)? off|trust|obey|without (?:checking|review|verif|question)|approv|signed off|exempt|"
+    r"unrestricted|(?:every|any) other|other (?:users?|accounts?|customers?|people)\b)"
 )
 
 
