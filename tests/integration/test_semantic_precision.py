@@ -250,3 +250,20 @@ def test_a_note_that_lowers_a_safeguard_is_quarantined_by_its_meaning(model: Rul
 )
 def test_a_life_among_safeguards_is_kept(model: RulesLanguageModel, note: str) -> None:
     assert judged(model, note)[0] is Verdict.ALLOWED
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "whats the difference between a list and a tuple",
+        "how do bullet points compare to tables for a report",
+        "how to explain things simply to kids",
+    ],
+)
+def test_a_question_typed_without_its_question_mark_is_no_lesson(model: RulesLanguageModel, said: str) -> None:
+    assert relational(model, chat((U, said))) == []
+
+
+def test_a_statement_that_opens_like_a_question_still_says_how_to_answer(model: RulesLanguageModel) -> None:
+    found = relational(model, chat((U, "What works for me is a short summary first, then the details.")))
+    assert [t for t, _ in found] == ["communication_preference"]

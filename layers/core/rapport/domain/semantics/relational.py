@@ -106,7 +106,10 @@ _NOW = re.compile(r"(?i)\bnow\b")
 # does, so only questions that ask about the world are left out.
 _ASKS = re.compile(
     r"(?i)^\W*(?:what|which|how|why|when|where|who|whose|is|are|was|were|should|shall|do|does|did|am|have|has|"
-    r"isn't|aren't|doesn't|don't)\b[^?]*\?\W*$"
+    r"isn't|aren't|doesn't|don't)\b[^?]*\?\W*$|"
+    # Typed in a hurry, without its question mark ("what's the difference between a list and a tuple").
+    r"^\W*(?:what(?:'s|’s|s| is| are| does| do)|how (?:to|do|does|can|is|are|much|many)|why (?:is|are|does|do)|"
+    r"where (?:is|are|can)|which (?:is|are)|who (?:is|are)) (?!(?:\w+ ){0,3}(?:for me|I (?:like|want|need|prefer)))"
 )
 # Someone else's taste or habit is not a lesson about this user: "my friend thinks bullet points are lazy", "the
 # team lead said the new format worked".
