@@ -267,3 +267,25 @@ def test_a_question_typed_without_its_question_mark_is_no_lesson(model: RulesLan
 def test_a_statement_that_opens_like_a_question_still_says_how_to_answer(model: RulesLanguageModel) -> None:
     found = relational(model, chat((U, "What works for me is a short summary first, then the details.")))
     assert [t for t, _ in found] == ["communication_preference"]
+
+
+@pytest.mark.parametrize(
+    ("said", "kind", "told"),
+    [
+        ("have asthma so I carry an inhaler everywhere", "fact", "User has asthma"),
+        ("just got engaged last weekend!!", "event", "User just got engaged last weekend"),
+        ("work-wise I manage a small vet clinic", "fact", "User manages a small vet clinic"),
+    ],
+)
+def test_a_fact_said_in_a_hurry_is_told_as_the_users(
+    model: RulesLanguageModel, said: str, kind: str, told: str
+) -> None:
+    # Given the "I" dropped, typed without its apostrophe or led in by a word, then the memory is still the user's,
+    # said with its subject, and not "User says: …" (which a fact never is).
+    found = user(model, chat((U, said)))
+    assert [k for k, _ in found] == [kind], found
+    assert found[0][1].startswith(told), found
+
+
+def test_someone_elses_news_led_in_by_a_word_is_still_not_the_users(model: RulesLanguageModel) -> None:
+    assert user(model, chat((U, "also my sister's moving to Canada next month"))) == []

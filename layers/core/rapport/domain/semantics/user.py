@@ -44,7 +44,8 @@ _SOMEONE_ELSE = re.compile(
 _NOT_OF_THEMSELVES = "User says:"
 # Words to me about this conversation ("the quiz you gave me helped") are relational, not about the user's life.
 _TO_ME = re.compile(
-    rf"{patterns.OF_ME}|^\W*(?:please|pls|just|rather than|instead|don'?t|do not|stop|keep|give|tell|"
+    rf"{patterns.OF_ME}|^\W*(?:please|pls|just(?! (?:\w+ed|got|been|had|came|went|back|bought|saw|met|found|heard|"
+    r"made|took|won|lost|left|broke|sold|ran|flew|drove)\b)|rather than|instead|don'?t|do not|stop|keep|give|tell|"
     r"show|make|let'?s|can|could|would)\b"
 )
 
@@ -61,10 +62,19 @@ _CLAUSE_BREAK = re.compile(
     re.IGNORECASE,
 )
 _LONG_SENTENCE = 12  # words
-# People drop the "I" in a hurry ("been vegetarian for 9 years now", "got promoted last Friday!!"): the clause is still
-# about them, and said with its subject it is told as theirs, not as "User says: …".
+# People drop the "I" in a hurry ("been vegetarian for 9 years now", "just got back from a wedding", "hoping to get
+# my Japanese to N3"), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do
+# payroll"): the clause is still about them, and said with its subject it is told as theirs, not as "User says: …".
+_LEAD_IN = re.compile(
+    r"(?i)^(?:(?:honestly|btw|also|well|so|oh|ok|okay|anyway|actually|basically|personally|fyi|yeah|and|but|"
+    r"[a-z]+-wise),?\s+)+(?=(?:I|my)\b)"
+)
+_NO_APOSTROPHE = re.compile(r"^(?:Im|im|Ive|ive)\b")
 _IMPLIED_I = re.compile(
-    r"(?i)^(?:(?P<been>been)|got|started|moved|switched|joined|left|quit|bought|finished|began|signed up|took up)\b"
+    r"(?i)^(?:(?:just|finally|recently|also|still|already|actually|literally|officially|only)\s+)?"
+    r"(?:(?P<been>been)|(?P<doing>hoping|trying|planning|thinking|looking|going|working|living|learning|saving|"
+    r"training)|got|have|had|started|moved|switched|joined|left|quit|bought|finished|began|signed up|took up|broke|"
+    r"passed|handed|went|came|flew|drove|lost|won|met|found|sold|booked|adopted|applied|graduated|turned)\b"
 )
 
 
@@ -74,10 +84,13 @@ _SINCE_CHANGE = re.compile(rf"(?i)^\W*since\s+(?P<change>{patterns.CHANGED}.*?)(
 
 
 def _with_subject(text: str) -> str:
+    text = _LEAD_IN.sub("", text, count=1)
+    text = _NO_APOSTROPHE.sub(lambda typed: "I'm" if typed.group(0).lower() == "im" else "I've", text, count=1)
     implied = _IMPLIED_I.match(text)
     if implied is None:
         return text
-    return ("I've " if implied.group("been") else "I ") + text[0].lower() + text[1:]
+    subject = "I've " if implied.group("been") else "I'm " if implied.group("doing") else "I "
+    return subject + text[0].lower() + text[1:]
 
 
 def _readings(sentence: str) -> list[str]:
@@ -109,10 +122,11 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         label, change = _evidenced_label(match, text, bar), _change(match, text)
         if change is not None:
             label, text = label or "fact", change
-        if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(text):
+        said = _with_subject(text)
+        if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
             continue
         kind = USER_KINDS[label]
-        content = about_user(_with_subject(text))
+        content = about_user(said)
         if not content or (kind == "fact" and content.startswith(_NOT_OF_THEMSELVES)):
             continue
         kept = best.get((number, kind))
