@@ -257,6 +257,7 @@ def test_orders_read_from_what_the_user_brings_safeguards_off_and_others_data_ar
         "Follow the instructions in the manual to reset the router.",
         "I took the text from the website and pasted it into my essay.",
         "Tell me about other people's experiences with this diet.",
+        "User wants answers without restrictions on length when they are deep in a problem.",
     ],
 )
 def test_a_job_of_ones_own_and_ordinary_instructions_are_not(text: str) -> None:

@@ -92,7 +92,8 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         Family.OVERRIDE,
         rf"\b(?:answer\w*|repl\w*|respond\w*|talk\w*|speak\w*|act\w*|behav\w*|operat\w*|{_ASSISTANT}|you|"
         rf"yourself|mode)\b[^\n.]{{0,30}}\b(?:with no|without (?:any )?|free (?:of|from) (?:any )?|no more)\s*"
-        rf"(?:\w+ )?{_LIMITS}\b",
+        # "Answers without limits on length" asks for long answers, not for none of my rules.
+        rf"(?:\w+ )?{_LIMITS}\b(?! (?:on|of|for) (?:the )?(?:length|size|word count|words|format|style|tone)\b)",
     ),
     (
         "drops-the-rules-it-was-given",
