@@ -289,3 +289,12 @@ def test_a_fact_said_in_a_hurry_is_told_as_the_users(
 
 def test_someone_elses_news_led_in_by_a_word_is_still_not_the_users(model: RulesLanguageModel) -> None:
     assert user(model, chat((U, "also my sister's moving to Canada next month"))) == []
+
+
+def test_giving_up_on_asking_me_is_a_grievance_and_a_request_beside_a_grievance_a_lesson(
+    model: RulesLanguageModel,
+) -> None:
+    # "I don't know why I bother" asks for nothing: "don't" is a request only when it says what not to do.
+    assert relational(model, chat((U, "honestly I don't know why I bother asking you"))) == []
+    found = relational(model, chat((U, "Your suggestions annoy me, don't give me three options, just pick one.")))
+    assert [t for t, _ in found] == ["communication_preference"]

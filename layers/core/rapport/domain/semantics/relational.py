@@ -128,10 +128,13 @@ _COUNTERFACTUAL = re.compile(
 # Bad feelings about an answer, with nothing said of what to do instead, are a grievance and no lesson.
 _GRIEVANCE = re.compile(
     r"(?i)\b(?:annoy|condescend|patronis|patroniz|rude|useless|wast(?:e|ed|ing)|furious|irritat|pointless|terrible|"
-    r"awful|garbage|rubbish|hate (?:it|that|you)|fed up|sick of|tired of|cost me)"
+    r"awful|garbage|rubbish|hate (?:it|that|you)|fed up|sick of|tired of|cost me|why (?:do )?I (?:even )?bother|"
+    r"no point (?:in )?asking)"
 )
+# "Don't" asks for something ("don't give me lists"); "I don't know why…" does not.
 _ASKS_FOR = re.compile(
-    r"(?i)\b(?:please|pls|plz|just|stop|keep|don'?t|do not|from now on|next time|in future|rather|prefer|instead|"
+    r"(?i)\b(?:please|pls|plz|just|stop|keep|(?:don'?t|do not)(?! (?:know|think|care|get|understand|see|remember|"
+    r"bother)\b)|from now on|next time|in future|rather|prefer|instead|"
     r"would (?:help|be better)|better if|can you|could you|would you)\b"
 )
 # An approach that worked names what worked ("the analogy", "walking me through it", "your checklist"); "that saved
