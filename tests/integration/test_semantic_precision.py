@@ -298,3 +298,9 @@ def test_giving_up_on_asking_me_is_a_grievance_and_a_request_beside_a_grievance_
     assert relational(model, chat((U, "honestly I don't know why I bother asking you"))) == []
     found = relational(model, chat((U, "Your suggestions annoy me, don't give me three options, just pick one.")))
     assert [t for t, _ in found] == ["communication_preference"]
+
+
+def test_a_fact_said_in_passing_in_a_short_request_is_kept(model: RulesLanguageModel) -> None:
+    found = user(model, chat((U, "I have coeliac disease btw, so recipes must be gluten free")))
+    assert [k for k, _ in found] == ["fact"], found
+    assert found[0][1].startswith("User has coeliac disease")

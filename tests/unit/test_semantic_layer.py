@@ -212,7 +212,7 @@ def test_a_long_sentence_is_read_clause_by_clause_and_a_dropped_i_is_put_back() 
     readings = _readings("quick q - been vegetarian for like 9 years now, what's a decent protein to eat after a run?")
     assert "been vegetarian for like 9 years now" in readings
     assert not any(r.endswith("?") for r in readings)  # the question is left out, whole and as a clause
-    assert _readings("I'm left-handed, so these tips don't work for me.") == [
-        "I'm left-handed, so these tips don't work for me."
-    ]  # a short sentence is read whole
+    assert _readings("I'm left-handed, so no.") == ["I'm left-handed, so no."]  # a short sentence is read whole
+    # From eight words a fact said in passing in a request is read on its own too.
+    assert "I have type 1 diabetes btw" in _readings("I have type 1 diabetes btw, so recipes need carb counts")
     assert about_user(_with_subject("been vegetarian for 9 years")) == "User has been vegetarian for 9 years"

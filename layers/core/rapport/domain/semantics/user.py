@@ -61,7 +61,7 @@ _CLAUSE_BREAK = re.compile(
     r"where|when|who|any|anything|can|could|would|should|is|are|do|does|did)\b)",
     re.IGNORECASE,
 )
-_LONG_SENTENCE = 12  # words
+_LONG_SENTENCE = 8  # words: "have type 1 diabetes btw, so recipes need carb counts" is ten
 # People drop the "I" in a hurry ("been vegetarian for 9 years now", "just got back from a wedding", "hoping to get
 # my Japanese to N3"), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do
 # payroll"): the clause is still about them, and said with its subject it is told as theirs, not as "User says: …".
