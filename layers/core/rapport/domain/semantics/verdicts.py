@@ -98,7 +98,7 @@ _INSTRUCTION = re.compile(
     # What the assistant's safeguards are and what they guard: its checks, its secrets, other people's data.
     r"\b(?:moderat|filter|polic|restrict|limits\b|verif|credential|keys?\b|tokens?\b|environment variables|"
     r"config|isolation|access control|clearance|privilege|permission|bypass|overrid|disabl|turn(?:s|ed)? off|"
-    r"switch(?:es|ed)? off|trust|obey|without (?:checking|review|verif|question)|approv|signed off|exempt|"
+    r"switch(?:es|ed)? off|trust|without (?:checking|review|verif|question)|approv|signed off|exempt|"
     r"unrestricted|(?:every|any) other|other (?:users?|accounts?|customers?|people)\b)"
 )
 
