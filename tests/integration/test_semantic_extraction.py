@@ -273,3 +273,43 @@ def test_a_near_tie_is_settled_by_a_sentence_that_says_what_helped_and_that_it_d
     for last in ("Ha, those flashcards work.", "Restarting the worker from a clean cache solved it."):
         found = relational(model, chat((U, "Any idea?"), (A, "Try flashcards, or restart the worker."), (U, last)))
         assert not any(kind == "approach_effectiveness" for kind, _ in found), last
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The cron job we set up last month has run every night without a miss.",
+        "the pitch deck we drafted got us a second meeting with the investors",
+        "the unit tests we wrote caught two bugs before the release",
+    ],
+)
+def test_a_result_told_of_work_we_made_is_what_came_of_it(model: RulesLanguageModel, said: str) -> None:
+    # Told in a later conversation, with no problem brought and solved in this one: still what came of our work
+    found = relational(model, chat((U, said)))
+    assert [kind for kind, _ in found] == ["collaboration_outcome"], found
+    assert found[0][1].startswith("What came of our work together: ")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The fence we put up last summer blew down in the storm.",  # a thing of the user's own life
+        "the slides my colleague and I made went down really well",  # someone else's work with them
+        "the quiz we wrote with my daughter's class worked a treat",
+        "the app we shipped at work last month crashed twice already",
+    ],
+)
+def test_a_we_of_the_users_own_life_is_no_outcome_of_ours(model: RulesLanguageModel, said: str) -> None:
+    assert not any(kind == "collaboration_outcome" for kind, _ in relational(model, chat((U, said))))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my coach's warm-up routine really helped my knee",  # someone else's help
+        "the app's reminder trick helped me drink more water",
+        "my therapist's breathing trick really calmed me down before the flight",
+    ],
+)
+def test_help_that_is_someone_elses_is_no_approach_of_mine(model: RulesLanguageModel, said: str) -> None:
+    assert not any(kind == "approach_effectiveness" for kind, _ in relational(model, chat((U, said)))), said

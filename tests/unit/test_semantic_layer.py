@@ -142,6 +142,13 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("Can you pull up the hotels we looked at?", "pull up the hotels we looked at"),
         ("Like you always tell me, start small.", "Like I always tell them, start small"),
         ("Picking up Atlas again.", "picking up Atlas again"),
+        # "you" opening a clause is its subject whatever verb follows
+        (
+            "When you rewrote my intro I could see what you changed.",
+            "when I rewrote their intro they could see what I changed",
+        ),
+        ("I find it easier when you number the steps.", "they find it easier when I number the steps"),
+        ("Thanks, that helps you too.", "Thanks, that helps me too"),
     ],
 )
 def test_a_relational_note_speaks_as_the_assistant_of_the_user(sentence: str, said: str) -> None:

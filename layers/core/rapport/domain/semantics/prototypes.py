@@ -275,6 +275,9 @@ RELATIONAL_TYPES = MappingProxyType(
         "habit": "interaction_pattern",
         "project": "shared_context",
         "shared_research": "shared_context",
+        # No prototypes: a result told of work of ours is read by its words (`relational._OUR_WORK`), since its
+        # meaning sits nearer its topic than any wording of an outcome could.
+        "our_outcome": "collaboration_outcome",
     }
 )
 

@@ -31,6 +31,7 @@ _LEAD_INS = {
     "approach_worked": "What worked with this user: {said}",
     "habit": "A habit of ours: {said}",
     "shared_research": "Research we did together: {said}",
+    "our_outcome": "What came of our work together: {said}",
 }
 _IMPORTANCE = {
     "communication_preference": 0.7,
@@ -51,6 +52,35 @@ _THANKS = re.compile(
     r"you’re a lifesaver|yes|yep|agreed|finally something new)\b[\w\s,!.']{0,30}$"
 )
 _MIN_WORDS = 2
+# Work of ours named as ours: a thing of the kinds an assistant makes with someone (code, a document, a plan), then
+# "we" and how it was made: "the caching layer we designed", "that email we wrote", "the itinerary we put together"
+# (not "our API", which is the user's company's). MiniLM reads such a sentence by its topic first (page loads, a
+# landlord), so a result told of it is read by these words where its meaning is nearer the topic than any outcome
+# (`_told_outcome`). A "we" of the user's own life (the house we built, the cake we made, the plan we made with my
+# brother) names nothing we made, or someone else.
+_ARTIFACT = (
+    r"(?:code|script|query|queries|regex|function|fix|patch|tests?|config\w*|dockerfile|pipeline|schema|migration|job|"
+    r"index|cache|caching layer|layer|endpoints?|api|design|architecture|refactor\w*|prototype|tool|bot|app|"
+    r"plan|schedule|itinerary|timeline|roadmap|budget|spreadsheet|formula|model|strategy|checklist|template|"
+    r"email|e-mail|letter|cover letter|message|reply|cv|resume|résumé|essay|speech|talk|presentation|slides|deck|"
+    r"proposal|report|doc|document|docs|outline|draft|post|article|chapter|pitch|bio|summary|notes|guide|"
+    r"workout|routine|meal plan|diet|study plan|list|prompt|setup|solution|approach|answer)"
+)
+_OUR_WORK = re.compile(
+    r"(?i)\b(?:(?:the|that|this|those|these|our)\s+(?:[\w'’-]+\s+){0,2}?" + _ARTIFACT + r"\s+(?:that\s+)?"
+    r"(?:we|you and I)\s+(?:[a-z]+\s+)?(?:designed|built|wrote|drafted|planned|put together|came up with|set up|"
+    r"prepared|worked out|figured out|rewrote|reworked|polished|trimmed|tuned|optimi[sz]ed|refactored|sketched|"
+    r"outlined|edited|debugged|fixed|made|added|picked|chose|created))\b"
+)
+# Read by its words, a told outcome is as sure as a pattern's reading (`relational_rules.RULE_CONFIDENCE`), whatever
+# it is nearest by meaning.
+_TOLD_CONFIDENCE = 0.6
+# Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
+_WITH_OTHERS = re.compile(
+    r"(?i)\b(?:we\s+(?:[\w'’-]+\s+){1,3}?with (?:my|our|the|his|her|their|a) [\w'’-]+|(?:my|our) [\w'’-]+ and I|"
+    r"[A-Z][a-z]+ and I|"
+    r"as a (?:family|team|class|group)|at (?:work|school|the office)|our team|my team|in (?:high )?school)\b"
+)
 # A lesson needs its evidence in the sentence, whatever its neighbours by meaning: nearness alone made "they failed
 # their driving test" an approach that worked and "no thanks, I'll keep my own script" a way of working. What each
 # label needs: an approach that worked, an outcome credited to it; a preference about answers, a request or a
@@ -86,6 +116,15 @@ _EVIDENCE = {
     ),
 }
 _EVIDENCE["suggestions"] = _EVIDENCE["format"]
+# What came of our work says how it went, well or badly; without it, the sentence only names the work ("the schema we
+# designed, I want to extend it" picks it up again).
+_RESULT = re.compile(
+    r"(?i)\b(?:work(?:ed|s|ing)|did (?:the|its) (?:trick|job)|cut|saved?|got|shipped|passed|went|broke|broken|"
+    r"fail(?:ed|s)?|rejected|accepted|held(?: up)?|help(?:ed|s)?|didn'?t|did not|doesn'?t|stopped|crash\w*|faster|"
+    r"slower|fixed|solved|paid off|turned out|success\w*|too (?:much|little|hard|easy|long|short)|"
+    r"loved|liked|hated|down (?:from|to)|up (?:from|to)|instead of|under|over|caught|found|ran|runs|won|landed|"
+    r"improved|reduced|increased|doubled|halved|dropped|without (?:a|any)|no more|gone)\b"
+)
 # The words a lesson needs guard against nearness alone at the bars (0.35-0.45 of cosine), where a life event or a
 # refusal can sit as near a lesson as one said plainly. Far above them the meaning is the evidence: on dev, every
 # sentence at 0.6 or nearer a lesson that lacked its words was that lesson, and below 0.55 some were not.
@@ -237,9 +276,13 @@ def _by_meaning(
 ) -> list[ExtractedRelationalMemory]:
     memories: list[ExtractedRelationalMemory] = []
     used: set[tuple[str, int]] = set()
+    outcome = _outcome(conversation, layer)
     for sentence, match in zip(spoken, matches, strict=True):
-        label = _label_of(match, sentence.text, layer)
         index = sentence.message.index
+        # A result told of work of ours is its outcome, whatever else it is near (picking the work up, research);
+        # in a problem solved here, the messages of its outcome say it already.
+        told = _told_outcome(sentence.text) if outcome is None or index not in outcome.evidence else None
+        label = told or _label_of(match, sentence.text, layer)
         if label is None or (label, index) in used:
             continue
         if not evidenced(label, sentence.text, match.by_label.get(label, 0.0)):
@@ -247,7 +290,8 @@ def _by_meaning(
         content = _project(sentence.message) if label == "project" else _note(label, sentence.text)
         if content:
             used.add((label, index))
-            memories.append(_memory(content, RELATIONAL_TYPES[label], match.score, [index]))
+            sure = _TOLD_CONFIDENCE if told else match.score
+            memories.append(_memory(content, RELATIONAL_TYPES[label], sure, [index]))
     for message in conversation.messages:
         picked_up = message.role is MessageRole.USER and _CONTINUED.search(message.content) is not None
         if picked_up and ("project", message.index) not in used:
@@ -255,12 +299,19 @@ def _by_meaning(
             if content:
                 used.add(("project", message.index))
                 memories.append(_memory(content, "shared_context", 1.0, [message.index]))
-    outcome = _outcome(conversation, layer)
     if outcome is not None:
         memories.append(outcome)
     return memories
 
 
+# What I help with: a tip, an idea, a drawing, an exercise. Another's ("my therapist's breathing trick", "the podcast's
+# tip") is no approach of mine, whatever it did.
+_HELP = (
+    r"(?:tips?|tricks?|idea|suggestions?|advice|method|approach|technique|mnemonic|analog\w*|metaphors?|examples?|"
+    r"exercises?|checklist|plan|schedule|quiz\w*|questions|drawings?|diagrams?|pictures?|sketch|table|breakdown|"
+    r"explanations?|walkthrough|framework|template|system|routine|hints?|rule|way)"
+)
+_SOMEONE_ELSES_HELP = re.compile(r"(?i)(?:\b\w+['’]s|\b(?:his|her|their))\s+(?:[\w'’/-]+\s+){0,2}?" + _HELP + r"\b")
 # "Your idea of timeboxing worked wonders" is near a way of working, but it credits something I proposed.
 _CREDITS_ME = re.compile(
     r"(?i)\b(?:your (?:idea|suggestion|tip|trick|advice|method|approach)|you (?:suggested|proposed|"
@@ -289,6 +340,13 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
             continue
         if label in _LESSONS_BY_WORD and evidenced(label, sentence) and _SETTLES_A_TIE.search(sentence):
             return label
+    return None
+
+
+def _told_outcome(sentence: str) -> str | None:
+    """ "our_outcome" for a result told of work of ours (`_OUR_WORK`), whatever the sentence is nearest by meaning."""
+    if _OUR_WORK.search(sentence) and not _WITH_OTHERS.search(sentence) and evidenced("our_outcome", sentence):
+        return "our_outcome"
     return None
 
 
@@ -333,9 +391,11 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     changed = compiled(patterns.CHANGE_OF_LIFE).search(sentence)
     if label in _LESSONS and changed and not compiled(patterns.OF_ME).search(sentence):
         return False
-    if label == "approach_worked" and not _APPROACH.search(sentence):
+    if label == "approach_worked" and (not _APPROACH.search(sentence) or _SOMEONE_ELSES_HELP.search(sentence)):
         return False
     if label == "project" and not _CONTINUES.search(sentence):
+        return False
+    if label == "our_outcome" and not _RESULT.search(sentence):
         return False
     if label in _LESSONS and score >= _SURE:
         return True

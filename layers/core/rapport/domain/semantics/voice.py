@@ -132,6 +132,14 @@ _YOU_SUBJECT_BEFORE = frozenset(
         "walked",
     }
 )
+# Words after which "you" opens a clause, and so is its subject whatever verb follows: "when you rewrote my paragraph",
+# "if you number the steps". After a verb or a preposition it is the object ("thank you", "with you").
+_YOU_SUBJECT_AFTER = frozenset(
+    "when whenever if because since as after before until once while so and but that how what where why who unless "
+    "though although than".split()
+)
+# Words that follow an object "you" rather than a subject's verb: "you too", "you all", "for you and me".
+_NOT_A_VERB = frozenset("too all both guys so very again for to with and or in on at of from".split())
 _ASSISTANT_SWAPS = {
     "you're": "I'm",
     "you’re": "I’m",
@@ -193,15 +201,19 @@ def assistant_voice(sentence: str) -> str:
     out: list[str] = [words[0]]
     for position, word in enumerate(found):
         following = found[position + 1].lower() if position + 1 < len(found) else ""
-        out.append(_assistant_word(word, following))
+        before = found[position - 1].lower() if position > 0 else ""
+        out.append(_assistant_word(word, following, before))
         out.append(words[position + 1])
     return lower_first(_third("".join(out)))
 
 
-def _assistant_word(word: str, following: str) -> str:
+def _assistant_word(word: str, following: str, before: str = "") -> str:
+    """`before`: the word before it, "" at the clause's start, where "you" is a subject too ("You rewrote it")."""
     lowered = word.lower()
     if lowered == "you":
-        return "\x00I" if following in _YOU_SUBJECT_BEFORE else "\x00me"
+        opens = before in _YOU_SUBJECT_AFTER or not before
+        subject = following in _YOU_SUBJECT_BEFORE or (opens and following and following not in _NOT_A_VERB)
+        return "\x00I" if subject else "\x00me"
     swapped = _ASSISTANT_SWAPS.get(lowered)
     if swapped is None:
         return word

@@ -1,0 +1,80 @@
+"""Relational memories drawn from short conversations labelled with the type a new user's words call for: a way of
+helping that worked, a preference about answers, what came of our work, shared work picked up, a way of working.
+Each line is `type|conversation` ("none|…": nothing relational is to be drawn), turns as in bench/lesson_traps.py.
+Prints what each line missed (or drew where nothing was due) and, per file, how many of each type were found.
+
+    python -m bench.relational_sets bench/relational-sets/*.txt
+    python -m bench.relational_sets --half odd bench/relational-sets/said-of-us.txt
+
+`--half odd` reads the first, third, fifth… line of a file and `--half even` the others: a set is split that way
+before any rule is written from it, the odd lines to write from, the even ones to check on (docs/pipeline.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections import Counter
+from pathlib import Path
+
+from bench.lesson_traps import ROLES
+from rapport.adapters.local.minilm import MiniLmEmbedder
+from rapport.domain.prompts import extract_relational, payload
+from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
+from rapport.domain.rules.model import RulesLanguageModel
+from rapport.domain.semantics.matcher import semantic_layer
+
+NOTHING = "none"
+
+
+def labelled(path: Path, half: str | None) -> list[tuple[str, ConversationInput]]:
+    """(the type due, the conversation) of each line of the file, or of its odd or even lines."""
+    found = []
+    text = path.read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    for number, line in enumerate(lines, start=1):
+        if half is not None and (number % 2 == 1) != (half == "odd"):
+            continue
+        due, conversation = line.split("|", 1)
+        turns = [part.split(": ", 1) for part in conversation.split(" || ")]
+        messages = [PromptMessage(index=i, role=ROLES[role], content=text) for i, (role, text) in enumerate(turns)]
+        found.append((due, ConversationInput(messages=messages)))
+    return found
+
+
+def drawn(model: RulesLanguageModel, conversation: ConversationInput) -> list[tuple[str, str]]:
+    answer = model.structured(
+        system=extract_relational.SYSTEM,
+        user=payload.render(extract_relational.TASK, conversation),
+        response_model=extract_relational.RelationalExtraction,
+    )
+    return [(m.type.value, m.content) for m in answer.memories]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("--half", choices=("odd", "even"), default=None)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    model = RulesLanguageModel(semantics=semantic_layer(MiniLmEmbedder()))
+    for path in args.files:
+        due_count: Counter[str] = Counter()
+        found_count: Counter[str] = Counter()
+        for due, conversation in labelled(path, args.half):
+            memories = drawn(model, conversation)
+            kinds = {kind for kind, _ in memories}
+            due_count[due] += 1
+            right = not memories if due == NOTHING else due in kinds
+            found_count[due] += right
+            if not right:
+                print(f"{path.name}: {due}: {conversation.messages[0].content[:100]}")
+                for kind, content in memories:
+                    print(f"    {kind}: {content}")
+        for due in sorted(due_count):
+            what = "drew nothing" if due == NOTHING else "found"
+            print(f"{path.name}: {due}: {found_count[due]} of {due_count[due]} {what}")
+
+
+if __name__ == "__main__":
+    main()
