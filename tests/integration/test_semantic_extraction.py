@@ -313,3 +313,28 @@ def test_a_we_of_the_users_own_life_is_no_outcome_of_ours(model: RulesLanguageMo
 )
 def test_help_that_is_someone_elses_is_no_approach_of_mine(model: RulesLanguageModel, said: str) -> None:
     assert not any(kind == "approach_effectiveness" for kind, _ in relational(model, chat((U, said)))), said
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [
+        ("recall the gift ideas we went through for my dad? I ordered the watch", "the gift ideas we went through"),
+        ("Regarding the study plan we drafted: week one is done, week two is pending.", "the study plan we drafted"),
+        ("as we agreed last time, I'm sticking with the cheaper laptop", "as we agreed last time"),
+    ],
+)
+def test_shared_work_named_again_is_picked_up(model: RulesLanguageModel, said: str, named: str) -> None:
+    found = relational(model, chat((U, said)))
+    assert any(kind == "shared_context" and named in content for kind, content in found), found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm so excited about the trip we planned with my parents",  # someone else's work with them
+        "remember the storm we had last winter? it's happening again",  # no work of ours
+        "I'm worried about the exam we have on Friday",
+    ],
+)
+def test_a_we_of_their_own_life_picks_up_no_shared_work(model: RulesLanguageModel, said: str) -> None:
+    assert not any(kind == "shared_context" for kind, _ in relational(model, chat((U, said)))), said

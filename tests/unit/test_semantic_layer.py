@@ -149,6 +149,10 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ),
         ("I find it easier when you number the steps.", "they find it easier when I number the steps"),
         ("Thanks, that helps you too.", "Thanks, that helps me too"),
+        # news openers are the chat's, not the note's; "update" asked for is kept
+        ("Quick update: the query we rewrote runs in 3 minutes.", "the query we rewrote runs in 3 minutes"),
+        ("Good news: the letter we wrote got me an interview!", "the letter we wrote got them an interview"),
+        ("update the docs with one example each please", "update the docs with one example each please"),
     ],
 )
 def test_a_relational_note_speaks_as_the_assistant_of_the_user(sentence: str, said: str) -> None:

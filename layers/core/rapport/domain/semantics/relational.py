@@ -44,9 +44,15 @@ _IMPORTANCE = {
 # Picking a shared piece of work up again is said in few ways, and the name is what matters: a pattern is surer.
 _CONTINUED = re.compile(
     r"(?i:\b(?:picking up|back on|get back to|getting back to|continuing(?: with| on)?|continue with|"
-    r"resuming(?: work on)?|still working on|where were we with))\s+"
+    r"resuming(?: work on)?|still working on|where were we with|"
+    # Work named as ours again: "remember the flights we compared", "about the speech we started", "re the plan we…"
+    r"(?:remember|recall|about|regarding|re:?)(?=\s+(?:the|our|that)\s+[^.,:;!?—–\n]{0,40}\bwe\s+(?:\w+\s+)?"
+    r"(?:compared|discussed|started|planned|looked at|researched|made|wrote|built|designed|drafted|did|went through|"
+    r"put together|picked|chose|worked on|talked about|sketched|outlined|chased|fixed|debugged|edited|set up)\b)))\s+"
     r"(?P<name>(?:the |my |our )?[^.,:;!?—–\n]{2,60})"
 )
+# What we said last time, named by that alone: "like we discussed yesterday, I'm going with Postgres".
+_AS_AGREED = re.compile(r"(?i)\b(?:like|as) we (?:discussed|agreed|planned|decided)\b")
 _THANKS = re.compile(
     r"(?i)^\W*(?:thanks?|thank you|thx|cheers|great|perfect|awesome|amazing|wow|nice|good call|you're a lifesaver|"
     r"you’re a lifesaver|yes|yep|agreed|finally something new)\b[\w\s,!.']{0,30}$"
@@ -293,7 +299,10 @@ def _by_meaning(
             sure = _TOLD_CONFIDENCE if told else match.score
             memories.append(_memory(content, RELATIONAL_TYPES[label], sure, [index]))
     for message in conversation.messages:
-        picked_up = message.role is MessageRole.USER and _CONTINUED.search(message.content) is not None
+        said = message.content
+        # Work picked up with someone else ("the trip we planned with my parents") is not ours.
+        ours = message.role is MessageRole.USER and not _WITH_OTHERS.search(said)
+        picked_up = ours and bool(_CONTINUED.search(said) or _AS_AGREED.search(said))
         if picked_up and ("project", message.index) not in used:
             content = _project(message)
             if content:
@@ -395,6 +404,8 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if label == "project" and not _CONTINUES.search(sentence):
         return False
+    if label in {"project", "shared_research"} and _WITH_OTHERS.search(sentence):
+        return False  # work shared with someone else ("the trip we planned with my parents")
     if label == "our_outcome" and not _RESULT.search(sentence):
         return False
     if label in _LESSONS and score >= _SURE:

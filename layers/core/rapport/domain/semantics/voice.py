@@ -13,7 +13,8 @@ MAX_QUOTED_CHARS = 220
 
 _OPENERS = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|honestly|hey|hi|hi again|hello|oh|um|ugh|yeah|yes|yep|big news|fun fact|btw|by the way|"
-    r"quick one|quick question|anyway|alright|right|morning|good morning|ha|haha|lol|exactly)\b[\s,:;!.—–-]*)+",
+    r"quick one|quick question|(?:quick|small|little) update|update(?=\s*[:—–-])|good news|bad news|anyway|alright|"
+    r"right|morning|good morning|ha|haha|lol|exactly)\b[\s,:;!.—–-]*)+",
     re.IGNORECASE,
 )
 _POLITE = re.compile(
