@@ -128,6 +128,10 @@ def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_vo
         ("My exam is next Tuesday and I haven't started.", "User's exam is next Tuesday and they haven't started"),
         ("We're moving house on the 30th.", "User says: they're moving house on the 30th"),
         ("I switched teams in March.", "User switched teams in March"),
+        # a second verb after "but" shares the "I"; a chat's closing "btw" is no part of the note
+        ("I'm from Porto but live in Leeds.", "User is from Porto but lives in Leeds"),
+        ("I like to cook but hate washing up", "User likes to cook but hates washing up"),
+        ("I have type 1 diabetes btw", "User has type 1 diabetes"),
     ],
 )
 def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note: str) -> None:

@@ -21,6 +21,16 @@ _POLITE = re.compile(
     r"^(?:please\s+|(?:could|can|would|will) you(?: please)?\s+|i(?:'d| would) like you to\s+)", re.IGNORECASE
 )
 _TRAILING = re.compile(r"[\s?!.,;:—–-]+$")
+# What closes a chat line and no note: "I have type 1 diabetes btw", "I moved to Berlin lol".
+_CLOSERS = re.compile(r"(?:[\s,]+(?:btw|lol|haha|tbh|fyi|imo|imho|lmao|xd|:\)|:D))+$", re.IGNORECASE)
+# A second verb after "but" shares the sentence's "I": "I work nights but sleep fine" -> "… but sleeps fine". Only
+# after "but", since "I like to cook and travel" coordinates two infinitives.
+_BUT_VERB = re.compile(r"\bbut (?P<verb>[a-z]+)\b")
+_COMMON_VERBS = frozenset(
+    "live work love like hate want need have go study play run use prefer plan hope try enjoy own speak teach write "
+    "read cook travel visit feel think know miss do sleep eat drink drive walk ride swim make take get find keep "
+    "spend stay struggle manage".split()
+)
 _I_START = re.compile(r"^[Ii](?P<contraction>'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s+(?P<rest>.*)$", re.DOTALL)
 _MY_START = re.compile(r"^(?:my|My)\s+(?P<rest>.*)$", re.DOTALL)
 _ADVERBS = frozenset(
@@ -162,7 +172,7 @@ def clause(sentence: str) -> str:
     text = squeeze(sentence).lstrip(" :;,.—–-'\"")
     text = _OPENERS.sub("", text)
     text = _POLITE.sub("", text)
-    text = _TRAILING.sub("", text)
+    text = _TRAILING.sub("", _CLOSERS.sub("", _TRAILING.sub("", text)))
     return text[:MAX_QUOTED_CHARS].rstrip()
 
 
@@ -177,7 +187,8 @@ def about_user(sentence: str) -> str:
         rest = started.group("rest")
         contraction = started.group("contraction")
         if contraction:
-            return sentence_case(f"User {_CONTRACTED[contraction]} {_third(rest, ours=False)}")
+            said = _BUT_VERB.sub(_but_conjugated, _third(rest, ours=False))
+            return sentence_case(f"User {_CONTRACTED[contraction]} {said}")
         words = rest.split(" ")
         leading: list[str] = []
         while words and words[0].lower() in _ADVERBS:
@@ -185,7 +196,8 @@ def about_user(sentence: str) -> str:
         if not words:
             return ""
         verb = _conjugated(words[0])
-        return sentence_case(squeeze(" ".join(["User", *leading, verb, _third(" ".join(words[1:]), ours=False)])))
+        rest = _BUT_VERB.sub(_but_conjugated, _third(" ".join(words[1:]), ours=False))
+        return sentence_case(squeeze(" ".join(["User", *leading, verb, rest])))
     mine = _MY_START.match(text)
     if mine is not None:
         return sentence_case(f"User's {_third(mine.group('rest'), ours=False)}")
@@ -250,6 +262,11 @@ def _third(text: str, *, ours: bool = True) -> str:
         marked, _, tail = part.partition(" ")
         converted.append(marked + (" " + third_person(tail, lexicon) if tail else ""))
     return "".join(converted)
+
+
+def _but_conjugated(found: re.Match[str]) -> str:
+    verb = found.group("verb")
+    return f"but {_conjugated(verb)}" if verb in _COMMON_VERBS else found.group(0)
 
 
 def _conjugated(verb: str) -> str:
