@@ -338,3 +338,8 @@ def test_shared_work_named_again_is_picked_up(model: RulesLanguageModel, said: s
 )
 def test_a_we_of_their_own_life_picks_up_no_shared_work(model: RulesLanguageModel, said: str) -> None:
     assert not any(kind == "shared_context" for kind, _ in relational(model, chat((U, said)))), said
+
+
+@pytest.mark.parametrize("said", ["Broke my wrist skiing over the holidays.", "I got food poisoning over the weekend."])
+def test_over_the_holidays_says_when_and_no_taste(model: RulesLanguageModel, said: str) -> None:
+    assert not any(kind == "preference" for kind, _ in user(model, chat((U, said)))), said

@@ -24,7 +24,10 @@ _MIN_WORDS = 3
 _KIND_EVIDENCE = {
     "preference": re.compile(
         r"(?i)\b(?:lov(?:e|ed|ing)|like|likes|enjoy\w*|prefer\w*|hate|hated|dislike\w*|can'?t stand|cannot stand|fan|"
-        r"into|favou?rite|my thing|rather|over|always|never|adore|obsessed|passion\w*|big on|not big on|crazy about|"
+        r"into|favou?rite|my thing|rather|always|never|adore|obsessed|passion\w*|big on|not big on|crazy about|"
+        # "over" chooses ("a quiet beach over a city break"), but "over the holidays" only says when
+        r"over(?! (?:the |this |last |next |a |my )?(?:holidays?|weekend|summer|winter|spring|autumn|fall|christmas|"
+        r"easter|new year|break|years?|months?|weeks?|days?|night|past|phone|internet|there|here))|"
         r"no sugar|black|fond|keen)\b"
     ),
     "goal": re.compile(
