@@ -6,6 +6,8 @@ Prints what each line missed (or drew where nothing was due) and, per file, how 
     python -m bench.relational_sets bench/relational-sets/*.txt
     python -m bench.relational_sets --half odd bench/relational-sets/said-of-us.txt
 
+`--user` reads the user's memories instead (fact, preference, event, goal), as bench/user-kinds/ labels them.
+
 `--half odd` reads the first, third, fifth… line of a file and `--half even` the others: a set is split that way
 before any rule is written from it, the odd lines to write from, the even ones to check on (docs/pipeline.md).
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from bench.lesson_traps import ROLES
 from rapport.adapters.local.minilm import MiniLmEmbedder
-from rapport.domain.prompts import extract_relational, payload
+from rapport.domain.prompts import extract_relational, extract_user, payload
 from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
 from rapport.domain.rules.model import RulesLanguageModel
 from rapport.domain.semantics.matcher import semantic_layer
@@ -42,7 +44,16 @@ def labelled(path: Path, half: str | None) -> list[tuple[str, ConversationInput]
     return found
 
 
-def drawn(model: RulesLanguageModel, conversation: ConversationInput) -> list[tuple[str, str]]:
+def drawn(
+    model: RulesLanguageModel, conversation: ConversationInput, *, of_user: bool = False
+) -> list[tuple[str, str]]:
+    if of_user:
+        about = model.structured(
+            system=extract_user.SYSTEM,
+            user=payload.render(extract_user.TASK, conversation),
+            response_model=extract_user.UserExtraction,
+        )
+        return [(m.type.value, m.content) for m in about.memories]
     answer = model.structured(
         system=extract_relational.SYSTEM,
         user=payload.render(extract_relational.TASK, conversation),
@@ -55,6 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--half", choices=("odd", "even"), default=None)
+    parser.add_argument("--user", action="store_true", help="the user's memories, not the relational ones")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     model = RulesLanguageModel(semantics=semantic_layer(MiniLmEmbedder()))
@@ -62,10 +74,10 @@ def main() -> None:
         due_count: Counter[str] = Counter()
         found_count: Counter[str] = Counter()
         for due, conversation in labelled(path, args.half):
-            memories = drawn(model, conversation)
+            memories = drawn(model, conversation, of_user=args.user)
             kinds = {kind for kind, _ in memories}
             due_count[due] += 1
-            right = not memories if due == NOTHING else due in kinds
+            right = not memories if due == NOTHING else kinds == {due} if args.user else due in kinds
             found_count[due] += right
             if not right:
                 print(f"{path.name}: {due}: {conversation.messages[0].content[:100]}")

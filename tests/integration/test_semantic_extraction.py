@@ -343,3 +343,14 @@ def test_a_we_of_their_own_life_picks_up_no_shared_work(model: RulesLanguageMode
 @pytest.mark.parametrize("said", ["Broke my wrist skiing over the holidays.", "I got food poisoning over the weekend."])
 def test_over_the_holidays_says_when_and_no_taste(model: RulesLanguageModel, said: str) -> None:
     assert not any(kind == "preference" for kind, _ in user(model, chat((U, said)))), said
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("Completed my first 10k yesterday!", "event"),  # told as done, in a near tie with an aim by its topic
+        ("total early bird, I'm useless after 9pm", "preference"),  # a taste in its idiom, near a fact
+    ],
+)
+def test_a_hurried_event_or_taste_is_told_as_its_kind(model: RulesLanguageModel, said: str, kind: str) -> None:
+    assert kind in {k for k, _ in user(model, chat((U, said)))}, user(model, chat((U, said)))

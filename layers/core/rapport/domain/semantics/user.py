@@ -28,7 +28,7 @@ _KIND_EVIDENCE = {
         # "over" chooses ("a quiet beach over a city break"), but "over the holidays" only says when
         r"over(?! (?:the |this |last |next |a |my )?(?:holidays?|weekend|summer|winter|spring|autumn|fall|christmas|"
         r"easter|new year|break|years?|months?|weeks?|days?|night|past|phone|internet|there|here))|"
-        r"no sugar|black|fond|keen)\b"
+        r"no sugar|black|fond|keen|night owl|early bird|(?:a|an) [\w-]+ person)\b"
     ),
     "goal": re.compile(
         r"(?i)\b(?:want(?:s|ed)? to|wanna|hop(?:e|ing) to|goal|aim\w*|plan(?:ning)? to|my plan|trying to|try to|"
@@ -36,6 +36,11 @@ _KIND_EVIDENCE = {
         r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution)\b"
     ),
 }
+# Told as done: a verb in the past at the start, with or without its "I" ("finished…", "I ran…", "just got…").
+_DONE = re.compile(
+    r"(?i)^\W*(?:I\s+)?(?:(?:just|finally|recently|also|already)\s+)?(?:[a-z]+ed|got|had|ran|won|lost|went|came|"
+    r"flew|drove|met|found|sold|bought|broke|began|left|quit|took|made|gave|saw|did)\b"
+)
 # Someone else's news is not the user's: "my sister's boyfriend failed his exam".
 _SOMEONE_ELSE = re.compile(
     r"(?i)^\W*(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:friend|colleague|co-?worker|boss|manager|sister|brother|mum|mom|dad|"
@@ -179,6 +184,17 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
         # A fact and an event are said without a word of their own: a near tie between the two is a doubt about
         # the kind ("I left the agency for an in-house job last month"), not about keeping it, so the nearest takes
         # it when it clears its bar and keeps the margin over keeping nothing.
+        # A near tie between an aim and an event, told as done with no word of an aim ("finished my first marathon
+        # last weekend" sits nearest a goal by its topic): the event it tells, on the same terms.
+        event = by_label.get("event", 0.0)
+        if (
+            {nearest, match.runner_up} == {"goal", "event"}
+            and _DONE.search(sentence)
+            and not _KIND_EVIDENCE["goal"].search(sentence)
+            and event >= calibration.bar("event")
+            and event - best_none >= calibration.margin
+        ):
+            return "event"
         score = by_label.get(nearest, 0.0)
         if (
             {nearest, match.runner_up} <= _PLAIN_KINDS
