@@ -354,7 +354,7 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
 
 def _told_outcome(sentence: str) -> str | None:
     """ "our_outcome" for a result told of work of ours (`_OUR_WORK`), whatever the sentence is nearest by meaning."""
-    if _OUR_WORK.search(sentence) and not _WITH_OTHERS.search(sentence) and evidenced("our_outcome", sentence):
+    if _OUR_WORK.search(sentence) and evidenced("our_outcome", sentence):
         return "our_outcome"
     return None
 
@@ -404,7 +404,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if label == "project" and not _CONTINUES.search(sentence):
         return False
-    if label in {"project", "shared_research"} and _WITH_OTHERS.search(sentence):
+    if label in {"project", "shared_research", "our_outcome"} and _WITH_OTHERS.search(sentence):
         return False  # work shared with someone else ("the trip we planned with my parents")
     if label == "our_outcome" and not _RESULT.search(sentence):
         return False

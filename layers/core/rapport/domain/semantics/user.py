@@ -172,45 +172,36 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
     by_label = match.by_label
     best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
     nearest = match.nearest
+
+    def clears(label: str) -> bool:
+        """Its bar, and the margin over keeping nothing."""
+        score = by_label.get(label, 0.0)
+        return score >= calibration.bar(label) and score - best_none >= calibration.margin
+
     if match.label is None:
         # No kind won by the margin: one whose own words are there may take it, the nearest first, then the
         # runner-up ("Jazz is my thing" sits as near a fact as a taste, and says it is a taste).
         for label in (nearest, match.runner_up):
             words = _KIND_EVIDENCE.get(label)
-            score = by_label.get(label, 0.0)
-            said = words is not None and words.search(sentence) is not None
-            if said and score >= calibration.bar(label) and score - best_none >= calibration.margin:
+            if words is not None and words.search(sentence) is not None and clears(label):
                 return label
+        # A near tie between an aim and an event, told as done with no word of an aim ("finished my first marathon
+        # last weekend" sits nearest a goal by its topic): the event it tells, on the same terms.
+        tie = {nearest, match.runner_up}
+        if tie == {"goal", "event"} and _DONE.search(sentence) and not _KIND_EVIDENCE["goal"].search(sentence):
+            return "event" if clears("event") else None
         # A fact and an event are said without a word of their own: a near tie between the two is a doubt about
         # the kind ("I left the agency for an in-house job last month"), not about keeping it, so the nearest takes
         # it when it clears its bar and keeps the margin over keeping nothing.
-        # A near tie between an aim and an event, told as done with no word of an aim ("finished my first marathon
-        # last weekend" sits nearest a goal by its topic): the event it tells, on the same terms.
-        event = by_label.get("event", 0.0)
-        if (
-            {nearest, match.runner_up} == {"goal", "event"}
-            and _DONE.search(sentence)
-            and not _KIND_EVIDENCE["goal"].search(sentence)
-            and event >= calibration.bar("event")
-            and event - best_none >= calibration.margin
-        ):
-            return "event"
-        score = by_label.get(nearest, 0.0)
-        if (
-            {nearest, match.runner_up} <= _PLAIN_KINDS
-            and score >= calibration.bar(nearest)
-            and score - best_none >= calibration.margin
-        ):
-            return nearest
-        return None
+        return nearest if tie <= _PLAIN_KINDS and clears(nearest) else None
     needed = _KIND_EVIDENCE.get(match.label)
     if needed is None or needed.search(sentence):
         return match.label
-    for label, score in sorted(by_label.items(), key=lambda item: item[1], reverse=True):
+    for label, _ in sorted(by_label.items(), key=lambda item: item[1], reverse=True):
         if label.startswith("none") or label == match.label:
             continue
         evidence = _KIND_EVIDENCE.get(label)
-        if score < calibration.bar(label) or score - best_none < calibration.margin:
+        if not clears(label):
             return None
         if evidence is None or evidence.search(sentence):
             return label

@@ -220,7 +220,7 @@ def assistant_voice(sentence: str) -> str:
     return lower_first(_third("".join(out)))
 
 
-def _assistant_word(word: str, following: str, before: str = "") -> str:
+def _assistant_word(word: str, following: str, before: str) -> str:
     """`before`: the word before it, "" at the clause's start, where "you" is a subject too ("You rewrote it")."""
     lowered = word.lower()
     if lowered == "you":
