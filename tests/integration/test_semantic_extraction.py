@@ -354,3 +354,25 @@ def test_over_the_holidays_says_when_and_no_taste(model: RulesLanguageModel, sai
 )
 def test_a_hurried_event_or_taste_is_told_as_its_kind(model: RulesLanguageModel, said: str, kind: str) -> None:
     assert kind in {k for k, _ in user(model, chat((U, said)))}, user(model, chat((U, said)))
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("Can't stand crowds, they make me anxious.", "preference"),  # "can't" opens no request
+        ("Thrillers are the best, I read one a week.", "preference"),  # a judgment is a taste's word
+        ("A long bath beats any spa for me.", "preference"),  # and so is a comparison
+        ("I play the cello and a little piano.", "fact"),  # near an aim, which has none of its words
+        ("I know some Japanese from my two years in Osaka.", "fact"),
+        ("We got a new puppy last week.", "event"),  # nearest a fact, but told as done and when
+    ],
+)
+def test_a_taste_a_fact_or_news_said_in_passing_is_told_as_its_kind(
+    model: RulesLanguageModel, said: str, kind: str
+) -> None:
+    assert kind in {k for k, _ in user(model, chat((U, said)))}, user(model, chat((U, said)))
+
+
+@pytest.mark.parametrize("said", ["My best friend lives in Toronto.", "I speak Dutch and some Italian."])
+def test_a_fact_said_with_a_judgments_word_is_no_taste(model: RulesLanguageModel, said: str) -> None:
+    assert {k for k, _ in user(model, chat((U, said)))} == {"fact"}, user(model, chat((U, said)))

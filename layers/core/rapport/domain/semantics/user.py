@@ -12,6 +12,7 @@ from rapport.domain.rules.wording import compiled, sentences
 from rapport.domain.semantics.matcher import Calibration, Match, SemanticLayer
 from rapport.domain.semantics.prototypes import USER_KINDS
 from rapport.domain.semantics.voice import about_user
+from rapport.domain.time_expressions import has_time_phrase
 
 _IMPORTANCE = {"fact": 0.7, "preference": 0.6, "event": 0.5, "goal": 0.6}
 # What a pattern reads loosely ("I want to …", "I like …"): its sentence must mean a wish or a taste of the user's,
@@ -28,7 +29,10 @@ _KIND_EVIDENCE = {
         # "over" chooses ("a quiet beach over a city break"), but "over the holidays" only says when
         r"over(?! (?:the |this |last |next |a |my )?(?:holidays?|weekend|summer|winter|spring|autumn|fall|christmas|"
         r"easter|new year|break|years?|months?|weeks?|days?|night|past|phone|internet|there|here))|"
-        r"no sugar|black|fond|keen|night owl|early bird|(?:a|an) [\w-]+ person)\b"
+        r"no sugar|black|fond|keen|night owl|early bird|[\w-]+ person|sucker for|suits me|bores? me|"
+        r"(?:is|are|isn'?t|aren'?t) for me|my cup of tea|can'?t get enough|"
+        # a comparison or a judgment: "trains beat flying", "the hotter the better", "X over Y any day"
+        r"better|best|worse|worst|beats?|happier|happiest|any ?(?:day|time)|every ?time|no contest)\b"
     ),
     "goal": re.compile(
         r"(?i)\b(?:want(?:s|ed)? to|wanna|hop(?:e|ing) to|goal|aim\w*|plan(?:ning)? to|my plan|trying to|try to|"
@@ -38,7 +42,7 @@ _KIND_EVIDENCE = {
 }
 # Told as done: a verb in the past at the start, with or without its "I" ("finished…", "I ran…", "just got…").
 _DONE = re.compile(
-    r"(?i)^\W*(?:I\s+)?(?:(?:just|finally|recently|also|already)\s+)?(?:[a-z]+ed|got|had|ran|won|lost|went|came|"
+    r"(?i)^\W*(?:(?:I|we)\s+)?(?:(?:just|finally|recently|also|already)\s+)?(?:[a-z]+ed|got|had|ran|won|lost|went|came|"
     r"flew|drove|met|found|sold|bought|broke|began|left|quit|took|made|gave|saw|did)\b"
 )
 # Someone else's news is not the user's: "my sister's boyfriend failed his exam".
@@ -51,10 +55,11 @@ _SOMEONE_ELSE = re.compile(
 # "[shares a photo: …]" is none. An event is often told without ("Tomorrow is the big day, my operation").
 _NOT_OF_THEMSELVES = "User says:"
 # Words to me about this conversation ("the quiz you gave me helped") are relational, not about the user's life.
+# A request opens with "can" ("can you…"); "can't stand cilantro" is a taste.
 _TO_ME = re.compile(
     rf"{patterns.OF_ME}|^\W*(?:please|pls|just(?! (?:\w+ed|got|been|had|came|went|back|bought|saw|met|found|heard|"
     r"made|took|won|lost|left|broke|sold|ran|flew|drove)\b)|rather than|instead|don'?t|do not|stop|keep|give|tell|"
-    r"show|make|let'?s|can|could|would)\b"
+    r"show|make|let'?s|can(?!['’]t)|could|would)\b"
 )
 
 
@@ -130,6 +135,8 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         label, change = _evidenced_label(match, text, bar), _change(match, text)
         if change is not None:
             label, text = label or "fact", change
+        elif label == "fact" and _DONE.search(text) and has_time_phrase(text):
+            label = "event"  # told as done, and when: "we adopted a rescue greyhound on Saturday"
         said = _with_subject(text)
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
             continue
@@ -185,9 +192,15 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
             words = _KIND_EVIDENCE.get(label)
             if words is not None and words.search(sentence) is not None and clears(label):
                 return label
+        # A fact whose runner-up is a taste or an aim without its own words ("I speak Portuguese and a bit of
+        # German", near "I want to learn a language"): the runner-up is no doubt, the fact keeps it. Not an event:
+        # one near a taste by as little is most often a feeling of the moment ("Love how my landlord 'fixed'…").
+        runner_up = match.runner_up
+        if nearest == "fact" and runner_up in _LOOSE_KINDS and not _KIND_EVIDENCE[runner_up].search(sentence):
+            return nearest if clears(nearest) else None
         # A near tie between an aim and an event, told as done with no word of an aim ("finished my first marathon
         # last weekend" sits nearest a goal by its topic): the event it tells, on the same terms.
-        tie = {nearest, match.runner_up}
+        tie = {nearest, runner_up}
         if tie == {"goal", "event"} and _DONE.search(sentence) and not _KIND_EVIDENCE["goal"].search(sentence):
             return "event" if clears("event") else None
         # A fact and an event are said without a word of their own: a near tie between the two is a doubt about
