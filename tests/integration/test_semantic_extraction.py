@@ -376,3 +376,21 @@ def test_a_taste_a_fact_or_news_said_in_passing_is_told_as_its_kind(
 @pytest.mark.parametrize("said", ["My best friend lives in Toronto.", "I speak Dutch and some Italian."])
 def test_a_fact_said_with_a_judgments_word_is_no_taste(model: RulesLanguageModel, said: str) -> None:
     assert {k for k, _ in user(model, chat((U, said)))} == {"fact"}, user(model, chat((U, said)))
+
+
+@pytest.mark.parametrize(
+    ("said", "words"),
+    [
+        ("As a paramedic, I work a lot of twelve-hour nights.", "paramedic"),  # what they are, said before the rest
+        ("We have three dogs and a very small garden.", "three dogs"),  # a fact of theirs with "we"
+        ("Both my brothers are in the navy.", "navy"),
+        ("Spanish is my first language.", "Spanish"),
+    ],
+)
+def test_a_fact_not_said_from_i_is_still_theirs(model: RulesLanguageModel, said: str, words: str) -> None:
+    facts = [content for kind, content in user(model, chat((U, said))) if kind == "fact"]
+    assert any(words in content for content in facts), user(model, chat((U, said)))
+
+
+def test_a_sentence_not_of_themselves_is_no_fact(model: RulesLanguageModel) -> None:
+    assert user(model, chat((U, "Here's the agency they recommended."))) == []

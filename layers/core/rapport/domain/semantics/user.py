@@ -54,6 +54,14 @@ _SOMEONE_ELSE = re.compile(
 # A fact about the user starts from them ("I…", "my…"); "and here's one of the agencies they are looking into" or
 # "[shares a photo: …]" is none. An event is often told without ("Tomorrow is the big day, my operation").
 _NOT_OF_THEMSELVES = "User says:"
+# Unless it starts from them with "we", "our" or a "my" as its subject's: "We have a three-year-old daughter",
+# "Both my parents are retired teachers", "English is my second language".
+_OF_THEMSELVES = re.compile(
+    r"(?i)^\W*(?:(?:both|all|one|two|three|four|most|some|each|none|neither)\s+(?:of\s+)?)?(?:we|we're|our|us|my)\b|"
+    r"^\W*[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|was|were)\s+my\b"
+)
+# "As a nurse, I…" says what they are before what they ask: that is read as its own clause, "I'm a nurse".
+_AS_A = re.compile(r"(?i)^\W*as\s+(?P<what>an?\s+[^,]{3,60}?),\s*(?=I\b)")
 # Words to me about this conversation ("the quiz you gave me helped") are relational, not about the user's life.
 # A request opens with "can" ("can you…"); "can't stand cilantro" is a taste.
 _TO_ME = re.compile(
@@ -74,6 +82,7 @@ _CLAUSE_BREAK = re.compile(
     r"where|when|who|any|anything|can|could|would|should|is|are|do|does|did)\b)",
     re.IGNORECASE,
 )
+_CONSEQUENCE = re.compile(r"(?i)so\b")
 _LONG_SENTENCE = 8  # words: "have type 1 diabetes btw, so recipes need carb counts" is ten
 # People drop the "I" in a hurry ("been vegetarian for 9 years now", "just got back from a wedding", "hoping to get
 # my Japanese to N3"), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do
@@ -110,6 +119,9 @@ def _readings(sentence: str) -> list[str]:
     """The sentence (unless it asks something or is too short), and a long one's clauses. The caller has checked
     that no pattern reads the sentence; a clause is checked on its own."""
     whole = [] if _short_or_asks(sentence) else [sentence]
+    said_as = _AS_A.match(sentence)
+    if said_as is not None:
+        whole.append(f"I'm {said_as.group('what')}")
     if len(sentence.split()) < _LONG_SENTENCE:
         return whole
     clauses = [part.strip() for part in _CLAUSE_BREAK.split(sentence) if part and part.strip()]
@@ -142,7 +154,9 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             continue
         kind = USER_KINDS[label]
         content = about_user(said)
-        if not content or (kind == "fact" and content.startswith(_NOT_OF_THEMSELVES)):
+        if not content or (
+            kind == "fact" and content.startswith(_NOT_OF_THEMSELVES) and not _OF_THEMSELVES.search(said)
+        ):
             continue
         kept = best.get((number, kind))
         if kept is None or match.score > kept[0]:
@@ -198,6 +212,10 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
         runner_up = match.runner_up
         if nearest == "fact" and runner_up in _LOOSE_KINDS and not _KIND_EVIDENCE[runner_up].search(sentence):
             return nearest if clears(nearest) else None
+        # And the other way round: a taste or an aim nearest without its words, a fact next ("I'm on blood thinners"
+        # sits near an aim of health, "I'm autistic and loud places are really hard for me" near a taste).
+        if runner_up == "fact" and nearest in _LOOSE_KINDS and not _KIND_EVIDENCE[nearest].search(sentence):
+            return runner_up if clears(runner_up) else None
         # A near tie between an aim and an event, told as done with no word of an aim ("finished my first marathon
         # last weekend" sits nearest a goal by its topic): the event it tells, on the same terms.
         tie = {nearest, runner_up}
@@ -248,8 +266,9 @@ def _source(content: str, candidates: list[str]) -> str | None:
 
 
 def _left_out(clause: str) -> bool:
-    """Too short to mean a memory, a question, or the patterns' to read."""
-    return _short_or_asks(clause) or _read_by_patterns(clause)
+    """Too short to mean a memory, a question, the patterns' to read, or what follows from the clause before ("…,
+    so we mostly sign at home"), which says nothing without it."""
+    return _short_or_asks(clause) or _read_by_patterns(clause) or _CONSEQUENCE.match(clause) is not None
 
 
 def _short_or_asks(text: str) -> bool:
