@@ -394,3 +394,13 @@ def test_a_fact_not_said_from_i_is_still_theirs(model: RulesLanguageModel, said:
 
 def test_a_sentence_not_of_themselves_is_no_fact(model: RulesLanguageModel) -> None:
     assert user(model, chat((U, "Here's the agency they recommended."))) == []
+
+
+def test_a_near_tie_between_a_fact_and_an_event_said_with_when_is_the_event(model: RulesLanguageModel) -> None:
+    said = "My oldest friend is moving to New Zealand in January."
+    assert {k for k, _ in user(model, chat((U, said)))} == {"event"}, user(model, chat((U, said)))
+
+
+def test_a_habit_on_a_weekday_stays_a_fact(model: RulesLanguageModel) -> None:
+    said = "I volunteer at the animal shelter every Sunday."
+    assert {k for k, _ in user(model, chat((U, said)))} == {"fact"}, user(model, chat((U, said)))

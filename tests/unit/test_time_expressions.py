@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rapport.domain.models import DateSpan, Granularity, Memory
 from rapport.domain.rendering import search_text
 from rapport.domain.temporal_recall import in_ranges, temporal_question, time_boosts
-from rapport.domain.time_expressions import has_time_phrase, render_span, time_spans
+from rapport.domain.time_expressions import has_time_phrase, render_span, says_when, time_spans
 from rapport.settings import RecallTimeWeights
 
 # A Wednesday.
@@ -79,6 +79,20 @@ def test_a_phrase_becomes_the_dates_it_means_when_said(
 )
 def test_words_that_name_no_date_are_left_alone(text: str) -> None:
     assert time_spans(text, SAID) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "placed"),
+    [
+        ("We adopted a dog on Saturday", True),
+        ("She moves to Leeds next month", True),
+        ("I volunteer there every Sunday", False),  # a habit, not a time
+        ("I ran my first 5k", False),  # a number is no time
+        ("I'm a nurse", False),
+    ],
+)
+def test_says_when_tells_a_time_from_a_habit_or_a_number(text: str, placed: bool) -> None:
+    assert says_when(text) is placed
 
 
 def test_several_phrases_come_back_in_text_order() -> None:

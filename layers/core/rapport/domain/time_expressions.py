@@ -98,6 +98,14 @@ def has_time_phrase(text: str) -> bool:
     return not _TIME_WORDS.isdisjoint(found) or any(word[0].isdigit() for word in found)
 
 
+def says_when(text: str) -> bool:
+    """Whether the text places something in time ("last week", "on Monday", "in June"), not as a habit ("every
+    Sunday"); without resolving the phrase."""
+    if not has_time_phrase(text):
+        return False
+    return any(not _RECURRING.search(text, max(0, m.start() - 8), m.start()) for m in _PHRASE.finditer(text))
+
+
 def _speaks_of_future(text: str, start: int, end: int) -> bool:
     """Whether the phrase's sentence looks ahead: "next", a future auxiliary or a plan, else the past."""
     before = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]

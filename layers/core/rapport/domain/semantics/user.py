@@ -12,7 +12,7 @@ from rapport.domain.rules.wording import compiled, sentences
 from rapport.domain.semantics.matcher import Calibration, Match, SemanticLayer
 from rapport.domain.semantics.prototypes import USER_KINDS
 from rapport.domain.semantics.voice import about_user
-from rapport.domain.time_expressions import has_time_phrase
+from rapport.domain.time_expressions import says_when
 
 _IMPORTANCE = {"fact": 0.7, "preference": 0.6, "event": 0.5, "goal": 0.6}
 # What a pattern reads loosely ("I want to …", "I like …"): its sentence must mean a wish or a taste of the user's,
@@ -147,7 +147,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         label, change = _evidenced_label(match, text, bar), _change(match, text)
         if change is not None:
             label, text = label or "fact", change
-        elif label == "fact" and _DONE.search(text) and has_time_phrase(text):
+        elif label == "fact" and _DONE.search(text) and says_when(text):
             label = "event"  # told as done, and when: "we adopted a rescue greyhound on Saturday"
         said = _with_subject(text)
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
@@ -224,6 +224,9 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
         # A fact and an event are said without a word of their own: a near tie between the two is a doubt about
         # the kind ("I left the agency for an in-house job last month"), not about keeping it, so the nearest takes
         # it when it clears its bar and keeps the margin over keeping nothing.
+        # Said with when it happens, the doubt goes to the event: "My best friend is moving to Australia next month".
+        if tie == _PLAIN_KINDS and says_when(sentence):
+            return "event" if clears("event") else None
         return nearest if tie <= _PLAIN_KINDS and clears(nearest) else None
     needed = _KIND_EVIDENCE.get(match.label)
     if needed is None or needed.search(sentence):
