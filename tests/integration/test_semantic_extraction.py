@@ -404,3 +404,18 @@ def test_a_near_tie_between_a_fact_and_an_event_said_with_when_is_the_event(mode
 def test_a_habit_on_a_weekday_stays_a_fact(model: RulesLanguageModel) -> None:
     said = "I volunteer at the animal shelter every Sunday."
     assert {k for k, _ in user(model, chat((U, said)))} == {"fact"}, user(model, chat((U, said)))
+
+
+@pytest.mark.parametrize(
+    "said", ["The film was far too long, I nearly fell asleep.", "I love thick books, the longer the better."]
+)
+def test_a_length_that_is_no_answers_is_no_preference_about_answers(model: RulesLanguageModel, said: str) -> None:
+    assert relational(model, chat((U, said))) == [], relational(model, chat((U, said)))
+
+
+def test_too_long_after_an_answer_still_says_how_to_answer(model: RulesLanguageModel) -> None:
+    found = relational(
+        model,
+        chat((U, "how do rainbows form?"), (A, "Sunlight enters raindrops, refracts, reflects…"), (U, "too long lol")),
+    )
+    assert "communication_preference" in {kind for kind, _ in found}, found

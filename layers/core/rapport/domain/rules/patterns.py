@@ -541,10 +541,14 @@ FEATURES: tuple[Feature, ...] = (
     Feature(
         "too_long",
         # "Funny and not too long" says how one piece should be, not that an answer ran long.
-        r"(?i)\b(?:(?<!not )too long|(?<!not )too verbose|tl;?dr|shorter please|wall of text|too much text|"
-        r"keep it (?:short|brief)|be (?:more )?(?:brief|concise))\b",
+        r"(?i)\b(?:tl;?dr|shorter please|wall of text|too much text|keep it (?:short|brief)|be (?:more )?(?:brief|"
+        r"concise))\b|\b(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?)\b[^.?!]{0,20}?"
+        r"(?<!not )\btoo (?:long|verbose|wordy)\b",
         lasting=True,
     ),
+    # "Too long" of nothing named is of my answer once one came before it: before any, "the documentary was way too
+    # long" is about the world.
+    Feature("too_long", r"(?i)(?<!not )\btoo (?:long|verbose|wordy)\b", lasting=True, answers=True),
     # Raw reactions: the extractor reports them, the constructive filter decides what (if anything) to keep.
     Feature(
         "confusion",

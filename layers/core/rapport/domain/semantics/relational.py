@@ -122,6 +122,15 @@ _EVIDENCE = {
     ),
 }
 _EVIDENCE["suggestions"] = _EVIDENCE["format"]
+# A preference about answers speaks of our talk: of me, of them as I answer them ("helps me", "with me", "please"),
+# of answers, or of a form an answer takes. "I love long novels, the longer the better" is a taste in books.
+_OF_OUR_TALK = re.compile(
+    r"(?i)\b(?:you|your|yours|u|ur|me|please|pls|answers?|repl(?:y|ies)|responses?|explain\w*|explanations?|messages?|"
+    r"bullets?|bullet points?|tables?|lists?|examples?|diagrams?|steps?|summar\w+|code|snippets?|units?|metric|"
+    r"imperial|english|language|emojis?|tone|headers?|headings?|paragraphs?|sentences?|words?|text|details?|"
+    r"version|options?|recommendations?|jargon|theory|questions?|short|shorter|brief|concise|plain|ask\w*|"
+    r"propose|suggest\w*|tell|show|give|talk|walk)\b"
+)
 # What came of our work says how it went, well or badly; without it, the sentence only names the work ("the schema we
 # designed, I want to extend it" picks it up again).
 _RESULT = re.compile(
@@ -407,6 +416,8 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     if label in {"project", "shared_research", "our_outcome"} and _WITH_OTHERS.search(sentence):
         return False  # work shared with someone else ("the trip we planned with my parents")
     if label == "our_outcome" and not _RESULT.search(sentence):
+        return False
+    if label in {"format", "suggestions"} and not _OF_OUR_TALK.search(sentence):
         return False
     if label in _LESSONS and score >= _SURE:
         return True
