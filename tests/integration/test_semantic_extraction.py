@@ -316,6 +316,18 @@ def test_help_that_is_someone_elses_is_no_approach_of_mine(model: RulesLanguageM
 
 
 @pytest.mark.parametrize(
+    "said",
+    [
+        "Sorted the squeaky door on my own with some WD-40, watching a video really helped.",
+        "Fixed the flat tyre by myself after reading the manual, that helped a lot.",
+        "Learned to bleed the radiators on my own by following a guide, it worked.",
+    ],
+)
+def test_what_the_user_did_on_their_own_is_no_approach_of_mine(model: RulesLanguageModel, said: str) -> None:
+    assert not any(kind == "approach_effectiveness" for kind, _ in relational(model, chat((U, said)))), said
+
+
+@pytest.mark.parametrize(
     ("said", "named"),
     [
         ("recall the gift ideas we went through for my dad? I ordered the watch", "the gift ideas we went through"),

@@ -330,6 +330,8 @@ _HELP = (
     r"explanations?|walkthrough|framework|template|system|routine|hints?|rule|way)"
 )
 _SOMEONE_ELSES_HELP = re.compile(r"(?i)(?:\b\w+['’]s|\b(?:his|her|their))\s+(?:[\w'’/-]+\s+){0,2}?" + _HELP + r"\b")
+# Nor is what the user did alone, said so: "finally fixed the leaking tap on my own after watching a video".
+_ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|all by me|without (?:any )?help)\b")
 # "Your idea of timeboxing worked wonders" is near a way of working, but it credits something I proposed.
 _CREDITS_ME = re.compile(
     r"(?i)\b(?:your (?:idea|suggestion|tip|trick|advice|method|approach)|you (?:suggested|proposed|"
@@ -409,7 +411,9 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     changed = compiled(patterns.CHANGE_OF_LIFE).search(sentence)
     if label in _LESSONS and changed and not compiled(patterns.OF_ME).search(sentence):
         return False
-    if label == "approach_worked" and (not _APPROACH.search(sentence) or _SOMEONE_ELSES_HELP.search(sentence)):
+    if label == "approach_worked" and (
+        not _APPROACH.search(sentence) or _SOMEONE_ELSES_HELP.search(sentence) or _ON_THEIR_OWN.search(sentence)
+    ):
         return False
     if label == "project" and not _CONTINUES.search(sentence):
         return False
