@@ -147,8 +147,6 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         label, change = _evidenced_label(match, text, bar), _change(match, text)
         if change is not None:
             label, text = label or "fact", change
-        elif label == "fact" and _DONE.search(text) and says_when(text):
-            label = "event"  # told as done, and when: "we adopted a rescue greyhound on Saturday"
         said = _with_subject(text)
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
             continue
