@@ -331,7 +331,7 @@ _HELP = (
 )
 _SOMEONE_ELSES_HELP = re.compile(r"(?i)(?:\b\w+['’]s|\b(?:his|her|their))\s+(?:[\w'’/-]+\s+){0,2}?" + _HELP + r"\b")
 # Nor is what the user did alone, said so: "finally fixed the leaking tap on my own after watching a video".
-_ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|all by me|without (?:any )?help)\b")
+_ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|without (?:any )?help)\b")
 # "Your idea of timeboxing worked wonders" is near a way of working, but it credits something I proposed.
 _CREDITS_ME = re.compile(
     r"(?i)\b(?:your (?:idea|suggestion|tip|trick|advice|method|approach)|you (?:suggested|proposed|"

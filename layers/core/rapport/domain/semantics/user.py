@@ -40,7 +40,7 @@ _KIND_EVIDENCE = {
         r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution)\b"
     ),
 }
-# Told as done: a verb in the past at the start, with or without its "I" ("finished…", "I ran…", "just got…").
+# Told as done: a verb in the past at the start, with or without its "I" ("finished…", "I ran…", "we got…").
 _DONE = re.compile(
     r"(?i)^\W*(?:(?:I|we)\s+)?(?:(?:just|finally|recently|also|already)\s+)?(?:[a-z]+ed|got|had|ran|won|lost|went|came|"
     r"flew|drove|met|found|sold|bought|broke|began|left|quit|took|made|gave|saw|did)\b"
@@ -82,7 +82,7 @@ _CLAUSE_BREAK = re.compile(
     r"where|when|who|any|anything|can|could|would|should|is|are|do|does|did)\b)",
     re.IGNORECASE,
 )
-_CONSEQUENCE = re.compile(r"(?i)so\b")
+_CONSEQUENCE = re.compile(r"(?i)so\b")  # a clause that opens with "so" follows from the one before
 _LONG_SENTENCE = 8  # words: "have type 1 diabetes btw, so recipes need carb counts" is ten
 # People drop the "I" in a hurry ("been vegetarian for 9 years now", "just got back from a wedding", "hoping to get
 # my Japanese to N3"), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do
@@ -220,9 +220,9 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
         if tie == {"goal", "event"} and _DONE.search(sentence) and not _KIND_EVIDENCE["goal"].search(sentence):
             return "event" if clears("event") else None
         # A fact and an event are said without a word of their own: a near tie between the two is a doubt about
-        # the kind ("I left the agency for an in-house job last month"), not about keeping it, so the nearest takes
-        # it when it clears its bar and keeps the margin over keeping nothing.
-        # Said with when it happens, the doubt goes to the event: "My best friend is moving to Australia next month".
+        # the kind, not about keeping it. Said with when it happens, the event takes it ("My best friend is moving to
+        # Australia next month"); else the nearest ("I left the agency for an in-house job"), each when it clears
+        # its bar and keeps the margin over keeping nothing.
         if tie == _PLAIN_KINDS and says_when(sentence):
             return "event" if clears("event") else None
         return nearest if tie <= _PLAIN_KINDS and clears(nearest) else None
