@@ -505,3 +505,11 @@ def test_the_float16_product_split_across_cores_gives_each_row_its_own_score(
     assert split.dtype == np.float32 and split.shape == (size,)
     assert np.allclose(split, whole, rtol=0, atol=2.0**-10)
     assert np.allclose(split, rows.astype(np.float32) @ probe, rtol=0, atol=embedded_index._HALF_ERROR)
+
+
+def test_rows_are_evicted_with_a_buffer_bounded_whatever_their_size() -> None:
+    from rapport.adapters.local import embedded_index
+
+    assert embedded_index._Evicted(1_000)._scratch.nbytes == 8 * 2**20  # past a core's own caches
+    assert embedded_index._Evicted(15 * 2**20)._scratch.nbytes == 30 * 2**20  # twice 10,000 rows of 384 floats
+    assert embedded_index._Evicted(150 * 2**20)._scratch.nbytes == 64 * 2**20  # never more than a shared cache
