@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -81,9 +82,7 @@ def time_spans(text: str, reference: datetime) -> list[DateSpan]:
     spans: list[DateSpan] = []
     if not has_time_phrase(text):
         return spans
-    for match in _PHRASE.finditer(text):
-        if _RECURRING.search(text, max(0, match.start() - 8), match.start()):
-            continue  # "every Sunday" is a habit, not a date
+    for match in _placing(text):
         phrase = " ".join(match.group(0).split())
         future = _speaks_of_future(text, match.start(), match.end())
         span = _resolved(match.lastgroup or "", phrase, reference, future)
@@ -101,9 +100,14 @@ def has_time_phrase(text: str) -> bool:
 def says_when(text: str) -> bool:
     """Whether the text places something in time ("last week", "on Monday", "in June"), not as a habit ("every
     Sunday"); without resolving the phrase."""
-    if not has_time_phrase(text):
-        return False
-    return any(not _RECURRING.search(text, max(0, m.start() - 8), m.start()) for m in _PHRASE.finditer(text))
+    return has_time_phrase(text) and next(_placing(text), None) is not None
+
+
+def _placing(text: str) -> Iterator[re.Match[str]]:
+    """The time phrases of the text that place something, in text order: "every Sunday" is a habit, not a date."""
+    for match in _PHRASE.finditer(text):
+        if not _RECURRING.search(text, max(0, match.start() - 8), match.start()):
+            yield match
 
 
 def _speaks_of_future(text: str, start: int, end: int) -> bool:

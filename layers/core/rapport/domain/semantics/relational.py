@@ -125,8 +125,9 @@ _EVIDENCE["suggestions"] = _EVIDENCE["format"]
 # A preference about answers speaks of our talk: of me, of them as I answer them ("helps me", "with me", "please"),
 # of answers, or of a form an answer takes. "I love long novels, the longer the better" is a taste in books.
 _OF_OUR_TALK = re.compile(
-    r"(?i)\b(?:you|your|yours|u|ur|me|please|pls|answers?|repl(?:y|ies)|responses?|explain\w*|explanations?|messages?|"
-    r"bullets?|bullet points?|tables?|lists?|examples?|diagrams?|steps?|summar\w+|code|snippets?|units?|metric|"
+    rf"{patterns.OF_ME}|"  # its flags stand for the whole
+    r"\b(?:me|please|pls|answers?|repl(?:y|ies)|responses?|explain\w*|explanations?|messages?|bullets?|"
+    r"bullet points?|tables?|lists?|examples?|diagrams?|steps?|summar\w+|code|snippets?|units?|metric|"
     r"imperial|english|language|emojis?|tone|headers?|headings?|paragraphs?|sentences?|words?|text|details?|"
     r"version|options?|recommendations?|jargon|theory|questions?|short|shorter|brief|concise|plain|ask\w*|"
     r"propose|suggest\w*|tell|show|give|talk|walk)\b"

@@ -204,19 +204,16 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
             words = _KIND_EVIDENCE.get(label)
             if words is not None and words.search(sentence) is not None and clears(label):
                 return label
-        # A fact whose runner-up is a taste or an aim without its own words ("I speak Portuguese and a bit of
-        # German", near "I want to learn a language"): the runner-up is no doubt, the fact keeps it. Not an event:
-        # one near a taste by as little is most often a feeling of the moment ("Love how my landlord 'fixed'…").
-        runner_up = match.runner_up
-        if nearest == "fact" and runner_up in _LOOSE_KINDS and not _KIND_EVIDENCE[runner_up].search(sentence):
-            return nearest if clears(nearest) else None
-        # And the other way round: a taste or an aim nearest without its words, a fact next ("I'm on blood thinners"
-        # sits near an aim of health, "I'm autistic and loud places are really hard for me" near a taste).
-        if runner_up == "fact" and nearest in _LOOSE_KINDS and not _KIND_EVIDENCE[nearest].search(sentence):
-            return runner_up if clears(runner_up) else None
+        # A near tie between a fact and a taste or an aim without its own words, whichever is nearer, is the fact:
+        # "I speak Portuguese and a bit of German" sits near "I want to learn a language", "I'm on blood thinners"
+        # near an aim of health. Not an event: one near a taste by as little is most often a feeling of the moment
+        # ("Love how my landlord 'fixed'…").
+        tie = {nearest, match.runner_up}
+        loose = next(iter(tie - {"fact"}))
+        if "fact" in tie and loose in _LOOSE_KINDS and not _KIND_EVIDENCE[loose].search(sentence):
+            return "fact" if clears("fact") else None
         # A near tie between an aim and an event, told as done with no word of an aim ("finished my first marathon
         # last weekend" sits nearest a goal by its topic): the event it tells, on the same terms.
-        tie = {nearest, runner_up}
         if tie == {"goal", "event"} and _DONE.search(sentence) and not _KIND_EVIDENCE["goal"].search(sentence):
             return "event" if clears("event") else None
         # A fact and an event are said without a word of their own: a near tie between the two is a doubt about
