@@ -321,10 +321,37 @@ def test_help_that_is_someone_elses_is_no_approach_of_mine(model: RulesLanguageM
         "Sorted the squeaky door on my own with some WD-40, watching a video really helped.",
         "Fixed the flat tyre by myself after reading the manual, that helped a lot.",
         "Learned to bleed the radiators on my own by following a guide, it worked.",
+        "Watching that channel helped me patch the drywall myself.",
     ],
 )
 def test_what_the_user_did_on_their_own_is_no_approach_of_mine(model: RulesLanguageModel, said: str) -> None:
     assert not any(kind == "approach_effectiveness" for kind, _ in relational(model, chat((U, said)))), said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My report needs a table for every quarter, my manager insists.",
+        "my speech is 200 words too long for the slot",
+        "Could you do this one as bullet points? It's going on a slide.",
+        "Can you make this one shorter? It's for a tweet.",
+    ],
+)
+def test_a_form_named_of_the_users_own_work_or_asked_for_once_is_no_preference_about_answers(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert not any(kind == "communication_preference" for kind, _ in relational(model, chat((U, said)))), said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My eyes get tired, so please keep your answers short.",
+        "A table is much easier for me than a paragraph.",
+    ],
+)
+def test_a_form_wanted_of_my_answers_is_a_preference_about_answers(model: RulesLanguageModel, said: str) -> None:
+    assert any(kind == "communication_preference" for kind, _ in relational(model, chat((U, said)))), said
 
 
 @pytest.mark.parametrize(

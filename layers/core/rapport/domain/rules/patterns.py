@@ -406,10 +406,11 @@ CHANGE_OF_LIFE = (
 # Words that speak of me, the assistant ("you", "your", "u").
 OF_ME = r"(?i)\b(?:you|your|yours|u|ur)\b"
 # A request for this once ("keep it brief this time", "just today, skip the explanations", "for this recipe give me
-# metric units"): how to answer now, not how to answer this user, unless said as a standing rule (`STANDING`).
+# metric units", "can you do this one as a table?"): how to answer now, not how to answer this user, unless said as a
+# standing rule (`STANDING`).
 FOR_NOW = (
-    r"(?i)\b(?:this time|this once|for now|(?:just|only|for) today|tonight|for this (?:one|answer|reply|response|"
-    r"question|message|email|letter|note|text|recipe|request))\b"
+    r"(?i)\b(?:this time|this once|this one|for now|(?:just|only|for) today|tonight|for this (?:answer|reply|"
+    r"response|question|message|email|letter|note|text|recipe|request))\b"
 )
 STANDING = (
     r"(?i)\b(?:every ?time|each time|always|whenever|from now on|in (?:the )?future|going forward|all (?:of )?your)\b"

@@ -102,8 +102,8 @@ _EVIDENCE = {
     "format": re.compile(
         r"(?i)\b(?:please|pls|prefer|rather|instead|better|easier|clearer|keep|always|never|don'?t|do not|stop|just|"
         r"only|more|less|fewer|like it when|works for me|from now on|in future|next time|too|shorter|simpler|plain|"
-        r"short|brief|bullet|table|list|example|summary|straight|skip|use|write|explain|show|give|put|answer(?:ed|s)?|"
-        r"repl(?:y|ies)|appreciate|would help|helps me|enough|essays?)\b"
+        r"short|brief|straight|skip|use|write|explain|show|give|put|answer(?:ed|s)?|"
+        r"repl(?:y|ies)|appreciate|would help|helps me|enough)\b"
     ),
     # How the user works is said in the present, of themselves or of us ("I like to…", "I work best…", "give me…"):
     # "I took the first step and applied" is something that happened.
@@ -131,6 +131,14 @@ _OF_OUR_TALK = re.compile(
     r"imperial|english|language|emojis?|tone|headers?|headings?|paragraphs?|sentences?|words?|text|details?|"
     r"version|options?|recommendations?|jargon|theory|questions?|short|shorter|brief|concise|plain|ask\w*|"
     r"propose|suggest\w*|tell|show|give|talk|walk)\b"
+)
+# A sentence about a thing of the user's own, its subject ("my speech is 200 words too long for the slot", "my essay
+# needs an example for each paragraph"), speaks of their work, not of my answers, unless it names me or them.
+_OF_THEIR_OWN_THING = re.compile(
+    r"(?i)^\W*my\s+(?:[\w'’-]+\s+){1,2}?(?:is|was|are|were|needs?|has|have|feels?|seems?)\b"
+)
+_ANSWERS_NAMED = re.compile(
+    rf"{patterns.OF_ME}|\b(?:me|please|pls|answers?|repl(?:y|ies)|responses?|explanations?)\b"  # flags as OF_ME's
 )
 # What came of our work says how it went, well or badly; without it, the sentence only names the work ("the schema we
 # designed, I want to extend it" picks it up again).
@@ -331,8 +339,9 @@ _HELP = (
     r"explanations?|walkthrough|framework|template|system|routine|hints?|rule|way)"
 )
 _SOMEONE_ELSES_HELP = re.compile(r"(?i)(?:\b\w+['’]s|\b(?:his|her|their))\s+(?:[\w'’/-]+\s+){0,2}?" + _HELP + r"\b")
-# Nor is what the user did alone, said so: "finally fixed the leaking tap on my own after watching a video".
-_ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|without (?:any )?help)\b")
+# Nor is what the user did alone, said so: "finally fixed the leaking tap on my own after watching a video", "…
+# helped me fix the dishwasher myself" (a "myself" closing its clause says who did it).
+_ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|without (?:any )?help|myself(?=\s*(?:[.,;:!]|$)))")
 # "Your idea of timeboxing worked wonders" is near a way of working, but it credits something I proposed.
 _CREDITS_ME = re.compile(
     r"(?i)\b(?:your (?:idea|suggestion|tip|trick|advice|method|approach)|you (?:suggested|proposed|"
@@ -422,7 +431,10 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False  # work shared with someone else ("the trip we planned with my parents")
     if label == "our_outcome" and not _RESULT.search(sentence):
         return False
-    if label in {"format", "suggestions"} and not _OF_OUR_TALK.search(sentence):
+    if label in {"format", "suggestions"} and (
+        not _OF_OUR_TALK.search(sentence)
+        or (_OF_THEIR_OWN_THING.search(sentence) and not _ANSWERS_NAMED.search(sentence))
+    ):
         return False
     if label in _LESSONS and score >= _SURE:
         return True
