@@ -115,6 +115,18 @@ def test_the_situation_is_read_from_the_whole_conversation() -> None:
     assert "User is debugging an API at work" in [m.content for m in memories]
 
 
+@pytest.mark.parametrize(
+    ("said", "situation"),
+    [
+        ("our billing job keeps timing out every night, no idea why", "User is debugging their billing job"),
+        ("The search page is broken since the last release, error in the console", "User is debugging the search page"),
+        ("Something throws an exception somewhere, no clue where", "User is debugging a technical problem"),
+    ],
+)
+def test_the_situation_names_what_the_user_says_is_failing(said: str, situation: str) -> None:
+    assert situation in [m.content for m in user_memories(("user", said))]
+
+
 DEBUGGING = (
     ("user", "I'm getting a 500 on /users again"),
     ("assistant", "Let's add step-by-step logging around the request handlers."),

@@ -441,6 +441,12 @@ SITUATIONS: tuple[Situation, ...] = (
             (r"(?i)\b(?:app|website|site|frontend|page|UI)\b", "an app"),
         ),
         default_object="a technical problem",
+        named=(
+            r"(?i)\b(?P<thing>(?:my|our|the)\s+(?:[\w.-]+\s+){0,2}?[\w.-]+)\s+(?:keeps?\s+(?:timing out|failing|"
+            r"crashing|erroring)|(?:is|are)\s+(?:still\s+)?(?:failing|broken|crashing|timing out|not working)|"
+            r"crash(?:es|ed)|times out|timed out|(?:doesn't|doesn’t|isn't|isn’t|won't|won’t) (?:work|load|start|build|"
+            r"compile|run))\b"
+        ),
         settings=(
             (
                 r"(?i)\b(?:at work|for work|our team|my team|my job|the office|our company|our (?:prod|production|"

@@ -29,6 +29,9 @@ class Situation:
     objects: tuple[tuple[str, str], ...]  # (pattern, phrase): the first that matches names the object
     default_object: str
     settings: tuple[tuple[str, str], ...] = ()  # (pattern, phrase): where it happens, empty when none matches
+    # The object in the user's own words, its `thing` group ("our checkout service keeps timing out"): before `objects`,
+    # which name only its kind.
+    named: str | None = None
     type: str = "event"
     importance: float = 0.5
 

@@ -133,7 +133,9 @@ def _situation(situation: Situation, messages: list[PromptMessage]) -> Extracted
     if not evidence:
         return None
     text = "\n".join(m.content for m in messages)
-    thing = next((phrase for pattern, phrase in situation.objects if compiled(pattern).search(text)), None)
+    thing = _named(situation, text) or next(
+        (phrase for pattern, phrase in situation.objects if compiled(pattern).search(text)), None
+    )
     setting = next((phrase for pattern, phrase in situation.settings if compiled(pattern).search(text)), "")
     content = situation.template.format(object=thing or situation.default_object, setting=setting)
     return ExtractedUserMemory(
@@ -143,3 +145,14 @@ def _situation(situation: Situation, messages: list[PromptMessage]) -> Extracted
         confidence=SITUATION_CONFIDENCE,
         evidence=evidence,
     )
+
+
+def _named(situation: Situation, text: str) -> str | None:
+    """The situation's object as the user named it ("our checkout service" -> "their checkout service")."""
+    if situation.named is None:
+        return None
+    match = compiled(situation.named).search(text)
+    if match is None:
+        return None
+    determiner, _, rest = squeeze(match["thing"]).partition(" ")
+    return third_person(f"{determiner.lower()} {rest}", patterns.LEXICON)
