@@ -120,11 +120,15 @@ def test_the_situation_is_read_from_the_whole_conversation() -> None:
     [
         ("our billing job keeps timing out every night, no idea why", "User is debugging their billing job"),
         ("The search page is broken since the last release, error in the console", "User is debugging the search page"),
-        ("Something throws an exception somewhere, no clue where", "User is debugging a technical problem"),
     ],
 )
 def test_the_situation_names_what_the_user_says_is_failing(said: str, situation: str) -> None:
     assert situation in [m.content for m in user_memories(("user", said))]
+
+
+def test_a_situation_with_nothing_named_is_no_memory() -> None:
+    said = "Something throws an exception somewhere, no clue where"
+    assert not [m for m in user_memories(("user", said)) if m.content.startswith("User is debugging")]
 
 
 DEBUGGING = (

@@ -440,7 +440,6 @@ SITUATIONS: tuple[Situation, ...] = (
             (r"(?i)\b(?:tests?|unit tests?|test suite)\b", "failing tests"),
             (r"(?i)\b(?:app|website|site|frontend|page|UI)\b", "an app"),
         ),
-        default_object="a technical problem",
         named=(
             r"(?i)\b(?P<thing>(?:my|our|the)\s+(?:[\w.-]+\s+){0,2}?[\w.-]+)\s+(?:keeps?\s+(?:timing out|failing|"
             r"crashing|erroring)|(?:is|are)\s+(?:still\s+)?(?:failing|broken|crashing|timing out|not working)|"

@@ -26,8 +26,9 @@ class Situation:
 
     template: str  # formatted with {object} and {setting}
     triggers: tuple[str, ...]  # any of them in a user message
-    objects: tuple[tuple[str, str], ...]  # (pattern, phrase): the first that matches names the object
-    default_object: str
+    # (pattern, phrase): the first that matches names the object. None matching and none named (`named`), no memory:
+    # "User is debugging a technical problem" told nothing a later conversation could use.
+    objects: tuple[tuple[str, str], ...]
     settings: tuple[tuple[str, str], ...] = ()  # (pattern, phrase): where it happens, empty when none matches
     # The object in the user's own words, its `thing` group ("our checkout service keeps timing out"): before `objects`,
     # which name only its kind.

@@ -136,8 +136,10 @@ def _situation(situation: Situation, messages: list[PromptMessage]) -> Extracted
     thing = _named(situation, text) or next(
         (phrase for pattern, phrase in situation.objects if compiled(pattern).search(text)), None
     )
+    if thing is None:
+        return None
     setting = next((phrase for pattern, phrase in situation.settings if compiled(pattern).search(text)), "")
-    content = situation.template.format(object=thing or situation.default_object, setting=setting)
+    content = situation.template.format(object=thing, setting=setting)
     return ExtractedUserMemory(
         content=sentence_case(content),
         type=UserMemoryKind(situation.type),
