@@ -121,6 +121,37 @@ def test_a_debugging_session_ends_as_an_outcome_with_the_cause_found(model: Rule
     assert "413" in content and "client_max_body_size" in content and "100m" in content
 
 
+@pytest.mark.parametrize(
+    "ending",
+    [
+        "Cleared the lock and ran it, still seeing the deadlock in the log.",
+        "Cleared the cache like you said, no difference, the page loads in 9 seconds.",
+    ],
+)
+def test_a_sitting_that_ends_still_failing_is_no_outcome(model: RulesLanguageModel, ending: str) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "The nightly migration keeps failing with a deadlock error."),
+            (A, "Clear the stale lock row in the migrations table, then run it again."),
+            (U, ending),
+        ),
+    )
+    assert not any(kind == "collaboration_outcome" for kind, _ in found), ending
+
+
+def test_a_rejection_brought_to_me_and_solved_is_an_outcome(model: RulesLanguageModel) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "My pull request is rejected by the branch protection rule."),
+            (A, "It needs an approving review; ask a teammate to review it."),
+            (U, "Got a review from Sam and the merge went through, thanks."),
+        ),
+    )
+    assert any(kind == "collaboration_outcome" and "branch protection" in content for kind, content in found)
+
+
 def test_a_refusal_of_advice_and_a_crisis_teach_no_lesson(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "I didn't ask for your opinion on my spending, just do the sum."))) == []
     assert relational(model, chat((U, "I can't do this anymore, I want it all to end."))) == []

@@ -537,12 +537,17 @@ def _reports_a_problem(text: str, layer: SemanticLayer) -> bool:
 _SYMPTOM = re.compile(
     r"(?i)\b(?:errors?|exceptions?|fail(?:s|ed|ing)?|crash\w*|exits?|broken|bugs?|slow|timeouts?|times? out|"
     r"timing out|won'?t|doesn'?t work|not working|stuck|leak\w*|denied|cuts? off|hangs?|freez\w*|404|500|502|"
-    r"nan|segfault|wrong|missing|stale|keeps? \w+ing)\b"
+    r"nan|segfault|wrong|missing|stale|keeps? \w+ing|rejected|refused|can'?t find|cannot find|unable to)\b"
 )
 # "No, still 404" is near "it works now" by its topic; the words say it is not solved.
 _UNRESOLVED = re.compile(
     r"(?i)^\W*(?:no|nope|nah|not yet)\b|\bstill (?:\w+ )?(?:fail\w*|broken|404|500|error\w*|crash\w*|slow|the same|"
-    r"happening|there|not)\b|\b(?:didn'?t|did not|doesn'?t|does not) (?:work|help|fix)|\bnot (?:fixed|working|solved)\b"
+    r"happening|there|not|rejected|refused|denied|hang\w*|stuck|wrong|missing)\b|"
+    r"\b(?:didn'?t|did not|doesn'?t|does not) (?:work|help|fix)|\bnot (?:fixed|working|solved)\b|"
+    # what is still seen after the change, or nothing changed: "still getting EACCES", "no difference at all", "the
+    # same error"
+    r"\bstill (?:getting|seeing|having|get|see|has|have)\b|\bno (?:difference|change|luck|improvement)\b|"
+    r"\bthe same (?:error|message|problem|issue|result|output)\b"
 )
 # An angry report of a problem is still a problem report.
 _PROBLEM_LABELS = frozenset({"none_problem", "none_complaint"})
