@@ -13,7 +13,8 @@ from rapport.domain.models import Domain, MessageRole
 from rapport.domain.prompts import extract_relational, extract_user, payload
 from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
 from rapport.domain.rules.model import RulesLanguageModel
-from rapport.domain.semantics.matcher import SemanticLayer, semantic_layer
+from rapport.domain.semantics.matcher import Match, SemanticLayer, semantic_layer
+from rapport.domain.semantics.relational import _label_of
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.ports.pipeline import Candidate, ExtractionResult, PipelineState
 
@@ -488,3 +489,11 @@ def test_too_long_after_an_answer_still_says_how_to_answer(model: RulesLanguageM
         chat((U, "how do rainbows form?"), (A, "Sunlight enters raindrops, refracts, reflects…"), (U, "too long lol")),
     )
     assert "communication_preference" in {kind for kind, _ in found}, found
+
+
+def test_a_near_tie_of_three_goes_to_the_nearest_whose_lesson_the_sentence_carries(layer: SemanticLayer) -> None:
+    # Nearest an approach and a format, neither of whose words it has; a way of working third, within the margin.
+    scores = {"approach_worked": 0.44, "format": 0.435, "working_style": 0.41, "none_chat": 0.2}
+    match = Match(None, "approach_worked", 0.44, "format", 0.005, scores)
+    said = "I like to get a rough draft out first and tidy it up afterwards."
+    assert _label_of(match, said, layer) == "working_style"

@@ -364,8 +364,12 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
         return match.label
     by_label = match.by_label
     best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
-    for label in (match.nearest, match.runner_up):
-        score = by_label.get(label, 0.0)
+    # Each label as near as the runner-up could be (within the margin of the nearest), nearest first: "I like to get
+    # a rough version working first and clean it up afterwards" sits nearest an approach, then a format, and says a
+    # way of working, third by 0.03.
+    tied = [label for label, score in by_label.items() if score >= match.score - calibration.margin]
+    for label in sorted(tied, key=by_label.__getitem__, reverse=True):
+        score = by_label[label]
         if label.startswith("none") or score < calibration.bar(label) or score - best_none < calibration.margin:
             continue
         if label in _LESSONS_BY_WORD and evidenced(label, sentence) and _SETTLES_A_TIE.search(sentence):
