@@ -497,3 +497,18 @@ def test_a_near_tie_of_three_goes_to_the_nearest_whose_lesson_the_sentence_carri
     match = Match(None, "approach_worked", 0.44, "format", 0.005, scores)
     said = "I like to get a rough draft out first and tidy it up afterwards."
     assert _label_of(match, said, layer) == "working_style"
+
+
+@pytest.mark.parametrize(
+    ("said", "label"),
+    [
+        ("As usual before my exam, help me go over the flashcards.", "habit"),
+        ("As usual before my exam I go over the flashcards on the bus.", None),
+    ],
+)
+def test_a_near_tie_with_a_habit_goes_to_it_when_the_recurrence_is_said_to_me(
+    layer: SemanticLayer, said: str, label: str | None
+) -> None:
+    scores = {"approach_worked": 0.48, "habit": 0.455, "project": 0.41, "none_chat": 0.2}
+    match = Match(None, "approach_worked", 0.48, "habit", 0.025, scores)
+    assert _label_of(match, said, layer) == label

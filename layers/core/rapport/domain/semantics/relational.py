@@ -140,6 +140,8 @@ _OF_THEIR_OWN_THING = re.compile(
 _ANSWERS_NAMED = re.compile(
     rf"{patterns.OF_ME}|\b(?:me|please|pls|answers?|repl(?:y|ies)|responses?|explanations?)\b"  # flags as OF_ME's
 )
+# Words said to me, or of us: a request to me ("help me…"), "you", "us", "our", "again".
+_TO_ME = re.compile(rf"{patterns.OF_ME}|\b(?:help me|with me|us|our|again|back)\b")  # flags as OF_ME's
 # What came of our work says how it went, well or badly; without it, the sentence only names the work ("the schema we
 # designed, I want to extend it" picks it up again).
 _RESULT = re.compile(
@@ -373,6 +375,10 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
         if label.startswith("none") or score < calibration.bar(label) or score - best_none < calibration.margin:
             continue
         if label in _LESSONS_BY_WORD and evidenced(label, sentence) and _SETTLES_A_TIE.search(sentence):
+            return label
+        # A recurrence said to me: "as always before a big client call, help me rehearse my opening" (and not "I
+        # journal every night before bed", a habit of the user's life).
+        if label == "habit" and evidenced(label, sentence) and _TO_ME.search(sentence):
             return label
     return None
 
