@@ -512,3 +512,8 @@ def test_a_near_tie_with_a_habit_goes_to_it_when_the_recurrence_is_said_to_me(
     scores = {"approach_worked": 0.48, "habit": 0.455, "project": 0.41, "none_chat": 0.2}
     match = Match(None, "approach_worked", 0.48, "habit", 0.025, scores)
     assert _label_of(match, said, layer) == label
+
+
+def test_a_taste_as_near_as_can_be_needs_none_of_its_words(model: RulesLanguageModel) -> None:
+    found = user(model, chat((U, "I really can't do horror films.")))
+    assert [kind for kind, _ in found] == ["preference"]
