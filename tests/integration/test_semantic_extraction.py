@@ -517,3 +517,14 @@ def test_a_near_tie_with_a_habit_goes_to_it_when_the_recurrence_is_said_to_me(
 def test_a_taste_as_near_as_can_be_needs_none_of_its_words(model: RulesLanguageModel) -> None:
     found = user(model, chat((U, "I really can't do horror films.")))
     assert [kind for kind, _ in found] == ["preference"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "ok so we left off at the March tab of the budget sheet, the rest is still empty",
+        "Last time we got as far as the third verse of the song, can we finish it?",
+    ],
+)
+def test_where_our_work_stopped_is_shared_work_picked_up(model: RulesLanguageModel, said: str) -> None:
+    assert any(kind == "shared_context" for kind, _ in relational(model, chat((U, said)))), said

@@ -51,8 +51,9 @@ _CONTINUED = re.compile(
     r"put together|picked|chose|worked on|talked about|sketched|outlined|chased|fixed|debugged|edited|set up)\b)))\s+"
     r"(?P<name>(?:the |my |our )?[^.,:;!?—–\n]{2,60})"
 )
-# What we said last time, named by that alone: "like we discussed yesterday, I'm going with Postgres".
-_AS_AGREED = re.compile(r"(?i)\b(?:like|as) we (?:discussed|agreed|planned|decided)\b")
+# What we said last time, named by that alone: "like we discussed yesterday, I'm going with Postgres"; or where our
+# work stopped: "we left off at the part about indexes", "last time we got as far as chapter two".
+_AS_AGREED = re.compile(r"(?i)\b(?:(?:like|as) we (?:discussed|agreed|planned|decided)|we left off|we got as far as)\b")
 _THANKS = re.compile(
     r"(?i)^\W*(?:thanks?|thank you|thx|cheers|great|perfect|awesome|amazing|wow|nice|good call|you're a lifesaver|"
     r"you’re a lifesaver|yes|yep|agreed|finally something new)\b[\w\s,!.']{0,30}$"
