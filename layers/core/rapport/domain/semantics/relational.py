@@ -53,7 +53,7 @@ _CONTINUED = re.compile(
 )
 # What we said last time, named by that alone: "like we discussed yesterday, I'm going with Postgres"; or where our
 # work stopped: "we left off at the part about indexes", "last time we got as far as chapter two".
-_AS_AGREED = re.compile(r"(?i)\b(?:(?:like|as) we (?:discussed|agreed|planned|decided)|we left off|we got as far as)\b")
+_LAST_TIME = re.compile(r"(?i)\b(?:(?:like|as) we (?:discussed|agreed|planned|decided)|we left off|we got as far as)\b")
 _THANKS = re.compile(
     r"(?i)^\W*(?:thanks?|thank you|thx|cheers|great|perfect|awesome|amazing|wow|nice|good call|you're a lifesaver|"
     r"you’re a lifesaver|yes|yep|agreed|finally something new)\b[\w\s,!.']{0,30}$"
@@ -142,7 +142,7 @@ _ANSWERS_NAMED = re.compile(
     rf"{patterns.OF_ME}|\b(?:me|please|pls|answers?|repl(?:y|ies)|responses?|explanations?)\b"  # flags as OF_ME's
 )
 # Words said to me, or of us: a request to me ("help me…"), "you", "us", "our", "again".
-_TO_ME = re.compile(rf"{patterns.OF_ME}|\b(?:help me|with me|us|our|again|back)\b")  # flags as OF_ME's
+_SAID_TO_US = re.compile(rf"{patterns.OF_ME}|\b(?:help me|with me|us|our|again|back)\b")  # flags as OF_ME's
 # What came of our work says how it went, well or badly; without it, the sentence only names the work ("the schema we
 # designed, I want to extend it" picks it up again).
 _RESULT = re.compile(
@@ -323,7 +323,7 @@ def _by_meaning(
         said = message.content
         # Work picked up with someone else ("the trip we planned with my parents") is not ours.
         ours = message.role is MessageRole.USER and not _WITH_OTHERS.search(said)
-        picked_up = ours and bool(_CONTINUED.search(said) or _AS_AGREED.search(said))
+        picked_up = ours and bool(_CONTINUED.search(said) or _LAST_TIME.search(said))
         if picked_up and ("project", message.index) not in used:
             content = _project(message)
             if content:
@@ -379,7 +379,7 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
             return label
         # A recurrence said to me: "as always before a big client call, help me rehearse my opening" (and not "I
         # journal every night before bed", a habit of the user's life).
-        if label == "habit" and evidenced(label, sentence) and _TO_ME.search(sentence):
+        if label == "habit" and evidenced(label, sentence) and _SAID_TO_US.search(sentence):
             return label
     return None
 
