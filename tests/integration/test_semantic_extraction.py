@@ -528,3 +528,45 @@ def test_a_taste_as_near_as_can_be_needs_none_of_its_words(model: RulesLanguageM
 )
 def test_where_our_work_stopped_is_shared_work_picked_up(model: RulesLanguageModel, said: str) -> None:
     assert any(kind == "shared_context" for kind, _ in relational(model, chat((U, said)))), said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # Nearest its topic among the prototypes; the trained probe reads the credit to a way of helping.
+        "Quizzing me with past exam questions every evening worked really well.",
+        "That cooking analogy for threads and processes really helped it click.",
+    ],
+)
+def test_a_way_of_helping_credited_in_words_of_its_topic_is_an_approach_that_worked(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert any(kind == "approach_effectiveness" for kind, _ in relational(model, chat((U, said)))), said
+
+
+def test_help_of_a_professional_in_the_users_life_is_no_lesson_of_mine(model: RulesLanguageModel) -> None:
+    assert relational(model, chat((U, "My physio's stretching routine really helped my back."))) == []
+    assert relational(model, chat((U, "The surgeon explained everything with diagrams and it calmed me down."))) == []
+
+
+@pytest.mark.parametrize(
+    ("problem", "proposal", "ending"),
+    [
+        (
+            "My React list re-renders constantly.",
+            "Wrap the row component in React.memo and pass stable callbacks with useCallback.",
+            "Wrapping the rows in memo made the scrolling smooth again.",
+        ),
+        (
+            "the deploy script fails on the new server",
+            "The script assumes bash; the server's /bin/sh is dash. Change the shebang to #!/bin/bash.",
+            "switching the shebang to bash fixed it",
+        ),
+    ],
+)
+def test_how_a_problem_brought_here_ended_is_its_outcome_and_no_way_of_helping(
+    model: RulesLanguageModel, problem: str, proposal: str, ending: str
+) -> None:
+    kinds = [kind for kind, _ in relational(model, chat((U, problem), (A, proposal), (U, ending)))]
+
+    assert kinds == ["collaboration_outcome"]

@@ -231,3 +231,40 @@ def test_a_long_sentence_is_read_clause_by_clause_and_a_dropped_i_is_put_back() 
     # From eight words a fact said in passing in a request is read on its own too.
     assert "I have type 1 diabetes btw" in _readings("I have type 1 diabetes btw, so recipes need carb counts")
     assert about_user(_with_subject("been vegetarian for 9 years")) == "User has been vegetarian for 9 years"
+
+
+class WideEncoder:
+    """Unit vectors of a given width, drawn from each text, under a given model's name."""
+
+    def __init__(self, name: str, width: int) -> None:
+        self.name = name
+        self._width = width
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        import numpy as np
+
+        found = []
+        for text in texts:
+            vector = np.random.default_rng(sum(map(ord, text))).standard_normal(self._width)
+            found.append((vector / np.linalg.norm(vector)).tolist())
+        return found
+
+
+def test_the_probe_gives_each_relational_type_a_probability_over_the_vectors_it_was_trained_on() -> None:
+    minilm = layer(WideEncoder(MINILM, 384))  # type: ignore[arg-type]
+
+    odds = minilm.probabilities("relational", ["The timeline you drew made it clear.", "Nice weather today."])
+
+    assert odds is not None and len(odds) == 2
+    for row in odds:
+        assert {"approach_effectiveness", "communication_preference", "none"} <= set(row)
+        assert math.isclose(sum(row.values()), 1.0, rel_tol=1e-5)
+        assert all(0.0 < p < 1.0 for p in row.values())
+    assert odds[0] != odds[1]
+    assert minilm.probabilities("relational", []) == []
+
+
+def test_no_probe_speaks_for_another_model_another_width_or_a_classifier_it_was_not_trained_for() -> None:
+    assert layer(WideEncoder("another-model", 384)).probabilities("relational", ["a b"]) is None  # type: ignore[arg-type]
+    assert layer(WideEncoder(MINILM, 8)).probabilities("relational", ["a b"]) is None  # type: ignore[arg-type]
+    assert layer(WideEncoder(MINILM, 384)).probabilities("user", ["a b"]) is None  # type: ignore[arg-type]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from rapport.domain.semantics import prototypes
@@ -63,6 +65,24 @@ CALIBRATIONS: Mapping[str, Mapping[str, Calibration]] = {
         "filter": Calibration(threshold=0.5, margin=0.0),
     }
 }
+
+
+def probe_path(model: str, classifier: str) -> Path:
+    """Where the probe trained for a classifier over a model's vectors is kept (`bench/relational_probe.py`)."""
+    return Path(__file__).parent / "probes" / f"{model}.{classifier}.json"
+
+
+@functools.cache
+def _probe(model: str, classifier: str) -> tuple[tuple[str, ...], Any, Any] | None:
+    """A trained probe's types, weights (a row per type) and biases, or None where none was trained."""
+    import numpy
+
+    path = probe_path(model, classifier)
+    if not path.is_file():
+        return None
+    probe = json.loads(path.read_text(encoding="utf-8"))
+    weights = numpy.asarray(probe["weights"], dtype=numpy.float32)
+    return tuple(probe["classes"]), weights, numpy.asarray(probe["bias"], dtype=numpy.float32)
 
 
 @dataclass(frozen=True)
@@ -123,6 +143,25 @@ class SemanticLayer:
         calibration = self._calibrations[classifier]
         same = SAME_TYPE.get(classifier, {})
         return [self._match(row, labels, calibration, same) for row in scores]
+
+    def probabilities(self, classifier: str, texts: Sequence[str]) -> list[dict[str, float]] | None:
+        """Each text's probability of each type by the classifier's trained probe (a softmax over the sentence's
+        vector, `bench/relational_probe.py`), or None where this model has no probe for it. Where prototypes are
+        nearest by a sentence's topic, the probe has learnt which directions of the vector tell the types apart."""
+        probe = _probe(self._encoder.name, classifier)
+        if probe is None:
+            return None
+        if not texts:
+            return []
+        classes, weights, bias = probe
+        vectors = self._vectors(list(texts))
+        if vectors.shape[1] != weights.shape[1]:  # vectors of another width than the model's it was trained on
+            return None
+        logits = vectors @ weights.T + bias
+        logits -= logits.max(axis=1, keepdims=True)
+        odds = self._np.exp(logits)
+        odds /= odds.sum(axis=1, keepdims=True)
+        return [dict(zip(classes, row, strict=True)) for row in odds.tolist()]
 
     def _best_by_label(self, row: Any, labels: tuple[str, ...]) -> dict[str, float]:
         """A label's prototypes are contiguous (`_prototypes`), so its best cosine is one max over a slice."""

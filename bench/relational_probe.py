@@ -1,0 +1,122 @@
+"""Trains the relational probe the semantic layer ships (`rapport/domain/semantics/probes/`): a softmax regression
+from a sentence's MiniLM vector to the relational memory type it calls for, or none (docs/pipeline.md, "A probe for
+ways of helping").
+
+It learns from what rules may be written from, and nothing else:
+- the relational prototypes, each under its label's type (a `none_*` label, or one that makes no memory, as none);
+- the dev half of the labelled set: each conversation with one user message, under the one relational type it
+  expects (none when it expects none);
+- the odd lines of every file in bench/relational-sets/ with one user message (the even lines are kept to check on);
+- every user turn of the lesson traps rules were written from (written-first.txt, personal.txt), as none.
+
+The test half, the even lines and the other trap files are never read. Training is deterministic (full-batch
+gradient descent from zero weights), so the file changes only when its inputs do; `inputs_sha256` says which inputs
+it was trained on, and a test holds it to the inputs in the repository.
+
+    python -m bench.relational_probe          # trains and writes the probe
+    python -m bench.relational_probe --check  # exits 1 when the shipped probe was trained on other inputs
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+from bench.lesson_traps import conversations
+from bench.relational_sets import labelled
+from rapport.domain.models import MessageRole
+from rapport.domain.semantics import prototypes
+from rapport.domain.semantics.matcher import MINILM, probe_path
+from rapport.evaluation.extraction import DATA
+
+ROOT = Path(__file__).resolve().parent
+SETS = ROOT / "relational-sets"
+TRAPS = (ROOT / "lesson-traps" / "written-first.txt", ROOT / "lesson-traps" / "personal.txt")
+NONE = "none"
+# Class-balanced full-batch gradient descent: the weights a few thousand steps reach from zero, ridge-penalised a
+# little so no weight grows without bound on the sentences it can already tell apart.
+PENALTY = 1e-4
+STEP = 8.0
+STEPS = 3000
+
+
+def examples() -> list[tuple[str, str]]:
+    """(text, type) pairs, in a fixed order."""
+    found: list[tuple[str, str]] = []
+    for label, sentences in prototypes.RELATIONAL.items():
+        kind = prototypes.RELATIONAL_TYPES.get(label, NONE)
+        found += [(sentence, kind) for sentence in sentences]
+    for line in (DATA / "dev.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        said = [m["content"] for m in record.get("messages", ()) if m["role"] == MessageRole.USER.value]
+        kinds = {r["type"] for r in record.get("relational", ()) if not r.get("optional")}
+        if len(said) == 1 and len(kinds) <= 1:
+            found.append((said[0], kinds.pop() if kinds else NONE))
+    for path in sorted(SETS.glob("*.txt")):
+        for due, conversation in labelled(path, "odd"):
+            said = [m.content for m in conversation.messages if m.role is MessageRole.USER]
+            if len(said) == 1:
+                found.append((said[0], due))
+    for path in TRAPS:
+        for conversation in conversations(path):
+            found += [(m.content, NONE) for m in conversation.messages if m.role is MessageRole.USER]
+    return found
+
+
+def inputs_sha256(pairs: list[tuple[str, str]]) -> str:
+    digest = hashlib.sha256(json.dumps([pairs, [PENALTY, STEP, STEPS]], ensure_ascii=False).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def train(vectors, kinds: list[str]) -> tuple[list[str], list[list[float]], list[float]]:  # noqa: ANN001
+    """Each type's weights and bias, the types sorted."""
+    import numpy as np
+
+    classes = sorted(set(kinds))
+    x = np.asarray(vectors, dtype=np.float64)
+    y = np.eye(len(classes))[[classes.index(k) for k in kinds]]
+    counts = Counter(kinds)
+    weight = np.array([len(kinds) / (len(counts) * counts[k]) for k in kinds])
+    w, b = np.zeros((x.shape[1], len(classes))), np.zeros(len(classes))
+    for _ in range(STEPS):
+        z = x @ w + b
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        gradient = (p - y) * weight[:, None] / weight.sum()
+        w -= STEP * (x.T @ gradient + PENALTY * w)
+        b -= STEP * gradient.sum(axis=0)
+    return classes, [[round(v, 6) for v in row] for row in w.T.tolist()], [round(v, 6) for v in b.tolist()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="only check the shipped probe's inputs")
+    args = parser.parse_args(argv)
+    pairs = examples()
+    sha = inputs_sha256(pairs)
+    path = probe_path(MINILM, "relational")
+    if args.check:
+        shipped = json.loads(path.read_text(encoding="utf-8")).get("inputs_sha256")
+        print(f"{path.name}: {'current' if shipped == sha else 'trained on other inputs: run python -m bench.relational_probe'}")
+        return 0 if shipped == sha else 1
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from rapport.adapters.local.minilm import MiniLmEmbedder
+
+    vectors = MiniLmEmbedder().embed([text for text, _ in pairs])
+    classes, weights, bias = train(vectors, [kind for _, kind in pairs])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    probe = {"model": MINILM, "classes": classes, "weights": weights, "bias": bias, "inputs_sha256": sha}
+    path.write_text(json.dumps(probe, separators=(",", ":")) + "\n", encoding="utf-8")
+    counts = Counter(kind for _, kind in pairs)
+    print(f"{path}: {len(pairs)} examples, " + ", ".join(f"{k} {counts[k]}" for k in classes), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
