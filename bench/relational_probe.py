@@ -25,6 +25,7 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from bench.lesson_traps import conversations
@@ -73,7 +74,7 @@ def inputs_sha256(pairs: list[tuple[str, str]]) -> str:
     return digest.hexdigest()
 
 
-def train(vectors, kinds: list[str]) -> tuple[list[str], list[list[float]], list[float]]:  # noqa: ANN001
+def train(vectors: Sequence[Sequence[float]], kinds: list[str]) -> tuple[list[str], list[list[float]], list[float]]:
     """Each type's weights and bias, the types sorted."""
     import numpy as np
 
@@ -103,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     path = probe_path(MINILM, "relational")
     if args.check:
         shipped = json.loads(path.read_text(encoding="utf-8")).get("inputs_sha256")
-        print(f"{path.name}: {'current' if shipped == sha else 'trained on other inputs: run python -m bench.relational_probe'}")
+        told = "current" if shipped == sha else "trained on other inputs: run python -m bench.relational_probe"
+        print(f"{path.name}: {told}")
         return 0 if shipped == sha else 1
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from rapport.adapters.local.minilm import MiniLmEmbedder

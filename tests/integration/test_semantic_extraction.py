@@ -570,3 +570,52 @@ def test_how_a_problem_brought_here_ended_is_its_outcome_and_no_way_of_helping(
     kinds = [kind for kind, _ in relational(model, chat((U, problem), (A, proposal), (U, ending)))]
 
     assert kinds == ["collaboration_outcome"]
+
+
+@pytest.mark.parametrize(
+    ("opening", "answer", "ending"),
+    [
+        (
+            "My roses look a bit sad this year, any tips?",
+            "Prune the dead canes back to healthy wood and feed them a rose fertiliser every two weeks in spring.",
+            "Pruned the dead canes and fed them every two weeks, they look so much better now.",
+        ),
+        (
+            "my cat keeps scratching the sofa",
+            "Put a tall sisal scratching post right next to the sofa and reward her when she uses it.",
+            "put the sisal post by the sofa and the sofa is fine now, she loves it",
+        ),
+        (
+            "My VLOOKUP returns #N/A for names I can see in the list",
+            "The names probably carry trailing spaces; wrap the lookup value in TRIM.",
+            "wrapped it in TRIM and the lookups work now",
+        ),
+    ],
+)
+def test_my_answer_carried_out_and_gone_well_is_what_came_of_our_work(
+    model: RulesLanguageModel, opening: str, answer: str, ending: str
+) -> None:
+    kinds = [kind for kind, _ in relational(model, chat((U, opening), (A, answer), (U, ending)))]
+
+    assert kinds == ["collaboration_outcome"]
+
+
+@pytest.mark.parametrize(
+    ("opening", "answer", "ending"),
+    [
+        (
+            "My VLOOKUP returns #N/A for names I can see in the list",
+            "Wrap the lookup value in TRIM.",
+            "wrapped it in TRIM and it still shows #N/A",
+        ),
+        (
+            "I can never find time to exercise with my shifts",
+            "Try a short run right after you wake up, whenever that is.",
+            "lol I'm not doing runs after a night shift",
+        ),
+    ],
+)
+def test_my_answer_still_failing_or_refused_is_no_outcome(
+    model: RulesLanguageModel, opening: str, answer: str, ending: str
+) -> None:
+    assert relational(model, chat((U, opening), (A, answer), (U, ending))) == []

@@ -22,6 +22,7 @@ from rapport.domain.rules.wording import (
 from rapport.domain.semantics.matcher import Match, SemanticLayer
 from rapport.domain.semantics.prototypes import RELATIONAL_TYPES
 from rapport.domain.semantics.voice import MAX_QUOTED_CHARS, assistant_voice, clause, lower_first
+from rapport.domain.text import term_set
 
 # How each lesson is introduced: the note is the assistant's, the user's words after it are put in its voice.
 _LEAD_INS = {
@@ -516,11 +517,14 @@ def _project(message: PromptMessage) -> str | None:
 
 def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> ExtractedRelationalMemory | None:
     """A problem the user brought, and how it ended: the problem as they first put it, what I proposed, and the
-    resolution in their words. Only what follows an answer of mine can say it was solved."""
+    resolution in their words. Only what follows an answer of mine can say it was solved. An opening not read as a
+    problem ("my cover letter feels flat, can you help?") still ends in an outcome when the user tells of doing what
+    I answered and that it went well (`_did_as_answered`): that says what they brought was a problem, and solved."""
     messages = conversation.messages
     opening = next((m for m in messages if m.role is MessageRole.USER), None)
-    if opening is None or not _reports_a_problem(opening.content, layer):
+    if opening is None:
         return None
+    problem_told = _reports_a_problem(opening.content, layer)
     answered = [m for m in messages if m.role is MessageRole.ASSISTANT and m.index > opening.index]
     if not answered:
         return None
@@ -537,7 +541,11 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
     resolved = [
         (s, match)
         for s, match in zip(later, matches, strict=True)
-        if match.label == "resolved" and s.message.index not in unsolved
+        if s.message.index not in unsolved
+        and (
+            (problem_told and match.label == "resolved")
+            or _did_as_answered(s.text, _answer_before(conversation, s.message.index))
+        )
     ]
     if not resolved:
         return None
@@ -578,7 +586,9 @@ def _reports_a_problem(text: str, layer: SemanticLayer) -> bool:
 _SYMPTOM = re.compile(
     r"(?i)\b(?:errors?|exceptions?|fail(?:s|ed|ing)?|crash\w*|exits?|broken|bugs?|slow|timeouts?|times? out|"
     r"timing out|won'?t|doesn'?t work|not working|stuck|leak\w*|denied|cuts? off|hangs?|freez\w*|404|500|502|"
-    r"nan|segfault|wrong|missing|stale|keeps? \w+ing|rejected|refused|can'?t find|cannot find|unable to)\b"
+    r"nan|segfault|wrong|missing|stale|keeps? \w+ing|rejected|refused|can'?t find|cannot find|unable to)\b|"
+    # A spreadsheet's errors
+    r"#(?:REF|VALUE|NAME|N/A|DIV/0|NUM|NULL|SPILL|CALC)[!?]"
 )
 # "No, still 404" is near "it works now" by its topic; the words say it is not solved.
 _UNRESOLVED = re.compile(
@@ -587,9 +597,40 @@ _UNRESOLVED = re.compile(
     r"\b(?:didn'?t|did not|doesn'?t|does not) (?:work|help|fix)|\bnot (?:fixed|working|solved)\b|"
     # what is still seen after the change, or nothing changed: "still getting EACCES", "no difference at all", "the
     # same error"
-    r"\bstill (?:getting|seeing|having|get|see|has|have)\b|\bno (?:difference|change|luck|improvement)\b|"
+    r"\bstill (?:getting|seeing|having|get|see|has|have|says|shows|gives|returns|reads|throws)\b|"
+    r"\bno (?:difference|change|luck|improvement)\b|"
     r"\bthe same (?:error|message|problem|issue|result|output)\b"
 )
+# What went well, said of something done: "the loaf actually rose", "the signal is solid now", "it ran last night".
+_WENT_WELL = re.compile(
+    r"(?i)\b(?:works?|worked|working|fixed|solved|sorted|gone|rose|risen|solid|stable|smooth(?:ly)?|fine|faster|"
+    r"quicker|better|stronger|perfect(?:ly)?|green|pass(?:es|ed)|ran|runs|load(?:s|ed)?|show(?:s|ed)? up|"
+    r"went through|accepted|no more|back to normal|like a charm|did the trick)\b"
+)
+# "I'm not doing dawn runs" refuses the answer, "it still doesn't load" says it failed.
+_NEGATED = re.compile(r"(?i)\b(?:not|never)\b|n['’]t\b")
+# Words of any answer and any report, which say nothing of what was done.
+_ANY_ANSWER = frozenset({"try", "now", "thank", "thanks", "get", "got", "make", "made", "thing", "work", "time"})
+
+
+def _did_as_answered(sentence: str, answer: str | None) -> bool:
+    """Whether the user tells of doing what I answered, and that it went well: "moved it up onto the bookshelf and
+    the signal is solid now" after "try moving the router off the floor". MiniLM reads such a sentence by its topic
+    (a router, a loaf), far from every way of saying a problem is solved; what it shares with my answer says it is
+    the answer carried out. Still failing ("moved it, no difference") is no success, whatever it shares."""
+    if answer is None or not _WENT_WELL.search(sentence):
+        return False
+    if _UNRESOLVED.search(sentence) or _NEGATED.search(sentence):
+        return False
+    return bool((term_set(sentence) & term_set(answer)) - _ANY_ANSWER)
+
+
+def _answer_before(conversation: ConversationInput, index: int) -> str | None:
+    """My last message before `index`, as I wrote it."""
+    answers = [m for m in conversation.messages if m.role is MessageRole.ASSISTANT and m.index < index]
+    return answers[-1].content if answers else None
+
+
 # An angry report of a problem is still a problem report.
 _PROBLEM_LABELS = frozenset({"none_problem", "none_complaint"})
 
