@@ -396,7 +396,7 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
 
 
 # How sure the probe must be that a sentence credits a way of helping (`_credits_help`).
-_CREDIT_ODDS = 0.6
+_CREDIT_ODDS = 0.5
 
 
 def _credits_help(layer: SemanticLayer, texts: list[str]) -> list[bool]:
