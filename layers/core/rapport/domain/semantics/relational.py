@@ -613,7 +613,7 @@ _NEGATED = re.compile(r"(?i)\b(?:not|never)\b|n['’]t\b")
 _ANY_ANSWER = frozenset({"try", "now", "thank", "thanks", "get", "got", "make", "made", "thing", "work", "time"})
 
 
-def _did_as_answered(sentence: str, answer: str | None) -> bool:
+def _did_as_answered(sentence: str, answer: PromptMessage | None) -> bool:
     """Whether the user tells of doing what I answered, and that it went well: "moved it up onto the bookshelf and
     the signal is solid now" after "try moving the router off the floor". MiniLM reads such a sentence by its topic
     (a router, a loaf), far from every way of saying a problem is solved; what it shares with my answer says it is
@@ -622,13 +622,13 @@ def _did_as_answered(sentence: str, answer: str | None) -> bool:
         return False
     if _UNRESOLVED.search(sentence) or _NEGATED.search(sentence):
         return False
-    return bool((term_set(sentence) & term_set(answer)) - _ANY_ANSWER)
+    return bool((term_set(sentence) & term_set(answer.content)) - _ANY_ANSWER)
 
 
-def _answer_before(conversation: ConversationInput, index: int) -> str | None:
-    """My last message before `index`, as I wrote it."""
+def _answer_before(conversation: ConversationInput, index: int) -> PromptMessage | None:
+    """My last message before `index`."""
     answers = [m for m in conversation.messages if m.role is MessageRole.ASSISTANT and m.index < index]
-    return answers[-1].content if answers else None
+    return answers[-1] if answers else None
 
 
 # An angry report of a problem is still a problem report.
@@ -637,11 +637,11 @@ _PROBLEM_LABELS = frozenset({"none_problem", "none_complaint"})
 
 def _proposal_before(conversation: ConversationInput, index: int) -> tuple[str, int] | None:
     """My last answer before `index`, unless it was a question back."""
-    for message in reversed(conversation.messages):
-        if message.index < index and message.role is MessageRole.ASSISTANT:
-            statements = [s for s in sentences(message.content) if not s.rstrip().endswith("?")]
-            if not statements:
-                return None
-            text = from_assistant(clause(" ".join(statements[:2])), patterns.LEXICON)
-            return (lower_first(text), message.index) if text else None
-    return None
+    message = _answer_before(conversation, index)
+    if message is None:
+        return None
+    statements = [s for s in sentences(message.content) if not s.rstrip().endswith("?")]
+    if not statements:
+        return None
+    text = from_assistant(clause(" ".join(statements[:2])), patterns.LEXICON)
+    return (lower_first(text), message.index) if text else None
