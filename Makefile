@@ -11,7 +11,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install dev serve test lint format unit integration infrastructure e2e browser synth lock bench eval eval-extraction eval-ablation eval-fit-weights eval-expansion match-strength mem0-env bench-scale paraphrase-hits clean
+.PHONY: install dev serve test lint format unit integration infrastructure e2e browser synth lock bench eval eval-extraction relational-probe eval-ablation eval-fit-weights eval-expansion match-strength mem0-env bench-scale paraphrase-hits clean
 
 install: $(STAMP)
 
@@ -86,6 +86,11 @@ eval: install
 eval-extraction: install
 	mkdir -p $(BENCH_RESULTS)
 	$(VENV)/bin/rapport eval extraction --out $(BENCH_RESULTS)/extraction.json --markdown $(BENCH_RESULTS)/extraction.md
+
+# The relational probe the semantic layer ships, trained again from its inputs (docs/pipeline.md, "A probe for ways
+# of helping"): a prototype or a labelled line changed, and a test asks for it. Half a minute.
+relational-probe: install
+	$(PY) -m bench.relational_probe
 
 # Where strong / moderate / weak cut (docs/recall.md): relevance of true and false matches, half a minute.
 match-strength: install

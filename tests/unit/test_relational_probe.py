@@ -21,7 +21,7 @@ pytestmark = pytest.mark.unit
 def test_the_shipped_probe_was_trained_on_the_inputs_in_the_repository() -> None:
     shipped = json.loads(probe_path(MINILM, "relational").read_text(encoding="utf-8"))
 
-    # A prototype, a labelled line or a trap changed since: `python -m bench.relational_probe` trains it again.
+    # A prototype, a labelled line or a trap changed since: `make relational-probe` trains it again.
     assert shipped["inputs_sha256"] == relational_probe.inputs_sha256(relational_probe.examples())
     assert shipped["model"] == MINILM
     assert len(shipped["weights"]) == len(shipped["classes"]) == len(shipped["bias"])
