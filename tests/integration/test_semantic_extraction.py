@@ -619,3 +619,17 @@ def test_my_answer_still_failing_or_refused_is_no_outcome(
     model: RulesLanguageModel, opening: str, answer: str, ending: str
 ) -> None:
     assert relational(model, chat((U, opening), (A, answer), (U, ending))) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Your flashcard drills felt pointless at first, but they really made the vocab stick.",  # turned by "but"
+        "the way you made me talk through my plan out loud got me to spot the gap myself.",  # got there by my way
+        "the rhyme you made up for the planets is the whole reason I remembered them",
+    ],
+)
+def test_a_way_of_helping_credited_after_a_grumble_or_for_what_they_then_did_themselves_is_an_approach(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert [kind for kind, _ in relational(model, chat((U, said)))] == ["approach_effectiveness"], said

@@ -99,6 +99,9 @@ _EVIDENCE = {
         r"sense|clear(?:er)?|easier|better|faster|saved|calm(?:ed|er)?|confident|useful|difference|fixed|solved|"
         r"found|unstuck|paid off|did the trick|wonders|right (?:move|call|approach|way)|game[- ]changer|stick|obvious|"
         r"life[- ]?saver|godsend|exactly what I needed|"
+        # "is the only reason I passed", "I never understood recursion until you drew it", "that picture did it",
+        # "saves us a lot of time"
+        r"reason (?:why )?I|until you|did it|saves|"
         r"less (?:scary|overwhelming))\b"
     ),
     "format": re.compile(
@@ -355,7 +358,11 @@ _HELP = (
 _SOMEONE_ELSES_HELP = re.compile(r"(?i)(?:\b\w+['’]s|\b(?:his|her|their))\s+(?:[\w'’/-]+\s+){0,2}?" + _HELP + r"\b")
 # Nor is what the user did alone, said so: "finally fixed the leaking tap on my own after watching a video", "…
 # helped me fix the dishwasher myself" (a "myself" closing its clause says who did it).
-_ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|without (?:any )?help|myself(?=\s*(?:[.,;:!]|$)))")
+_ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|without (?:any )?help)\b")
+# A "myself" closing its clause says the same ("…helped me fix the dishwasher myself"), unless the sentence credits me
+# with getting them there: "the way you had me explain my code back to you made me spot the bug myself".
+_MYSELF_CLOSING = re.compile(r"(?i)\bmyself(?=\s*(?:[.,;:!]|$))")
+_OF_YOU = re.compile(r"(?i)\b(?:you|your)\b")
 # "Your idea of timeboxing worked wonders" is near a way of working, but it credits something I proposed.
 _CREDITS_ME = re.compile(
     r"(?i)\b(?:your (?:idea|suggestion|tip|trick|advice|method|approach)|you (?:suggested|proposed|"
@@ -448,7 +455,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if _COUNTERFACTUAL.search(sentence):
         return False
-    if label in _LESSONS and _GRIEVANCE.search(sentence) and not _ASKS_FOR.search(sentence):
+    if label in _LESSONS and _GRIEVANCE.search(_after_but(sentence)) and not _ASKS_FOR.search(sentence):
         return False
     if label in _LESSONS and _ONE_OFF_TASK.search(sentence) and not _STANDING.search(sentence):
         return False
@@ -464,7 +471,10 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     if label in _LESSONS and changed and not compiled(patterns.OF_ME).search(sentence):
         return False
     if label == "approach_worked" and (
-        not _APPROACH.search(sentence) or _SOMEONE_ELSES_HELP.search(sentence) or _ON_THEIR_OWN.search(sentence)
+        not _APPROACH.search(sentence)
+        or _SOMEONE_ELSES_HELP.search(sentence)
+        or _ON_THEIR_OWN.search(sentence)
+        or (_MYSELF_CLOSING.search(sentence) and not _OF_YOU.search(sentence))
     ):
         return False
     if label == "project" and not _CONTINUES.search(sentence):
@@ -482,6 +492,15 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return True
     needed = _EVIDENCE.get(label)
     return needed is None or needed.search(sentence) is not None
+
+
+def _after_but(sentence: str) -> str:
+    """What a sentence ends on: a feeling turned by "but" is not the last word ("the little quiz at the end was
+    annoying at first but it really made the grammar stick")."""
+    return _BUT.split(sentence)[-1]
+
+
+_BUT = re.compile(r"(?i)\bbut\b")
 
 
 def _memory(content: str, kind: str, score: float, evidence: list[int]) -> ExtractedRelationalMemory:
