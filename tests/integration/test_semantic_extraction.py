@@ -633,3 +633,20 @@ def test_a_way_of_helping_credited_after_a_grumble_or_for_what_they_then_did_the
     model: RulesLanguageModel, said: str
 ) -> None:
     assert [kind for kind, _ in relational(model, chat((U, said)))] == ["approach_effectiveness"], said
+
+
+@pytest.mark.parametrize(
+    ("said", "noted"),
+    [
+        ("I'd rather you give me the short version first.", "they'd rather I give them the short version first"),
+        ("It really helps when you define the jargon as you go.", "it really helps when I define the jargon as I go"),
+        ("Stop thanking me every time, it's a bit much.", "thanking them every time"),
+    ],
+)
+def test_a_standing_request_of_how_i_talk_said_to_me_is_a_preference_about_answers(
+    model: RulesLanguageModel, said: str, noted: str
+) -> None:
+    found = relational(model, chat((U, said)))
+
+    assert [kind for kind, _ in found] == ["communication_preference"], said
+    assert noted in found[0][1]

@@ -143,6 +143,7 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
     [
         ("Give me a hint, I want to figure it out myself.", "Give them a hint, they want to figure it out themselves"),
         ("Your idea of adding logs helped me a lot.", "my idea of adding logs helped them a lot"),
+        ("I'd rather you skip the pleasantries.", "they'd rather I skip the pleasantries"),
         ("Can you pull up the hotels we looked at?", "pull up the hotels we looked at"),
         ("Like you always tell me, start small.", "Like I always tell them, start small"),
         ("Picking up Atlas again.", "picking up Atlas again"),

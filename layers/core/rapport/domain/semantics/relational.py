@@ -322,7 +322,10 @@ def _by_meaning(
         # How the problem brought here ended ("moving $match to the front made it 20x faster") is its outcome, which
         # says it already: the probe reads no way of helping into it.
         credited = credit and not told and not ends_it
-        if credited and (label is None or not evidenced(label, sentence.text, match.by_label[label])):
+        unread = label is None or not evidenced(label, sentence.text, match.by_label.get(label, 0.0))
+        if not told and unread and _ASKED_OF_ME.search(sentence.text):
+            label = "format"
+        elif credited and unread:
             label = "approach_worked"
         if label is None or (label, index) in used:
             continue
@@ -402,6 +405,19 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
     return None
 
 
+# A standing request of how I talk with them, said to me: "I'd rather you skip the pleasantries", "I like it when you
+# ask me a question back", "it helps when you spell out the trade-offs", "stop apologising every message", "be blunt
+# with me", "when you correct my Spanish, tell me why". MiniLM reads such a sentence by what it names (trade-offs,
+# Spanish, money) as much as by the request, and near a way of working for its "I like"; what it asks is of my answers.
+_ASKED_OF_ME = re.compile(
+    r"(?i)\bI(?:['’]d| would) rather you\b|"
+    r"\bI (?:really |do |always )?(?:like|love|appreciate|prefer) it when you\b|"
+    r"\bit (?:really )?helps(?: me)?(?: a lot)? when you\b|"
+    r"\bI(?:['’]d| would) (?:like|love|prefer) it if you\b|"
+    r"\bstop \w+ing\b[^.!?]*?\b(?:every|each time|all the time|so much)\b|"
+    r"\bbe (?:blunt|direct|honest|straight|brief|concise|frank) with me\b|"
+    r"\bwhen you \w+[^.!?]*?,\s*(?:please\s+)?(?:tell|give|show|explain|ask)\b"
+)
 # How sure the probe must be that a sentence credits a way of helping (`_credits_help`).
 _CREDIT_ODDS = 0.5
 
@@ -491,6 +507,8 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     if label in _LESSONS and score >= _SURE:
         return True
     needed = _EVIDENCE.get(label)
+    if label in {"format", "suggestions"} and _ASKED_OF_ME.search(sentence):
+        return True  # the request said to me is the want
     return needed is None or needed.search(sentence) is not None
 
 

@@ -147,7 +147,7 @@ _YOU_SUBJECT_BEFORE = frozenset(
 # "if you number the steps". After a verb or a preposition it is the object ("thank you", "with you").
 _YOU_SUBJECT_AFTER = frozenset(
     "when whenever if because since as after before until once while so and but that how what where why who unless "
-    "though although than".split()
+    "though although than rather".split()
 )
 # Words that follow an object "you" rather than a subject's verb: "you too", "you all", "for you and me".
 _NOT_A_VERB = frozenset("too all both guys so very again for to with and or in on at of from".split())
@@ -248,7 +248,13 @@ _ABOUT_THE_USER = replace(
     },
 )
 _IN_OUR_VOICE = replace(
-    patterns.LEXICON, third_person={k: v for k, v in patterns.LEXICON.third_person.items() if k not in _OURS}
+    patterns.LEXICON,
+    # "I'd rather you skip the pleasantries" is noted "they'd rather I skip the pleasantries".
+    third_person={
+        **{k: v for k, v in patterns.LEXICON.third_person.items() if k not in _OURS},
+        "i'd": "they'd",
+        "i’d": "they’d",
+    },
 )
 
 
