@@ -650,3 +650,24 @@ def test_a_standing_request_of_how_i_talk_said_to_me_is_a_preference_about_answe
 
     assert [kind for kind, _ in found] == ["communication_preference"], said
     assert noted in found[0][1]
+
+
+@pytest.mark.parametrize(
+    ("said", "noted"),
+    [
+        ("the memory leak we tracked down last week is back after the upgrade", "the memory leak we tracked down"),
+        ("Following up on the cover letter from Tuesday, I sent it off this morning.", "the cover letter from Tuesday"),
+        ("Circling back to the packing list, I still need a rain jacket.", "the packing list"),
+    ],
+)
+def test_work_of_ours_come_back_or_followed_up_is_shared_work_picked_up(
+    model: RulesLanguageModel, said: str, noted: str
+) -> None:
+    found = relational(model, chat((U, said)))
+
+    assert [kind for kind, _ in found] == ["shared_context"], said
+    assert noted in found[0][1]
+
+
+def test_something_of_the_users_own_life_come_back_is_no_shared_work(model: RulesLanguageModel) -> None:
+    assert relational(model, chat((U, "the dog we adopted is back from the vet"))) == []

@@ -45,7 +45,7 @@ _IMPORTANCE = {
 # Picking a shared piece of work up again is said in few ways, and the name is what matters: a pattern is surer.
 _CONTINUED = re.compile(
     r"(?i:\b(?:picking up|back on|get back to|getting back to|continuing(?: with| on)?|continue with|"
-    r"resuming(?: work on)?|still working on|where were we with|"
+    r"resuming(?: work on)?|still working on|where were we with|follow(?:ing)? up on|circling back to|"
     # Work named as ours again: "remember the flights we compared", "about the speech we started", "re the plan we…"
     r"(?:remember|recall|about|regarding|re:?)(?=\s+(?:the|our|that)\s+[^.,:;!?—–\n]{0,40}\bwe\s+(?:\w+\s+)?"
     r"(?:compared|discussed|started|planned|looked at|researched|made|wrote|built|designed|drafted|did|went through|"
@@ -54,7 +54,12 @@ _CONTINUED = re.compile(
 )
 # What we said last time, named by that alone: "like we discussed yesterday, I'm going with Postgres"; or where our
 # work stopped: "we left off at the part about indexes", "last time we got as far as chapter two".
-_LAST_TIME = re.compile(r"(?i)\b(?:(?:like|as) we (?:discussed|agreed|planned|decided)|we left off|we got as far as)\b")
+_LAST_TIME = re.compile(
+    r"(?i)\b(?:(?:like|as) we (?:discussed|agreed|planned|decided)|we left off|we got as far as)\b|"
+    # What we worked on, come back: "the bug we chased on Monday is back, same stack trace"
+    r"\b(?:the|that|our)\s+(?:[\w'’-]+\s+){1,3}?we\s+(?:chased|fixed|debugged|solved|found|tracked down|worked on)\b"
+    r"[^.!?]*?\b(?:is|are|it's|it’s)\s+back\b"
+)
 _THANKS = re.compile(
     r"(?i)^\W*(?:thanks?|thank you|thx|cheers|great|perfect|awesome|amazing|wow|nice|good call|you're a lifesaver|"
     r"you’re a lifesaver|yes|yep|agreed|finally something new)\b[\w\s,!.']{0,30}$"
