@@ -550,8 +550,9 @@ def test_help_of_a_professional_in_the_users_life_is_no_lesson_of_mine(model: Ru
 
 
 @pytest.mark.parametrize(
-    ("problem", "proposal", "ending"),
+    ("opening", "answer", "ending"),
     [
+        # How a problem brought here ended is its outcome, and the probe reads no way of helping into it.
         (
             "My React list re-renders constantly.",
             "Wrap the row component in React.memo and pass stable callbacks with useCallback.",
@@ -562,19 +563,7 @@ def test_help_of_a_professional_in_the_users_life_is_no_lesson_of_mine(model: Ru
             "The script assumes bash; the server's /bin/sh is dash. Change the shebang to #!/bin/bash.",
             "switching the shebang to bash fixed it",
         ),
-    ],
-)
-def test_how_a_problem_brought_here_ended_is_its_outcome_and_no_way_of_helping(
-    model: RulesLanguageModel, problem: str, proposal: str, ending: str
-) -> None:
-    kinds = [kind for kind, _ in relational(model, chat((U, problem), (A, proposal), (U, ending)))]
-
-    assert kinds == ["collaboration_outcome"]
-
-
-@pytest.mark.parametrize(
-    ("opening", "answer", "ending"),
-    [
+        # My answer carried out and gone well, away from a computer or not read as a problem at first.
         (
             "My roses look a bit sad this year, any tips?",
             "Prune the dead canes back to healthy wood and feed them a rose fertiliser every two weeks in spring.",
@@ -592,7 +581,7 @@ def test_how_a_problem_brought_here_ended_is_its_outcome_and_no_way_of_helping(
         ),
     ],
 )
-def test_my_answer_carried_out_and_gone_well_is_what_came_of_our_work(
+def test_my_answer_carried_out_and_gone_well_is_what_came_of_our_work_and_nothing_else(
     model: RulesLanguageModel, opening: str, answer: str, ending: str
 ) -> None:
     kinds = [kind for kind, _ in relational(model, chat((U, opening), (A, answer), (U, ending)))]
@@ -636,36 +625,40 @@ def test_a_way_of_helping_credited_after_a_grumble_or_for_what_they_then_did_the
 
 
 @pytest.mark.parametrize(
-    ("said", "noted"),
+    ("said", "kind", "noted"),
     [
-        ("I'd rather you give me the short version first.", "they'd rather I give them the short version first"),
-        ("It really helps when you define the jargon as you go.", "it really helps when I define the jargon as I go"),
-        ("Stop thanking me every time, it's a bit much.", "thanking them every time"),
+        # A standing request of how I talk with them, said to me, is a preference about answers.
+        (
+            "I'd rather you give me the short version first.",
+            "communication_preference",
+            "they'd rather I give them the short version first",
+        ),
+        (
+            "It really helps when you define the jargon as you go.",
+            "communication_preference",
+            "it really helps when I define the jargon as I go",
+        ),
+        ("Stop thanking me every time, it's a bit much.", "communication_preference", "thanking them every time"),
+        # Work of ours come back, or followed up, is shared work picked up again.
+        (
+            "the memory leak we tracked down last week is back after the upgrade",
+            "shared_context",
+            "the memory leak we tracked down",
+        ),
+        (
+            "Following up on the cover letter from Tuesday, I sent it off this morning.",
+            "shared_context",
+            "the cover letter from Tuesday",
+        ),
+        ("Circling back to the packing list, I still need a rain jacket.", "shared_context", "the packing list"),
     ],
 )
-def test_a_standing_request_of_how_i_talk_said_to_me_is_a_preference_about_answers(
-    model: RulesLanguageModel, said: str, noted: str
+def test_a_request_said_to_me_or_our_work_picked_up_is_noted_as_its_type_in_its_words(
+    model: RulesLanguageModel, said: str, kind: str, noted: str
 ) -> None:
     found = relational(model, chat((U, said)))
 
-    assert [kind for kind, _ in found] == ["communication_preference"], said
-    assert noted in found[0][1]
-
-
-@pytest.mark.parametrize(
-    ("said", "noted"),
-    [
-        ("the memory leak we tracked down last week is back after the upgrade", "the memory leak we tracked down"),
-        ("Following up on the cover letter from Tuesday, I sent it off this morning.", "the cover letter from Tuesday"),
-        ("Circling back to the packing list, I still need a rain jacket.", "the packing list"),
-    ],
-)
-def test_work_of_ours_come_back_or_followed_up_is_shared_work_picked_up(
-    model: RulesLanguageModel, said: str, noted: str
-) -> None:
-    found = relational(model, chat((U, said)))
-
-    assert [kind for kind, _ in found] == ["shared_context"], said
+    assert [found_kind for found_kind, _ in found] == [kind], said
     assert noted in found[0][1]
 
 
