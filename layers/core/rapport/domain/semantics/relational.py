@@ -324,17 +324,15 @@ def _by_meaning(
         ends_it = outcome is not None and index in outcome.evidence
         told = _told_outcome(sentence.text) if not ends_it else None
         label = told or _label_of(match, sentence.text, layer)
-        # How the problem brought here ended ("moving $match to the front made it 20x faster") is its outcome, which
-        # says it already: the probe reads no way of helping into it.
-        credited = credit and not told and not ends_it
-        unread = label is None or not evidenced(label, sentence.text, match.by_label.get(label, 0.0))
-        if not told and unread and _ASKED_OF_ME.search(sentence.text):
-            label = "format"
-        elif credited and unread:
-            label = "approach_worked"
-        if label is None or (label, index) in used:
-            continue
-        if not evidenced(label, sentence.text, match.by_label.get(label, 0.0)):
+        kept = label is not None and evidenced(label, sentence.text, match.by_label.get(label, 0.0))
+        if not kept and not told:
+            # No lesson read by meaning, or one without its words: a request said to me is a preference about
+            # answers, and a credit the probe reads a way of helping, except in how the problem brought here ended
+            # ("moving $match to the front made it 20x faster"), which its outcome says already.
+            asked = _ASKED_OF_ME.search(sentence.text)
+            label = "format" if asked else "approach_worked" if credit and not ends_it else None
+            kept = label is not None and evidenced(label, sentence.text, match.by_label.get(label, 0.0))
+        if label is None or not kept or (label, index) in used:
             continue
         content = _project(sentence.message) if label == "project" else _note(label, sentence.text)
         if content:
@@ -370,7 +368,6 @@ _ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|without (?:any )?help)
 # A "myself" closing its clause says the same ("…helped me fix the dishwasher myself"), unless the sentence credits me
 # with getting them there: "the way you had me explain my code back to you made me spot the bug myself".
 _MYSELF_CLOSING = re.compile(r"(?i)\bmyself(?=\s*(?:[.,;:!]|$))")
-_OF_YOU = re.compile(r"(?i)\b(?:you|your)\b")
 # "Your idea of timeboxing worked wonders" is near a way of working, but it credits something I proposed.
 _CREDITS_ME = re.compile(
     r"(?i)\b(?:your (?:idea|suggestion|tip|trick|advice|method|approach)|you (?:suggested|proposed|"
@@ -495,7 +492,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         not _APPROACH.search(sentence)
         or _SOMEONE_ELSES_HELP.search(sentence)
         or _ON_THEIR_OWN.search(sentence)
-        or (_MYSELF_CLOSING.search(sentence) and not _OF_YOU.search(sentence))
+        or (_MYSELF_CLOSING.search(sentence) and not compiled(patterns.OF_ME).search(sentence))
     ):
         return False
     if label == "project" and not _CONTINUES.search(sentence):
