@@ -662,5 +662,26 @@ def test_a_request_said_to_me_or_our_work_picked_up_is_noted_as_its_type_in_its_
     assert noted in found[0][1]
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        # Near no prototype by their words; the trained probe reads the want.
+        "I'd take a blunt no over a polite maybe from you.",
+        "Casual is fine with me, no need to be formal.",
+        "I get lost when there are more than three options, so keep them few.",
+    ],
+)
+def test_a_preference_about_answers_the_probe_is_sure_of_is_one(model: RulesLanguageModel, said: str) -> None:
+    assert [kind for kind, _ in relational(model, chat((U, said)))] == ["communication_preference"], said
+
+
+def test_a_form_asked_for_the_work_at_hand_is_no_preference_the_probe_reads(model: RulesLanguageModel) -> None:
+    assert relational(model, chat((U, "give me five title ideas for the talk, short ones"))) == []
+    # Said to stand, or of my answers, it is one.
+    assert [kind for kind, _ in relational(model, chat((U, "please give me shorter answers from now on")))] == [
+        "communication_preference"
+    ]
+
+
 def test_something_of_the_users_own_life_come_back_is_no_shared_work(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "the dog we adopted is back from the vet"))) == []

@@ -316,8 +316,8 @@ def _by_meaning(
     memories: list[ExtractedRelationalMemory] = []
     used: set[tuple[str, int]] = set()
     outcome = _outcome(conversation, layer)
-    credits = _credits_help(layer, [s.text for s in spoken])
-    for sentence, match, credit in zip(spoken, matches, credits, strict=True):
+    read = _probe_read(layer, [s.text for s in spoken])
+    for sentence, match, (credit, wants) in zip(spoken, matches, read, strict=True):
         index = sentence.message.index
         # A result told of work of ours is its outcome, whatever else it is near (picking the work up, research);
         # in a problem solved here, the messages of its outcome say it already.
@@ -332,6 +332,11 @@ def _by_meaning(
             asked = _ASKED_OF_ME.search(sentence.text)
             label = "format" if asked else "approach_worked" if credit and not ends_it else None
             kept = label is not None and evidenced(label, sentence.text, match.by_label.get(label, 0.0))
+        if not kept and not told and wants and not ends_it and not _FOR_THE_TASK.search(sentence.text):
+            # A preference about answers the probe is sure of, in words no prototype is near: it needs no word of
+            # the want (as a sentence `_SURE` near its prototype), and still passes every other check of a lesson.
+            label = "format"
+            kept = evidenced(label, sentence.text, _SURE)
         if label is None or not kept or (label, index) in used:
             continue
         content = _project(sentence.message) if label == "project" else _note(label, sentence.text)
@@ -420,24 +425,43 @@ _ASKED_OF_ME = re.compile(
     r"\bbe (?:blunt|direct|honest|straight|brief|concise|frank) with me\b|"
     r"\bwhen you \w+[^.!?]*?,\s*(?:please\s+)?(?:tell|give|show|explain|ask)\b"
 )
-# How sure the probe must be that a sentence credits a way of helping (`_credits_help`).
+# How sure the probe must be that a sentence credits a way of helping, and that it states a preference about answers
+# (`_probe_read`).
 _CREDIT_ODDS = 0.5
+_WANT_ODDS = 0.7
+# A piece of work asked for now ("give me an outline for it in three points", "can you write this email in a more
+# formal tone?"): its form is for that work. The probe reads such a request as near a preference as one that stands;
+# without a word that makes it stand ("always", "from now on") or my answers named ("give me shorter answers"), it is
+# no preference of its own reading.
+_FOR_THE_TASK = re.compile(
+    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|right)[,\s]+)*(?:(?:can|could|would|will) you\s+|please\s+|pls\s+)?"
+    r"(?:give|write|draft|make|help|rewrite|redo|turn|put|draw|list|create|compose|come up with|translate|"
+    r"summari[sz]e|outline|edit|fix|check|plan)\b"
+    r"(?![^.!?]*\b(?:answers|replies|responses|explanations)\b)"
+    r"(?![^.!?]*" + patterns.STANDING.removeprefix("(?i)") + ")"
+)
 
 
-def _credits_help(layer: SemanticLayer, texts: list[str]) -> list[bool]:
-    """Whether each sentence credits a way I helped, by the trained probe (`SemanticLayer.probabilities`): such a
-    sentence sits nearest its topic among the prototypes ("the timeline drawing made the history chapter so much
-    clearer" is nearest a shared project), and the probe has learnt what the credit itself looks like. It speaks
-    where no lesson won, or where the one that did lacks its words; the approach still needs its own (`evidenced`).
-    The probe speaks for approaches alone: for preferences about answers, where the prototypes hold up, it found one
-    more on the test half and drew one more where none was due (docs/pipeline.md)."""
+def _probe_read(layer: SemanticLayer, texts: list[str]) -> list[tuple[bool, bool]]:
+    """For each sentence, whether the trained probe (`SemanticLayer.probabilities`) reads it as crediting a way I
+    helped, and as stating a preference about answers: such a sentence sits nearest its topic among the prototypes
+    ("the timeline drawing made the history chapter so much clearer" is nearest a shared project), and the probe has
+    learnt what the credit or the want itself looks like. It speaks where no lesson won, or where the one that did
+    lacks its words; an approach still needs its own words (`evidenced`), a preference only the probe's `_WANT_ODDS`.
+    It speaks for these two types alone: for the others it drew lessons where none was due (docs/pipeline.md)."""
     odds = layer.probabilities("relational", texts)
     if odds is None:
-        return [False] * len(texts)
-    return [
-        max(row, key=row.__getitem__) == "approach_effectiveness" and row["approach_effectiveness"] >= _CREDIT_ODDS
-        for row in odds
-    ]
+        return [(False, False)] * len(texts)
+    read = []
+    for row in odds:
+        best = max(row, key=row.__getitem__)
+        read.append(
+            (
+                best == "approach_effectiveness" and row[best] >= _CREDIT_ODDS,
+                best == "communication_preference" and row[best] >= _WANT_ODDS,
+            )
+        )
+    return read
 
 
 def _told_outcome(sentence: str) -> str | None:
