@@ -683,5 +683,28 @@ def test_a_form_asked_for_the_work_at_hand_is_no_preference_the_probe_reads(mode
     ]
 
 
+@pytest.mark.parametrize(
+    ("said", "noted"),
+    [
+        # A routine of our talks named as one, whatever work it names.
+        ("same drill as usual: here's the chapter, you flag anything unclear", "I flag anything unclear"),
+        ("my usual Monday thing: plan the week's workouts for me", "plan the week's workouts for them"),
+        ("I usually come to you after my piano lesson to go over the theory", "they usually come to me"),
+    ],
+)
+def test_a_routine_of_our_talks_named_as_one_is_a_way_they_come_back(
+    model: RulesLanguageModel, said: str, noted: str
+) -> None:
+    found = relational(model, chat((U, said)))
+
+    assert [kind for kind, _ in found] == ["interaction_pattern"], said
+    assert noted in found[0][1]
+
+
+def test_the_same_words_of_the_users_life_or_of_me_once_are_no_routine_of_ours(model: RulesLanguageModel) -> None:
+    assert relational(model, chat((U, "you were right as usual, the train was late"))) == []
+    assert relational(model, chat((U, "as usual my neighbour parked across my drive"))) == []
+
+
 def test_something_of_the_users_own_life_come_back_is_no_shared_work(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "the dog we adopted is back from the vet"))) == []

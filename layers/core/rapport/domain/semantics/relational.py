@@ -331,6 +331,8 @@ def _by_meaning(
             # ("moving $match to the front made it 20x faster"), which its outcome says already.
             asked = _ASKED_OF_ME.search(sentence.text)
             label = "format" if asked else "approach_worked" if credit and not ends_it else None
+            if label is None and _OUR_ROUTINE.search(sentence.text) and _TO_ME_OR_FOR_ME.search(sentence.text):
+                label = "habit"
             kept = label is not None and evidenced(label, sentence.text, match.by_label.get(label, 0.0))
         if not kept and not told and wants and not ends_it and not _FOR_THE_TASK.search(sentence.text):
             # A preference about answers the probe is sure of, in words no prototype is near: it needs no word of
@@ -425,6 +427,21 @@ _ASKED_OF_ME = re.compile(
     r"\bbe (?:blunt|direct|honest|straight|brief|concise|frank) with me\b|"
     r"\bwhen you \w+[^.!?]*?,\s*(?:please\s+)?(?:tell|give|show|explain|ask)\b"
 )
+# A routine of our talks named as one: "same drill as usual: …, you tell me your top suspect", "my usual morning
+# thing: pick a word of the day for me", "I usually come to you right after standup". MiniLM reads such a sentence by
+# the work it names (a slow query reads as a problem report); the routine is in its frame.
+_OUR_ROUTINE = re.compile(
+    r"(?i)\b(?:same drill|you know the drill|the drill|(?:as|like) (?:usual|always|ever|every (?:week|day|time|morning|"
+    r"evening|night|month))|(?:my|our|the) usual|I (?:usually|always|normally|often) (?:come|ask|bring|send|paste|"
+    r"check in|run)\b)"
+)
+# What I do in it, or do for them: "you tell me…", "pick a word for me", "I usually come to you"; not "you were right
+# as usual".
+_TO_ME_OR_FOR_ME = re.compile(
+    r"(?i)\b(?:for me|with you|to you|(?:you|u)\s+(?!(?:were|was|are|re|said|know)\b)[a-z]+|"
+    r"(?:give|tell|show|pick|send|sort|check|find|make|start|quiz|test)\s+me)\b|\byou['’]ll\b"
+)
+
 # How sure the probe must be that a sentence credits a way of helping, and that it states a preference about answers
 # (`_probe_read`).
 _CREDIT_ODDS = 0.5

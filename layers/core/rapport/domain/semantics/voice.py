@@ -214,10 +214,14 @@ def assistant_voice(sentence: str) -> str:
     out: list[str] = [words[0]]
     for position, word in enumerate(found):
         following = found[position + 1].lower() if position + 1 < len(found) else ""
-        before = found[position - 1].lower() if position > 0 else ""
+        # After a comma, a colon or a dash a clause opens, as at the start ("here's the chapter, you flag the rest").
+        before = found[position - 1].lower() if position > 0 and not _CLAUSE_OPENS.search(words[position]) else ""
         out.append(_assistant_word(word, following, before))
         out.append(words[position + 1])
     return lower_first(_third("".join(out)))
+
+
+_CLAUSE_OPENS = re.compile(r"[,;:—–]|\s-\s")
 
 
 def _assistant_word(word: str, following: str, before: str) -> str:
