@@ -706,5 +706,12 @@ def test_the_same_words_of_the_users_life_or_of_me_once_are_no_routine_of_ours(m
     assert relational(model, chat((U, "as usual my neighbour parked across my drive"))) == []
 
 
+def test_a_sentence_naming_someone_still_tells_the_users_own_news(model: RulesLanguageModel) -> None:
+    found = user(model, chat((U, "My sister Lena is driving me to my knee surgery on Thursday.")))
+
+    assert ("fact", "User's sister is Lena") in found
+    assert any(kind == "event" and "surgery" in content for kind, content in found), found
+
+
 def test_something_of_the_users_own_life_come_back_is_no_shared_work(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "the dog we adopted is back from the vet"))) == []

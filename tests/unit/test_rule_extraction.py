@@ -63,6 +63,10 @@ def relational_memories(*turns: tuple[str, str]) -> list[extract_relational.Extr
         ("we're on Postgres 16 in production", "User is on Postgres 16", "fact", None),
         ("I'm running Ubuntu 24.04 on the laptop", "User is on Ubuntu 24.04", "fact", None),
         ("still on 1.21, can't upgrade yet. I'm on 1.21", "User is on 1.21", "fact", None),
+        # the people of a life, by name
+        ("My colleague Priya is taking over the project", "User's colleague is Priya", "fact", None),
+        ("my brother-in-law Sam is a mechanic", "User's brother-in-law is Sam", "fact", None),
+        ("My neighbour, Janet, offered to drive me", "User's neighbour is Janet", "fact", None),
     ],
 )
 def test_user_facts_and_preferences_come_from_what_the_user_says(
@@ -86,6 +90,7 @@ def test_user_facts_and_preferences_come_from_what_the_user_says(
         "I'm on it, give me five minutes",  # being on something that is no platform
         "I'm on Friday's rota",
         "we're on the same page then",
+        "I'll see my friend Saturday",  # a day, not a name
     ],
 )
 def test_no_memory_is_invented_from_negations_pronouns_or_small_talk(said: str) -> None:

@@ -15,7 +15,19 @@ PROPER = rf"{_NAME}(?: (?:of|de|la|&) {_NAME}| {_NAME}){{0,3}}"
 _PHRASE = r"[^.,;!?\n]"
 _SOON = r"(?i:tomorrow|today|tonight|(?:next|this|on) (?:week|month|year|weekend|summer|winter|spring|autumn|fall|monday|tuesday|wednesday|thursday|friday|saturday|sunday))"  # noqa: E501
 _PETS = r"(?i:dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|bird|turtle|snake|guinea pig|ferret|goldfish)"
-_KIN = r"(?i:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|son|daughter|brother|sister|mom|mum|mother|dad|father|grandmother|grandfather|grandma|grandpa|kid|child|baby|boss|manager|roommate|best friend)"  # noqa: E501
+_KIN = (
+    r"(?i:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|son|daughter|brother|sister|mom|mum|mother|dad|father|"
+    r"grandmother|grandfather|grandma|grandpa|kid|child|baby|boss|manager|roommate|best friend|"
+    # The rest of the people of a life, by name ("my colleague Priya", "my brother-in-law Sam").
+    r"(?:brother|sister|mother|father|son|daughter)-in-law|step(?:mom|mum|dad|son|daughter|brother|sister)|"
+    r"colleague|co-?worker|teammate|friend|neighbou?r|cousin|aunt|uncle|niece|nephew|flatmate|housemate)"
+)
+# Capitalised words after "my friend" that name a day or a month, not the friend ("my friend Sunday…" is rare, "my
+# sister Monday morning…" is not).
+_NOT_A_NAME = (
+    r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|"
+    r"September|October|November|December|Today|Tonight|Tomorrow|Yesterday|And|But|Or|So|Is|Was|Has|Had)"
+)
 _NAMED = r"(?i:'s name is|’s name is|(?:'s|’s) (?:named|called)|,? (?:is )?(?:named|called)|,)?"
 _JOBS = (
     r"(?i:(?:[a-z\-]+ ){0,2}(?:engineer|developer|designer|manager|teacher|nurse|doctor|student|writer|scientist|"
@@ -275,10 +287,11 @@ USER_FACTS: tuple[FactRule, ...] = (
         0.6,
     ),
     FactRule(
-        rf"(?i:\bmy) (?P<relation>{_KIN}){_NAMED} (?P<name>[A-Z][a-z]+)\b",
+        rf"(?i:\bmy) (?P<relation>{_KIN}){_NAMED} (?!{_NOT_A_NAME}\b)(?P<name>[A-Z][a-z]+)\b",
         "User's {relation} is {name}",
         "fact",
         0.7,
+        whole=False,
     ),
     FactRule(
         rf"(?i:\bI(?: now| mostly| mainly| usually| always| only| still)? use) (?P<what>{PROPER})",

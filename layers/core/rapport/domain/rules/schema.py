@@ -18,6 +18,10 @@ class FactRule:
     importance: float
     slot: str | None = None  # a single-valued attribute: a later different value replaces this one
     reject: tuple[str, ...] = ()  # a captured value starting with one of these is not a memory ("I like it")
+    # What the sentence says of the user, the rule reads all of (an employer, a move): meaning reads nothing more of
+    # it. False for a rule that reads one thing in passing ("my colleague Priya is taking over while I'm on leave"
+    # names Priya, and meaning still reads the leave), which leaves the sentence's other kinds to meaning.
+    whole: bool = True
 
 
 @dataclass(frozen=True)

@@ -131,21 +131,23 @@ def _readings(sentence: str) -> list[str]:
 
 
 def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list[ExtractedUserMemory]:
-    """Only sentences the patterns leave alone: a pattern that read a sentence (a name, an employer, a date) is
-    surer than a neighbour by meaning, and a problem report is the debugging situation's to describe."""
-    picked: list[tuple[int, str, bool, int]] = []  # message index, text read, correction, the sentence's number
+    """Only what the patterns leave alone: a pattern that read a sentence (a name, an employer, a date) is surer than
+    a neighbour by meaning, of the kinds it read, and a problem report is the debugging situation's to describe."""
+    # message index, text read, correction, the sentence's number, the kinds the patterns read it as
+    picked: list[tuple[int, str, bool, int, frozenset[str]]] = []
     for message in conversation.messages:
         if message.role is not MessageRole.USER:
             continue
         correction = any(compiled(cue).search(message.content) for cue in patterns.CORRECTION_CUES)
         for sentence in sentences(message.content):
-            if not _read_by_patterns(sentence):
+            read = _kinds_read_by_patterns(sentence)
+            if read is not None:  # else the patterns read all of it
                 number = len(picked)
-                picked += [(message.index, text, correction, number) for text in _readings(sentence)]
-    texts = [text for _, text, _, _ in picked]
+                picked += [(message.index, text, correction, number, read) for text in _readings(sentence)]
+    texts = [text for _, text, _, _, _ in picked]
     bar = layer.calibration("user")
     best: dict[tuple[int, str], tuple[float, ExtractedUserMemory]] = {}
-    for (index, text, correction, number), match in zip(picked, layer.classify("user", texts), strict=True):
+    for (index, text, correction, number, read), match in zip(picked, layer.classify("user", texts), strict=True):
         label, change = _evidenced_label(match, text, bar), _change(match, text)
         if change is not None:
             label, text = label or "fact", change
@@ -153,6 +155,8 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
             continue
         kind = USER_KINDS[label]
+        if kind in read:
+            continue  # the patterns read it as that kind already, and surer
         content = about_user(said)
         if not content or (
             kind == "fact" and content.startswith(_NOT_OF_THEMSELVES) and not _OF_THEMSELVES.search(said)
@@ -277,7 +281,17 @@ def _short_or_asks(text: str) -> bool:
 
 
 def _read_by_patterns(text: str) -> bool:
+    return _kinds_read_by_patterns(text) is None
+
+
+def _kinds_read_by_patterns(text: str) -> frozenset[str] | None:
+    """The kinds the patterns read the sentence as in passing (`FactRule.whole`: a person named), which meaning
+    leaves to them; None where meaning reads nothing of it: a pattern read all it says (an employer, a move), or it
+    reports a problem, the debugging situation's to describe."""
     stripped = text.strip()
-    if any(compiled(rule.pattern).search(stripped) for rule in patterns.USER_FACTS):
-        return True
-    return any(compiled(trigger).search(stripped) for s in patterns.SITUATIONS for trigger in s.triggers)
+    if any(compiled(trigger).search(stripped) for s in patterns.SITUATIONS for trigger in s.triggers):
+        return None
+    read = [rule for rule in patterns.USER_FACTS if compiled(rule.pattern).search(stripped)]
+    if any(rule.whole for rule in read):
+        return None
+    return frozenset(rule.type for rule in read)
