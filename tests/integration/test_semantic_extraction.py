@@ -713,5 +713,15 @@ def test_a_sentence_naming_someone_still_tells_the_users_own_news(model: RulesLa
     assert any(kind == "event" and "surgery" in content for kind, content in found), found
 
 
+def test_a_request_near_a_way_of_working_and_a_preference_alike_is_a_lesson_of_how_to_work_with_them(
+    model: RulesLanguageModel,
+) -> None:
+    said = "Please give me really short instructions, just one at a time, and wait for me."
+
+    kinds = [kind for kind, _ in relational(model, chat((U, said)))]
+
+    assert len(kinds) == 1 and kinds[0] in {"working_style", "communication_preference"}, kinds
+
+
 def test_something_of_the_users_own_life_come_back_is_no_shared_work(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "the dog we adopted is back from the vet"))) == []

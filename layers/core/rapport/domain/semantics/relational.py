@@ -235,6 +235,8 @@ _CONTINUES = re.compile(
 _LESSONS = frozenset({"format", "suggestions", "working_style", "approach_worked"})
 # Lessons whose own words (`_EVIDENCE`) say which they are, so a near tie between two of them can be settled by them.
 _LESSONS_BY_WORD = frozenset({"approach_worked", "working_style"})
+# Lessons of how to work with this user, between which a near tie is no doubt about keeping one (`_label_of`).
+_HOW_TO_WORK_WITH_THEM = frozenset({"format", "suggestions", "working_style"})
 # A near tie is a weaker reading than a win, so it is settled only by a sentence that says how the help went for the
 # person, at some length: "… solved it" or "found it" credits the fix, which is the problem's outcome, and "that
 # analogy works" leans on a message before it for what worked.
@@ -406,6 +408,15 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
         if label.startswith("none") or score < calibration.bar(label) or score - best_none < calibration.margin:
             continue
         if label in _LESSONS_BY_WORD and evidenced(label, sentence) and _SETTLES_A_TIE.search(sentence):
+            return label
+        # Near a way of working and a preference about answers alike, and asked of me ("please give me very simple
+        # steps, only one at a time, and wait for me"): a lesson of how to work with them either way, the nearer.
+        if (
+            {match.nearest, match.runner_up} <= _HOW_TO_WORK_WITH_THEM
+            and label in _HOW_TO_WORK_WITH_THEM
+            and _ASKS_FOR.search(sentence)
+            and evidenced(label, sentence, score)
+        ):
             return label
         # A recurrence said to me: "as always before a big client call, help me rehearse my opening" (and not "I
         # journal every night before bed", a habit of the user's life).
