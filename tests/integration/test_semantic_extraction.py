@@ -723,5 +723,17 @@ def test_a_request_near_a_way_of_working_and_a_preference_alike_is_a_lesson_of_h
     assert len(kinds) == 1 and kinds[0] in {"working_style", "communication_preference"}, kinds
 
 
+def test_a_credit_to_me_the_probe_reads_may_say_how_it_helped_in_any_words(model: RulesLanguageModel) -> None:
+    said = "you playing the angry landlord so I could practise caught every weak spot in my argument"
+
+    found = relational(model, chat((U, said)))
+
+    assert [kind for kind, _ in found] == ["approach_effectiveness"]
+    assert "me playing the angry landlord" in found[0][1]
+    # Someone else's help, in the same words, is no lesson of mine.
+    someone_elses = "My instructor quizzing me on road signs took the nerves out of the test."
+    assert relational(model, chat((U, someone_elses))) == []
+
+
 def test_something_of_the_users_own_life_come_back_is_no_shared_work(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "the dog we adopted is back from the vet"))) == []

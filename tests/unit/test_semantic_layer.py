@@ -157,6 +157,9 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         # and after a comma, a colon or a dash, where a clause opens
         ("Here's the chapter, you flag anything unclear.", "here's the chapter, I flag anything unclear"),
         ("Thank you, that was quick.", "Thank me, that was quick"),
+        # the doer of a gerund is "me"
+        ("You explaining it first worked for me.", "me explaining it first worked for them"),
+        ("When you bring examples it helps.", "when I bring examples it helps"),
         # news openers are the chat's, not the note's; "update" asked for is kept
         ("Quick update: the query we rewrote runs in 3 minutes.", "the query we rewrote runs in 3 minutes"),
         ("Good news: the letter we wrote got me an interview!", "the letter we wrote got them an interview"),

@@ -336,6 +336,10 @@ def _by_meaning(
             if label is None and _OUR_ROUTINE.search(sentence.text) and _TO_ME_OR_FOR_ME.search(sentence.text):
                 label = "habit"
             kept = label is not None and evidenced(label, sentence.text, match.by_label.get(label, 0.0))
+            if not kept and label == "approach_worked" and _SAID_TO_US.search(sentence.text):
+                # A credit the probe reads, said of me or of what we did: how it helped may be told in any words
+                # ("took all the stress out of it", "caught two big holes"); what helped must still be named.
+                kept = evidenced(label, sentence.text, _SURE)
         if not kept and not told and wants and not ends_it and not _FOR_THE_TASK.search(sentence.text):
             # A preference about answers the probe is sure of, in words no prototype is near: it needs no word of
             # the want (as a sentence `_SURE` near its prototype), and still passes every other check of a lesson.

@@ -221,6 +221,8 @@ def assistant_voice(sentence: str) -> str:
     return lower_first(_third("".join(out)))
 
 
+_GERUND = re.compile(r"[a-z]{2,}ing")
+_NOT_A_GERUND = frozenset("bring sing ring swing sting cling fling spring wring string".split())
 _CLAUSE_OPENS = re.compile(r"[,;:—–]|\s-\s")
 
 
@@ -228,6 +230,8 @@ def _assistant_word(word: str, following: str, before: str) -> str:
     """`before`: the word before it, "" at the clause's start, where "you" is a subject too ("You rewrote it")."""
     lowered = word.lower()
     if lowered == "you":
+        if _GERUND.fullmatch(following) and following not in _NOT_A_GERUND:
+            return "\x00me"  # the doer of a gerund: "you playing the landlord helped" is "me playing the landlord"
         opens = before in _YOU_SUBJECT_AFTER or not before
         subject = following in _YOU_SUBJECT_BEFORE or (opens and following and following not in _NOT_A_VERB)
         return "\x00I" if subject else "\x00me"
