@@ -735,5 +735,13 @@ def test_a_credit_to_me_the_probe_reads_may_say_how_it_helped_in_any_words(model
     assert relational(model, chat((U, someone_elses))) == []
 
 
+def test_how_they_work_with_their_own_people_is_no_lesson_of_how_i_work_with_them(model: RulesLanguageModel) -> None:
+    assert relational(model, chat((U, "I go one step at a time with my students."))) == []
+    assert relational(model, chat((U, "I always give my clients the bad news first."))) == []
+    # Of my answers too, it is one.
+    said = "please keep answers short, I read them out to my students"
+    assert [kind for kind, _ in relational(model, chat((U, said)))] == ["communication_preference"]
+
+
 def test_something_of_the_users_own_life_come_back_is_no_shared_work(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "the dog we adopted is back from the vet"))) == []

@@ -89,6 +89,11 @@ _OUR_WORK = re.compile(
 # it is nearest by meaning.
 _TOLD_CONFIDENCE = 0.6
 # Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
+_WITH_THEIR_PEOPLE = re.compile(
+    r"(?i)\b(?:my|our) (?:[\w'’-]+ )?(?:students?|pupils?|"
+    r"class(?:es)?|clients?|patients?|customers?|team|staff|reports|interns?|kids|children|players?|trainees?|"
+    r"readers?|audience|followers)\b"
+)
 _WITH_OTHERS = re.compile(
     r"(?i)\b(?:we\s+(?:[\w'’-]+\s+){1,3}?with (?:my|our|the|his|her|their|a) [\w'’-]+|(?:my|our) [\w'’-]+ and I|"
     r"[A-Z][a-z]+ and I|"
@@ -532,6 +537,10 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     if label in _LESSONS and _GRIEVANCE.search(_after_but(sentence)) and not _ASKS_FOR.search(sentence):
         return False
     if label in _LESSONS and _ONE_OFF_TASK.search(sentence) and not _STANDING.search(sentence):
+        return False
+    # How they work with their own people ("I go one step at a time with my students", "I always give my clients the
+    # bad news first") is no lesson of how I work with them, unless it speaks of me or my answers too.
+    if label in _LESSONS and _WITH_THEIR_PEOPLE.search(sentence) and not _ANSWERS_NAMED.search(sentence):
         return False
     # Asked for this once ("keep it brief this time") or told of the user's past ("back in school I needed…"), it says
     # how to answer now, or how they were: no lesson for the next conversation.
