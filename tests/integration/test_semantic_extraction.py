@@ -743,5 +743,14 @@ def test_how_they_work_with_their_own_people_is_no_lesson_of_how_i_work_with_the
     assert [kind for kind, _ in relational(model, chat((U, said)))] == ["communication_preference"]
 
 
+def test_what_we_made_remembered_is_shared_work_picked_up(model: RulesLanguageModel) -> None:
+    said = "Remember our packing checklist for the camping trip? I lost my copy."
+
+    found = relational(model, chat((U, said)))
+
+    assert [kind for kind, _ in found] == ["shared_context"]
+    assert "our packing checklist for the camping trip" in found[0][1]
+
+
 def test_something_of_the_users_own_life_come_back_is_no_shared_work(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "the dog we adopted is back from the vet"))) == []

@@ -49,7 +49,10 @@ _CONTINUED = re.compile(
     # Work named as ours again: "remember the flights we compared", "about the speech we started", "re the plan we…"
     r"(?:remember|recall|about|regarding|re:?)(?=\s+(?:the|our|that)\s+[^.,:;!?—–\n]{0,40}\bwe\s+(?:\w+\s+)?"
     r"(?:compared|discussed|started|planned|looked at|researched|made|wrote|built|designed|drafted|did|went through|"
-    r"put together|picked|chose|worked on|talked about|sketched|outlined|chased|fixed|debugged|edited|set up)\b)))\s+"
+    r"put together|picked|chose|worked on|talked about|sketched|outlined|chased|fixed|debugged|edited|set up)\b)|"
+    # or by what we made of it: "remember our shortlist of beaches in Crete?"
+    r"(?:remember|recall)(?=\s+our\s+(?:[\w'’-]+\s+)?(?:shortlist|list|plan|draft|outline|itinerary|spreadsheet|"
+    r"budget|notes|comparison|research|schedule|checklist|timeline|brainstorm)\b)))\s+"
     r"(?P<name>(?:the |my |our )?[^.,:;!?—–\n]{2,60})"
 )
 # What we said last time, named by that alone: "like we discussed yesterday, I'm going with Postgres"; or where our
@@ -322,6 +325,7 @@ def _by_meaning(
 ) -> list[ExtractedRelationalMemory]:
     memories: list[ExtractedRelationalMemory] = []
     used: set[tuple[str, int]] = set()
+    researched: dict[int, ExtractedRelationalMemory] = {}  # each message's note of research we did, by its index
     outcome = _outcome(conversation, layer)
     read = _probe_read(layer, [s.text for s in spoken])
     for sentence, match, (credit, wants) in zip(spoken, matches, read, strict=True):
@@ -357,6 +361,8 @@ def _by_meaning(
             used.add((label, index))
             sure = _TOLD_CONFIDENCE if told else match.score
             memories.append(_memory(content, RELATIONAL_TYPES[label], sure, [index]))
+            if label == "shared_research":
+                researched[index] = memories[-1]
     for message in conversation.messages:
         said = message.content
         # Work picked up with someone else ("the trip we planned with my parents") is not ours.
@@ -365,6 +371,9 @@ def _by_meaning(
         if picked_up and ("project", message.index) not in used:
             content = _project(message)
             if content:
+                if message.index in researched:
+                    # The work named again says more than the research the message sits near: one note of it.
+                    memories.remove(researched[message.index])
                 used.add(("project", message.index))
                 memories.append(_memory(content, "shared_context", 1.0, [message.index]))
     if outcome is not None:
