@@ -651,9 +651,21 @@ def test_a_way_of_helping_credited_after_a_grumble_or_for_what_they_then_did_the
             "the cover letter from Tuesday",
         ),
         ("Circling back to the packing list, I still need a rain jacket.", "shared_context", "the packing list"),
+        # A routine of our talks named as one, whatever work it names, is a way they come back.
+        (
+            "same drill as usual: here's the chapter, you flag anything unclear",
+            "interaction_pattern",
+            "I flag anything unclear",
+        ),
+        ("my usual Monday thing: plan the week's workouts for me", "interaction_pattern", "workouts for them"),
+        (
+            "I usually come to you after my piano lesson to go over the theory",
+            "interaction_pattern",
+            "they usually come to me",
+        ),
     ],
 )
-def test_a_request_said_to_me_or_our_work_picked_up_is_noted_as_its_type_in_its_words(
+def test_a_request_said_to_me_our_work_picked_up_or_our_routine_is_noted_as_its_type_in_its_words(
     model: RulesLanguageModel, said: str, kind: str, noted: str
 ) -> None:
     found = relational(model, chat((U, said)))
@@ -681,24 +693,6 @@ def test_a_form_asked_for_the_work_at_hand_is_no_preference_the_probe_reads(mode
     assert [kind for kind, _ in relational(model, chat((U, "please give me shorter answers from now on")))] == [
         "communication_preference"
     ]
-
-
-@pytest.mark.parametrize(
-    ("said", "noted"),
-    [
-        # A routine of our talks named as one, whatever work it names.
-        ("same drill as usual: here's the chapter, you flag anything unclear", "I flag anything unclear"),
-        ("my usual Monday thing: plan the week's workouts for me", "plan the week's workouts for them"),
-        ("I usually come to you after my piano lesson to go over the theory", "they usually come to me"),
-    ],
-)
-def test_a_routine_of_our_talks_named_as_one_is_a_way_they_come_back(
-    model: RulesLanguageModel, said: str, noted: str
-) -> None:
-    found = relational(model, chat((U, said)))
-
-    assert [kind for kind, _ in found] == ["interaction_pattern"], said
-    assert noted in found[0][1]
 
 
 def test_the_same_words_of_the_users_life_or_of_me_once_are_no_routine_of_ours(model: RulesLanguageModel) -> None:

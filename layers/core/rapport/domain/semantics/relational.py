@@ -4,6 +4,7 @@ the conversation's own specifics (the project, what is done and pending, the cau
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rapport.domain.models import MessageRole
@@ -337,23 +338,12 @@ def _by_meaning(
         label = told or _label_of(match, sentence.text, layer)
         kept = label is not None and evidenced(label, sentence.text, match.by_label.get(label, 0.0))
         if not kept and not told:
-            # No lesson read by meaning, or one without its words: a request said to me is a preference about
-            # answers, and a credit the probe reads a way of helping, except in how the problem brought here ended
-            # ("moving $match to the front made it 20x faster"), which its outcome says already.
-            asked = _ASKED_OF_ME.search(sentence.text)
-            label = "format" if asked else "approach_worked" if credit and not ends_it else None
-            if label is None and _OUR_ROUTINE.search(sentence.text) and _TO_ME_OR_FOR_ME.search(sentence.text):
-                label = "habit"
-            kept = label is not None and evidenced(label, sentence.text, match.by_label.get(label, 0.0))
-            if not kept and label == "approach_worked" and _SAID_TO_US.search(sentence.text):
-                # A credit the probe reads, said of me or of what we did: how it helped may be told in any words
-                # ("took all the stress out of it", "caught two big holes"); what helped must still be named.
-                kept = evidenced(label, sentence.text, _SURE)
-        if not kept and not told and wants and not ends_it and not _FOR_THE_TASK.search(sentence.text):
-            # A preference about answers the probe is sure of, in words no prototype is near: it needs no word of
-            # the want (as a sentence `_SURE` near its prototype), and still passes every other check of a lesson.
-            label = "format"
-            kept = evidenced(label, sentence.text, _SURE)
+            # No lesson read by meaning, or one without its words: the first second reading that holds.
+            readings = _second_readings(sentence.text, credit=credit and not ends_it, wants=wants and not ends_it)
+            for label, score in readings:
+                kept = evidenced(label, sentence.text, match.by_label.get(label, 0.0) if score is None else score)
+                if kept:
+                    break
         if label is None or not kept or (label, index) in used:
             continue
         content = _project(sentence.message) if label == "project" else _note(label, sentence.text)
@@ -400,6 +390,31 @@ _CREDITS_ME = re.compile(
     r"(?i)\b(?:your (?:idea|suggestion|tip|trick|advice|method|approach)|you (?:suggested|proposed|"
     r"showed|recommended)|like you said)\b"
 )
+
+
+def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tuple[str, float | None]]:
+    """The labels a sentence no lesson was kept for may still carry, in the order they are tried, each with the score
+    `evidenced` is to judge it at (None: its cosine to the label). `credit` and `wants`: the probe's reading
+    (`_probe_read`), False in how the problem brought here ended ("moving $match to the front made it 20x faster"),
+    which its outcome says already.
+
+    - A request said to me is a preference about answers; else a credit the probe reads is a way of helping, and
+      said of me or of what we did, how it helped may be told in any words ("took all the stress out of it", "caught
+      two big holes": `_SURE`), what helped must still be named; else a routine of our talks named as one is a way
+      they come back.
+    - Then a preference about answers the probe is sure of, in words no prototype is near: it needs no word of the
+      want (as a sentence `_SURE` near its prototype), and still passes every other check of a lesson; not a form
+      asked for the work at hand (`_FOR_THE_TASK`)."""
+    if _ASKED_OF_ME.search(sentence):
+        yield "format", None
+    elif credit:
+        yield "approach_worked", None
+        if _SAID_TO_US.search(sentence):
+            yield "approach_worked", _SURE
+    elif _OUR_ROUTINE.search(sentence) and _TO_ME_OR_FOR_ME.search(sentence):
+        yield "habit", None
+    if wants and not _FOR_THE_TASK.search(sentence):
+        yield "format", _SURE
 
 
 def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
