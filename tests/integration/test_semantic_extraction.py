@@ -732,6 +732,8 @@ def test_a_credit_to_me_the_probe_reads_may_say_how_it_helped_in_any_words(model
 def test_how_they_work_with_their_own_people_is_no_lesson_of_how_i_work_with_them(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "I go one step at a time with my students."))) == []
     assert relational(model, chat((U, "I always give my clients the bad news first."))) == []
+    # Nor a habit of ours, however the people are named.
+    assert relational(model, chat((U, "My notes to the day staff are always short and to the point."))) == []
     # Of my answers too, it is one.
     said = "please keep answers short, I read them out to my students"
     assert [kind for kind, _ in relational(model, chat((U, said)))] == ["communication_preference"]
@@ -748,3 +750,24 @@ def test_what_we_made_remembered_is_shared_work_picked_up(model: RulesLanguageMo
 
 def test_something_of_the_users_own_life_come_back_is_no_shared_work(model: RulesLanguageModel) -> None:
     assert relational(model, chat((U, "the dog we adopted is back from the vet"))) == []
+
+
+def test_a_request_that_stands_is_a_preference_about_answers_and_a_habit_of_their_own_is_none(
+    model: RulesLanguageModel,
+) -> None:
+    said = "Please default to British spellings whenever you write anything for me."
+    assert [kind for kind, _ in relational(model, chat((U, said)))] == ["communication_preference"]
+    assert relational(model, chat((U, "I always water the plants at night, don't judge me."))) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # What I did, told in the past in any verb.
+        "when you pretended to be the examiner and grilled me, the real viva felt easy",
+        # Nearest research we did by its topic; the probe reads the credit.
+        "The way you lay out each option in its own little box helped me so much with the insurance forms.",
+    ],
+)
+def test_a_way_i_helped_told_as_what_i_did_is_an_approach_that_worked(model: RulesLanguageModel, said: str) -> None:
+    assert [kind for kind, _ in relational(model, chat((U, said)))] == ["approach_effectiveness"], said

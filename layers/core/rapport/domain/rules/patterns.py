@@ -426,7 +426,8 @@ FOR_NOW = (
     r"response|question|message|email|letter|note|text|recipe|request))\b"
 )
 STANDING = (
-    r"(?i)\b(?:every ?time|each time|always|whenever|from now on|in (?:the )?future|going forward|all (?:of )?your)\b"
+    r"(?i)\b(?:every ?time|each time|always|whenever|from (?:now|here) on|in (?:the )?future|going forward|"
+    r"all (?:of )?your|by default|default to|as a (?:general )?rule)\b"
 )
 # The user's past ("back in school I needed everything explained three times", "I used to love long explanations"):
 # what they were, not how to answer them now.

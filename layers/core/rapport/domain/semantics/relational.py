@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rapport.domain.models import MessageRole
 from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
@@ -93,10 +94,11 @@ _OUR_WORK = re.compile(
 # it is nearest by meaning.
 _TOLD_CONFIDENCE = 0.6
 # Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
+# "With clients I always lead with the recommendation", "my notes to the day staff", "when I present to the board".
 _WITH_THEIR_PEOPLE = re.compile(
-    r"(?i)\b(?:my|our) (?:[\w'’-]+ )?(?:students?|pupils?|"
+    r"(?i)\b(?:(?:my|our)|(?:with|to|for) (?:the|my|our)?) ?(?:[\w'’-]+ )?(?:students?|pupils?|"
     r"class(?:es)?|clients?|patients?|customers?|team|staff|reports|interns?|kids|children|players?|trainees?|"
-    r"readers?|audience|followers)\b"
+    r"readers?|audience|followers|board|colleagues|managers?|boss)\b"
 )
 _WITH_OTHERS = re.compile(
     r"(?i)\b(?:we\s+(?:[\w'’-]+\s+){1,3}?with (?:my|our|the|his|her|their|a) [\w'’-]+|(?:my|our) [\w'’-]+ and I|"
@@ -116,6 +118,8 @@ _EVIDENCE = {
         # "is the only reason I passed", "I never understood recursion until you drew it", "that picture did it",
         # "saves us a lot of time"
         r"reason (?:why )?I|until you|did it|saves|"
+        # "is honestly why I didn't freeze", "that's what got me to decide", "what made Ohm's law land"
+        r"why I|what (?:got|made|finally|helped|saved|stopped)|made itself|"
         r"less (?:scary|overwhelming))\b"
     ),
     "format": re.compile(
@@ -226,11 +230,18 @@ _ASKS_FOR = re.compile(
 )
 # An approach that worked names what worked ("the analogy", "walking me through it", "your checklist"); "that saved
 # me an afternoon" after a fix is the outcome of the problem, not a way of helping.
+# Something I did, told in the past ("you pretended to be my son", "when you had me score each supplier", "you built it
+# up piece by piece"); "you said" or "you were" tells what I said or was, not a way of helping.
+_YOU_DID = (
+    r"you (?!(?:said|were|was|seemed|sounded|meant|thought|knew|needed|wanted|missed|forgot)\b)(?:[a-z]+ed|did|made|"
+    r"gave|showed|broke|split|drew|wrote|kept|built|had|taught|told|set|let|took|came up|went|brought|ran|threw|found|"
+    r"sent|got|spent|read|put)"
+)
+_I_DID = re.compile(r"(?i)\b(?:the way you|" + _YOU_DID + r")\b")
 _APPROACH = re.compile(
     r"(?i)\b(?:(?!(?:evening|morning|thing|nothing|something|anything|everything|spring|string|during|feeling|"
     r"meeting|building|wedding|ceiling|king|ring|bring|sing|wing)\b)[a-z]{2,}ing\b|your\b|"
-    r"you (?:did|do|made|make|gave|give|showed|show|explained|explain|asked|ask|"
-    r"suggested|broke|split|walked|used|put|drew|wrote|kept|started)|the (?:way|[\w-]+ you)|"
+    r"you (?:do|make|give|show|explain|ask)|the (?:way|[\w-]+ you)|" + _YOU_DID + "|"
     r"analog\w*|examples?|checklists?|pictures?|diagrams?|plans?|steps?|tables?|quiz\w*|breakdown|lists?|metaphors?|"
     r"exercises?|method|trick|technique|idea|suggestion|tips?|advice|approach|framing|questions?|summar\w*|"
     r"drawing|sketch|outline|template|schedule|routine|script|roadmap|timeline|version|comparison|story|stories)\b"
@@ -329,13 +340,15 @@ def _by_meaning(
     researched: dict[int, ExtractedRelationalMemory] = {}  # each message's note of research we did, by its index
     outcome = _outcome(conversation, layer)
     read = _probe_read(layer, [s.text for s in spoken])
-    for sentence, match, (credit, wants) in zip(spoken, matches, read, strict=True):
+    for sentence, match, (credit, wants, sure_credit) in zip(spoken, matches, read, strict=True):
         index = sentence.message.index
         # A result told of work of ours is its outcome, whatever else it is near (picking the work up, research);
         # in a problem solved here, the messages of its outcome say it already.
         ends_it = outcome is not None and index in outcome.evidence
         told = _told_outcome(sentence.text) if not ends_it else None
         label = told or _label_of(match, sentence.text, layer)
+        if label in _CREDIT_MISREAD_AS and sure_credit and not ends_it and _credits_what_i_did(sentence.text, match):
+            label = "approach_worked"
         kept = label is not None and evidenced(label, sentence.text, match.by_label.get(label, 0.0))
         if not kept and not told:
             # No lesson read by meaning, or one without its words: the first second reading that holds.
@@ -405,7 +418,7 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
     - Then a preference about answers the probe is sure of, in words no prototype is near: it needs no word of the
       want (as a sentence `_SURE` near its prototype), and still passes every other check of a lesson; not a form
       asked for the work at hand (`_FOR_THE_TASK`)."""
-    if _ASKED_OF_ME.search(sentence):
+    if _ASKED_OF_ME.search(sentence) or _STANDING_REQUEST.search(sentence):
         yield "format", None
     elif credit:
         yield "approach_worked", None
@@ -471,6 +484,16 @@ _ASKED_OF_ME = re.compile(
     r"\bbe (?:blunt|direct|honest|straight|brief|concise|frank) with me\b|"
     r"\bwhen you \w+[^.!?]*?,\s*(?:please\s+)?(?:tell|give|show|explain|ask)\b"
 )
+# A request that stands, not opened by the user telling of themselves: "from here on, talk to me like a colleague",
+# "please default to tables whenever you compare options", "put the main safety warning at the top in future" (and
+# not "I always test things in production, don't tell anyone").
+_STANDING_REQUEST = re.compile(
+    r"(?i)^(?!\W*I\b)(?=.*"
+    + patterns.STANDING.removeprefix("(?i)")
+    + ")(?=.*"
+    + _ASKS_FOR.pattern.removeprefix("(?i)")
+    + ")"
+)
 # A routine of our talks named as one: "same drill as usual: …, you tell me your top suspect", "my usual morning
 # thing: pick a word of the day for me", "I usually come to you right after standup". MiniLM reads such a sentence by
 # the work it names (a slow query reads as a problem report); the routine is in its frame.
@@ -490,6 +513,12 @@ _TO_ME_OR_FOR_ME = re.compile(
 # (`_probe_read`).
 _CREDIT_ODDS = 0.5
 _WANT_ODDS = 0.7
+# A sentence that tells what I did and credits it sits nearest its topic as often as the credit: "the brain dump then
+# sort thing you did with me … is what I've used for all three essays" nearest a preference about answers, "the way
+# you correct my email and explain each mistake … help me very much" nearest a habit of ours. Where the probe is this
+# sure of the credit, the approach it credits is the lesson, not the form or the habit the prototypes read.
+_SURE_CREDIT_ODDS = 0.75
+_CREDIT_MISREAD_AS = frozenset({"format", "suggestions", "habit", "shared_research"})
 # A piece of work asked for now ("give me an outline for it in three points", "can you write this email in a more
 # formal tone?"): its form is for that work. The probe reads such a request as near a preference as one that stands;
 # without a word that makes it stand ("always", "from now on") or my answers named ("give me shorter answers"), it is
@@ -503,7 +532,23 @@ _FOR_THE_TASK = re.compile(
 )
 
 
-def _probe_read(layer: SemanticLayer, texts: list[str]) -> list[tuple[bool, bool]]:
+class _ProbeReading(NamedTuple):
+    credit: bool  # credits a way I helped (`_CREDIT_ODDS`)
+    wants: bool  # states a preference about answers (`_WANT_ODDS`)
+    sure_credit: bool  # credits a way I helped, surely (`_SURE_CREDIT_ODDS`)
+
+
+_NO_READING = _ProbeReading(credit=False, wants=False, sure_credit=False)
+
+
+def _credits_what_i_did(sentence: str, match: Match) -> bool:
+    """Whether a sentence tells what I did (`_YOU_DID`) and carries the lesson of an approach that worked."""
+    return bool(_I_DID.search(sentence)) and evidenced(
+        "approach_worked", sentence, match.by_label.get("approach_worked", 0.0)
+    )
+
+
+def _probe_read(layer: SemanticLayer, texts: list[str]) -> list[_ProbeReading]:
     """For each sentence, whether the trained probe (`SemanticLayer.probabilities`) reads it as crediting a way I
     helped, and as stating a preference about answers: such a sentence sits nearest its topic among the prototypes
     ("the timeline drawing made the history chapter so much clearer" is nearest a shared project), and the probe has
@@ -512,14 +557,16 @@ def _probe_read(layer: SemanticLayer, texts: list[str]) -> list[tuple[bool, bool
     It speaks for these two types alone: for the others it drew lessons where none was due (docs/pipeline.md)."""
     odds = layer.probabilities("relational", texts)
     if odds is None:
-        return [(False, False)] * len(texts)
+        return [_NO_READING] * len(texts)
     read = []
     for row in odds:
         best = max(row, key=row.__getitem__)
+        credit = row["approach_effectiveness"] if best == "approach_effectiveness" else 0.0
         read.append(
-            (
-                best == "approach_effectiveness" and row[best] >= _CREDIT_ODDS,
-                best == "communication_preference" and row[best] >= _WANT_ODDS,
+            _ProbeReading(
+                credit=credit >= _CREDIT_ODDS,
+                wants=best == "communication_preference" and row[best] >= _WANT_ODDS,
+                sure_credit=credit >= _SURE_CREDIT_ODDS,
             )
         )
     return read
@@ -564,7 +611,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     # How they work with their own people ("I go one step at a time with my students", "I always give my clients the
     # bad news first") is no lesson of how I work with them, unless it speaks of me or my answers too.
-    if label in _LESSONS and _WITH_THEIR_PEOPLE.search(sentence) and not _ANSWERS_NAMED.search(sentence):
+    if label in _LESSONS | {"habit"} and _WITH_THEIR_PEOPLE.search(sentence) and not _ANSWERS_NAMED.search(sentence):
         return False
     # Asked for this once ("keep it brief this time") or told of the user's past ("back in school I needed…"), it says
     # how to answer now, or how they were: no lesson for the next conversation.
