@@ -6,7 +6,8 @@ It learns from what rules may be written from, and nothing else:
 - the relational prototypes, each under its label's type (a `none_*` label, or one that makes no memory, as none);
 - the dev half of the labelled set: each conversation with one user message, under the one relational type it
   expects (none when it expects none);
-- the odd lines of every file in bench/relational-sets/ with one user message (the even lines are kept to check on);
+- the odd lines of every file in bench/relational-sets/ with one user message (the even lines are kept to check on),
+  but the files of `NOT_TAUGHT`;
 - every user turn of the lesson traps rules were written from (written-first.txt, personal.txt), as none.
 
 The test half, the even lines and the other trap files are never read. Training is deterministic (full-batch
@@ -39,6 +40,10 @@ ROOT = Path(__file__).resolve().parent
 SETS = ROOT / "relational-sets"
 TRAPS = (ROOT / "lesson-traps" / "written-first.txt", ROOT / "lesson-traps" / "personal.txt")
 NONE = "none"
+# Sets of the types the probe does not speak for (ways of working, routines, outcomes, shared work), kept out of its
+# lessons: taught them, its credits on the other sets' even lines fell from 56 to 53 of 91 and its preferences from
+# 83 to 82 of 96, for nothing it reads (docs/pipeline.md, "Ways of working and routines, by a fifth hand").
+NOT_TAUGHT = frozenset({"ways-and-returns-e.txt", "outcomes-and-work-f.txt"})
 # Class-balanced full-batch gradient descent: the weights a few thousand steps reach from zero, ridge-penalised a
 # little so no weight grows without bound on the sentences it can already tell apart.
 PENALTY = 1e-4
@@ -59,6 +64,8 @@ def examples() -> list[tuple[str, str]]:
         if len(said) == 1 and len(kinds) <= 1:
             found.append((said[0], kinds.pop() if kinds else NONE))
     for path in sorted(SETS.glob("*.txt")):
+        if path.name in NOT_TAUGHT:
+            continue
         for due, conversation in labelled(path, "odd"):
             said = [m.content for m in conversation.messages if m.role is MessageRole.USER]
             if len(said) == 1:

@@ -771,3 +771,9 @@ def test_a_request_that_stands_is_a_preference_about_answers_and_a_habit_of_thei
 )
 def test_a_way_i_helped_told_as_what_i_did_is_an_approach_that_worked(model: RulesLanguageModel, said: str) -> None:
     assert [kind for kind, _ in relational(model, chat((U, said)))] == ["approach_effectiveness"], said
+
+
+def test_how_the_work_is_split_with_me_is_a_way_of_working_and_with_no_one_none(model: RulesLanguageModel) -> None:
+    said = "let me have a go at the SQL myself first and only give you a shout if I'm really stuck"
+    assert [kind for kind, _ in relational(model, chat((U, said)))] == ["working_style"]
+    assert relational(model, chat((U, "I like to try new recipes myself first before looking anything up."))) == []

@@ -426,6 +426,8 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
             yield "approach_worked", _SURE
     elif _OUR_ROUTINE.search(sentence) and _TO_ME_OR_FOR_ME.search(sentence):
         yield "habit", None
+    elif _HOW_WE_SPLIT_THE_WORK.search(sentence) and _SAID_TO_US.search(sentence):
+        yield "working_style", _SURE
     if wants and not _FOR_THE_TASK.search(sentence):
         yield "format", _SURE
 
@@ -493,6 +495,18 @@ _STANDING_REQUEST = re.compile(
     + ")(?=.*"
     + _ASKS_FOR.pattern.removeprefix("(?i)")
     + ")"
+)
+# How the work is split between us, or paced: "let me take a crack at it myself first and only nudge me if I'm stuck",
+# "pause after each function so I can follow", "don't jump in with a solution yet", "do the whole thing in one go",
+# "give me the plan before we touch any code". MiniLM reads such a sentence by the work it names (a regex, a
+# thesis, a refinance); said to me (`_SAID_TO_US`), it is how they like to work with me, in any words.
+_HOW_WE_SPLIT_THE_WORK = re.compile(
+    r"(?i)\b(?:(?:myself|on my own) first|first (?:myself|on my own)|"
+    r"(?:let me|I['’]ll|I will|I like to|I['’]d like to|I want to) (?:try|do|take a (?:crack|stab|shot)|have a go|"
+    r"attempt|write|draft|work)\b[^.!?]*\b(?:first|myself|on my own)\b|"
+    r"only (?:nudge|hint|help|step in|jump in)|pause after (?:each|every)|(?:don['’]?t|do not) jump in|"
+    r"think(?:ing)? out loud|in one go|check in (?:with me )?(?:between|after|before)|"
+    r"before (?:we|you) (?:touch|start|write|change|dive)\b[^.!?]*\b(?:plan|outline|agree))"
 )
 # A routine of our talks named as one: "same drill as usual: …, you tell me your top suspect", "my usual morning
 # thing: pick a word of the day for me", "I usually come to you right after standup". MiniLM reads such a sentence by
