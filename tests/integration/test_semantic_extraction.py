@@ -777,3 +777,15 @@ def test_how_the_work_is_split_with_me_is_a_way_of_working_and_with_no_one_none(
     said = "let me have a go at the SQL myself first and only give you a shout if I'm really stuck"
     assert [kind for kind, _ in relational(model, chat((U, said)))] == ["working_style"]
     assert relational(model, chat((U, "I like to try new recipes myself first before looking anything up."))) == []
+
+
+def test_a_mishap_told_with_when_is_news(model: RulesLanguageModel) -> None:
+    found = user(model, chat((U, "Someone stole my bike from outside the library yesterday.")))
+
+    assert [kind for kind, _ in found] == ["event"], found
+
+
+def test_an_aim_said_outright_is_an_aim_whatever_its_topic_is_near(model: RulesLanguageModel) -> None:
+    found = user(model, chat((U, "my plan is to walk the whole coast path before I retire")))
+
+    assert [kind for kind, _ in found] == ["goal"], found

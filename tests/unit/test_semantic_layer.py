@@ -132,6 +132,8 @@ def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_vo
         ("I'm from Porto but live in Leeds.", "User is from Porto but lives in Leeds"),
         ("I like to cook but hate washing up", "User likes to cook but hates washing up"),
         ("I have type 1 diabetes btw", "User has type 1 diabetes"),
+        # "US" in capitals is the country, not "us"
+        ("I want to see every national park in the US", "User wants to see every national park in the US"),
     ],
 )
 def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note: str) -> None:

@@ -75,7 +75,13 @@ def from_assistant(value: str, lexicon: Lexicon) -> str:
     return _WORD.sub(lambda m: _swap(m.group(0), lexicon.second_person), value)
 
 
+# Written in capitals, "US" is the country ("every national park in the US"), not "us".
+_NOT_PRONOUNS = frozenset({"US"})
+
+
 def _swap(word: str, table: dict[str, str]) -> str:
+    if word in _NOT_PRONOUNS:
+        return word
     replacement = table.get(word.lower())
     if replacement is None:
         return word

@@ -394,6 +394,11 @@ USER: Prototypes = MappingProxyType(
             "We're moving to another city in the spring.",
             "I got promoted last week.",
             "I started a new side project today.",
+            # Mishaps are news too: what went missing, broke or went wrong, and when.
+            "My phone was stolen on the train yesterday.",
+            "My car broke down on the way to work this morning.",
+            "I lost my wallet last night.",
+            "I sprained my ankle playing football on Saturday.",
         ),
         "goal": (
             "I want to learn a new language.",

@@ -42,6 +42,12 @@ _KIND_EVIDENCE = {
         r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution)\b"
     ),
 }
+# An aim said as one: "my plan is to…", "my goal for this year is…", "I'm saving up to…".
+_AIM_STATED = re.compile(
+    r"(?i)^\W*(?:(?:so|and|but|well|honestly|basically),?\s+)?"
+    r"(?:my (?:plan|goal|aim|dream|resolution)s?(?: for [\w ]{1,20}?)? (?:is|are) (?:to|that)\b|"
+    r"I(?:['’]m| am) (?:aiming|planning|saving up|hoping) to\b)"
+)
 # Told as done: a verb in the past at the start, with or without its "I" ("finished…", "I ran…", "we got…").
 _DONE = re.compile(
     r"(?i)^\W*(?:(?:I|we)\s+)?(?:(?:just|finally|recently|also|already)\s+)?(?:[a-z]+ed|got|had|ran|won|lost|went|came|"
@@ -203,10 +209,19 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
         score = by_label.get(label, 0.0)
         return score >= calibration.bar(label) and score - best_none >= calibration.margin
 
+    # An aim said outright ("my plan is to visit every national park before I turn 50") is an aim, however near a
+    # piece of news or a fact its topic puts it.
+    # Its words say it is something to keep, so it needs its bar only, not the margin over keeping nothing.
+    stated = _AIM_STATED.search(sentence) and by_label.get("goal", 0.0) >= calibration.bar("goal")
+    if match.label in _PLAIN_KINDS | {None} and stated:
+        return "goal"
     if match.label is None:
         # No kind won by the margin: one whose own words are there may take it, the nearest first, then the
-        # runner-up ("Jazz is my thing" sits as near a fact as a taste, and says it is a taste).
-        for label in (nearest, match.runner_up):
+        # runner-up ("Jazz is my thing" sits as near a fact as a taste, and says it is a taste), then a taste or an
+        # aim as near as the margin ("I'm not into sweet breakfasts, always savoury for me": a fact, an aim, then
+        # the taste it says).
+        near = [label for label in _LOOSE_KINDS if by_label.get(label, 0.0) >= match.score - calibration.margin]
+        for label in (nearest, match.runner_up, *sorted(near, key=by_label.__getitem__, reverse=True)):
             words = _KIND_EVIDENCE.get(label)
             if words is not None and words.search(sentence) is not None and clears(label):
                 return label
@@ -232,6 +247,10 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
     needed = _KIND_EVIDENCE.get(match.label)
     if needed is None or needed.search(sentence) or match.score >= _SURE:
         return match.label
+    # Nearest an aim by its topic, with no word of one, and said with when ("I'm running the Chicago half marathon
+    # on Sunday"): the news it tells, when the event clears its bar (the aim kept its margin over keeping nothing).
+    if match.label == "goal" and says_when(sentence) and by_label.get("event", 0.0) >= calibration.bar("event"):
+        return "event"
     for label, _ in sorted(by_label.items(), key=lambda item: item[1], reverse=True):
         if label.startswith("none") or label == match.label:
             continue
