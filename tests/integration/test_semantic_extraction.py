@@ -789,3 +789,39 @@ def test_an_aim_said_outright_is_an_aim_whatever_its_topic_is_near(model: RulesL
     found = user(model, chat((U, "my plan is to walk the whole coast path before I retire")))
 
     assert [kind for kind, _ in found] == ["goal"], found
+
+
+def test_shared_work_asked_to_go_on_with_is_picked_up_and_work_of_the_users_own_is_not(
+    model: RulesLanguageModel,
+) -> None:
+    said = "can we continue the garden plan from last time? the beds are dug, still need the planting list"
+    found = relational(model, chat((U, said)))
+
+    assert [kind for kind, _ in found] == ["shared_context"]
+    assert "the garden plan" in found[0][1]
+    assert relational(model, chat((U, "Back to work after the holidays, still tired."))) == []
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        (
+            "My bank keeps declining my card on foreign sites",
+            "Some banks block foreign merchants by default; turn on online payments abroad in the app.",
+            "turned on payments abroad in the app, order approved straight away",
+        ),
+        # "no … needed" tells what was spared, not that it failed
+        (
+            "the dishwasher leaves a gritty film on glasses",
+            "That is usually hard water; add dishwasher salt and set the hardness dial higher.",
+            "added salt and turned the dial up, glasses clean now, no full service call needed",
+        ),
+    ],
+)
+def test_my_answer_carried_out_outside_code_is_what_came_of_our_work(
+    model: RulesLanguageModel, turns: tuple[str, str, str]
+) -> None:
+    asked, answered, told = turns
+    found = relational(model, chat((U, asked), (A, answered), (U, told)))
+
+    assert [kind for kind, _ in found] == ["collaboration_outcome"], found

@@ -46,7 +46,11 @@ _IMPORTANCE = {
 }
 # Picking a shared piece of work up again is said in few ways, and the name is what matters: a pattern is surer.
 _CONTINUED = re.compile(
-    r"(?i:\b(?:picking up|back on|get back to|getting back to|continuing(?: with| on)?|continue with|"
+    # "Back to the moving checklist", opening the message: "back to work after the holidays" names no work of ours.
+    r"(?i:^\W*(?:(?:ok(?:ay)?|right|so|alright|anyway)[,\s]+)?back to(?=\s+(?:the|our)\b)|"
+    # Asked of us both: "can we continue the fantasy story from last time?", "let's go on with the scraper".
+    r"\b(?:let['’]?s|can we|could we|shall we)\s+(?:continue|carry on with|go on with|get going on)|"
+    r"\b(?:picking up|back on|get back to|getting back to|continuing(?: with| on)?|continue with|"
     r"resuming(?: work on)?|still working on|where were we with|follow(?:ing)? up on|circling back to|"
     # Work named as ours again: "remember the flights we compared", "about the speech we started", "re the plan we…"
     r"(?:remember|recall|about|regarding|re:?)(?=\s+(?:the|our|that)\s+[^.,:;!?—–\n]{0,40}\bwe\s+(?:\w+\s+)?"
@@ -781,7 +785,9 @@ _SYMPTOM = re.compile(
 )
 # "No, still 404" is near "it works now" by its topic; the words say it is not solved.
 _UNRESOLVED = re.compile(
-    r"(?i)^\W*(?:no|nope|nah|not yet)\b|\bstill (?:\w+ )?(?:fail\w*|broken|404|500|error\w*|crash\w*|slow|the same|"
+    # "No, still 404", "no luck"; not "no full brake job needed", which tells what was spared.
+    r"(?i)^\W*(?:no(?=\W*$|\s*[,.!;:]|\s+(?:it|still|that|luck|dice|change|difference|good|joy|go|improvement)\b)|"
+    r"nope|nah|not yet)\b|\bstill (?:\w+ )?(?:fail\w*|broken|404|500|error\w*|crash\w*|slow|the same|"
     r"happening|there|not|rejected|refused|denied|hang\w*|stuck|wrong|missing)\b|"
     r"\b(?:didn'?t|did not|doesn'?t|does not) (?:work|help|fix)|\bnot (?:fixed|working|solved)\b|"
     # what is still seen after the change, or nothing changed: "still getting EACCES", "no difference at all", "the
@@ -794,7 +800,9 @@ _UNRESOLVED = re.compile(
 _WENT_WELL = re.compile(
     r"(?i)\b(?:works?|worked|working|fixed|solved|sorted|gone|rose|risen|solid|stable|smooth(?:ly)?|fine|faster|"
     r"quicker|better|stronger|perfect(?:ly)?|green|pass(?:es|ed)|ran|runs|load(?:s|ed)?|show(?:s|ed)? up|"
-    r"went through|accepted|no more|back to normal|like a charm|did the trick)\b"
+    r"went through|accepted|no more|back to normal|like a charm|did the trick|"
+    # what came of it, outside code: "he refunded the full amount", "approved yesterday", "it's silent now"
+    r"approved|refunded|granted|silent|quiet now|clean now|runs clean)\b"
 )
 # "I'm not doing dawn runs" refuses the answer, "it still doesn't load" says it failed.
 _NEGATED = re.compile(r"(?i)\b(?:not|never)\b|n['’]t\b")
