@@ -825,3 +825,23 @@ def test_my_answer_carried_out_outside_code_is_what_came_of_our_work(
     found = relational(model, chat((U, asked), (A, answered), (U, told)))
 
     assert [kind for kind, _ in found] == ["collaboration_outcome"], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "New month, new batch of invoices for you to check against the contract.",
+        "Usual Sunday meal plan please, five dinners, nothing with mushrooms.",
+        "Every time my car makes a rattle I end up asking you first, now it squeaks when I turn.",
+    ],
+)
+def test_a_routine_of_our_talks_said_in_passing_is_one(model: RulesLanguageModel, said: str) -> None:
+    assert [kind for kind, _ in relational(model, chat((U, said)))] == ["interaction_pattern"], said
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Another Monday, another pile of laundry.", "I always end up burning the toast on Sundays."],
+)
+def test_a_turn_of_the_users_own_week_is_no_routine_of_ours(model: RulesLanguageModel, said: str) -> None:
+    assert relational(model, chat((U, said))) == [], said

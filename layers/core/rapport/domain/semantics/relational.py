@@ -142,7 +142,10 @@ _EVIDENCE = {
     ),
     "habit": re.compile(
         r"(?i)\b(?:usual(?:ly)?|always|every|each|again|routine|whenever|weekly|monthly|daily|nightly|ritual|same|"
-        r"go-to|back for|as ever|regular)\b"
+        r"go-to|back for|as ever|regular|customary|end up|"
+        # "new week, new batch … for you": a turn of the calendar brings it to me, not "another Monday, another pile
+        # of laundry"
+        r"(?:new|another) [^,.!?]{1,30}, (?:new|another)(?=[^.!?]*\b(?:you|u|please|for me)\b))\b"
     ),
     "shared_research": re.compile(
         r"(?i)\b(?:together|we|our|us|remember|last time|before|earlier|you and I|you and me)\b"
@@ -422,7 +425,7 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
     - Then a preference about answers the probe is sure of, in words no prototype is near: it needs no word of the
       want (as a sentence `_SURE` near its prototype), and still passes every other check of a lesson; not a form
       asked for the work at hand (`_FOR_THE_TASK`)."""
-    if _ASKED_OF_ME.search(sentence) or _STANDING_REQUEST.search(sentence):
+    if _ASKED_OF_ME.search(sentence) or (_STANDING_REQUEST.search(sentence) and not _OUR_ROUTINE.search(sentence)):
         yield "format", None
     elif credit:
         yield "approach_worked", None
@@ -518,13 +521,18 @@ _HOW_WE_SPLIT_THE_WORK = re.compile(
 _OUR_ROUTINE = re.compile(
     r"(?i)\b(?:same drill|you know the drill|the drill|(?:as|like) (?:usual|always|ever|every (?:week|day|time|morning|"
     r"evening|night|month))|(?:my|our|the) usual|I (?:usually|always|normally|often) (?:come|ask|bring|send|paste|"
-    r"check in|run)\b)"
+    r"check in|run)|"
+    # "Usual bedtime vocab quiz please", "new week, new batch of job postings for you", "another DIY weekend, another
+    # 'is this wall load-bearing' chat with you", "every time it makes a noise I end up asking you", "as has become
+    # customary in our correspondence"
+    r"customary|I (?:always |usually )?end up (?:asking|coming to|bugging|messaging) you)\b|"
+    r"^\W*usual\b|\b(?:new|another) (?:[\w'’-]+ ){0,2}?[\w'’-]+, (?:new|another)\b"
 )
 # What I do in it, or do for them: "you tell me…", "pick a word for me", "I usually come to you"; not "you were right
 # as usual".
 _TO_ME_OR_FOR_ME = re.compile(
     r"(?i)\b(?:for me|with you|to you|(?:you|u)\s+(?!(?:were|was|are|re|said|know)\b)[a-z]+|"
-    r"(?:give|tell|show|pick|send|sort|check|find|make|start|quiz|test)\s+me)\b|\byou['’]ll\b"
+    r"(?:give|tell|show|pick|send|sort|check|find|make|start|quiz|test)\s+me|please)\b|\byou['’]ll\b"
 )
 
 # How sure the probe must be that a sentence credits a way of helping, and that it states a preference about answers
