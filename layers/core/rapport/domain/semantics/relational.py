@@ -97,13 +97,14 @@ _OUR_WORK = re.compile(
 # Read by its words, a told outcome is as sure as a pattern's reading (`relational_rules.RULE_CONFIDENCE`), whatever
 # it is nearest by meaning.
 _TOLD_CONFIDENCE = 0.6
-# Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
-# "With clients I always lead with the recommendation", "my notes to the day staff", "when I present to the board".
+# The user's own people, named as theirs or as whom they work with or speak to: "my students", "with clients I always
+# lead with the recommendation", "my notes to the day staff", "when I present to the board".
 _WITH_THEIR_PEOPLE = re.compile(
     r"(?i)\b(?:(?:my|our)|(?:with|to|for) (?:the|my|our)?) ?(?:[\w'’-]+ )?(?:students?|pupils?|"
     r"class(?:es)?|clients?|patients?|customers?|team|staff|reports|interns?|kids|children|players?|trainees?|"
     r"readers?|audience|followers|board|colleagues|managers?|boss)\b"
 )
+# Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
 _WITH_OTHERS = re.compile(
     r"(?i)\b(?:we\s+(?:[\w'’-]+\s+){1,3}?with (?:my|our|the|his|her|their|a) [\w'’-]+|(?:my|our) [\w'’-]+ and I|"
     r"[A-Z][a-z]+ and I|"
