@@ -114,6 +114,8 @@ _WITH_OTHERS = re.compile(
 # their driving test" an approach that worked and "no thanks, I'll keep my own script" a way of working. What each
 # label needs: an approach that worked, an outcome credited to it; a preference about answers, a request or a
 # comparison; a way of working, the user speaking of themselves or of us; a habit, a recurrence; research, "we".
+# "New week, new batch of job postings", "another DIY weekend, another … chat": a recurrence said by the calendar.
+_TURN_OF_THE_CALENDAR = r"(?:new|another) [^,.!?]{1,30}, (?:new|another)"
 _EVIDENCE = {
     "approach_worked": re.compile(
         r"(?i)\b(?:work(?:ed|s)|help(?:ed|s|ful)?|click(?:ed)?|made (?:it|this|that|things|all|me|the|sense)|"
@@ -146,7 +148,8 @@ _EVIDENCE = {
         r"go-to|back for|as ever|regular|customary|end up|"
         # "new week, new batch … for you": a turn of the calendar brings it to me, not "another Monday, another pile
         # of laundry"
-        r"(?:new|another) [^,.!?]{1,30}, (?:new|another)(?=[^.!?]*\b(?:you|u|please|for me)\b))\b"
+        + _TURN_OF_THE_CALENDAR
+        + r"(?=[^.!?]*\b(?:you|u|please|for me)\b))\b"
     ),
     "shared_research": re.compile(
         r"(?i)\b(?:together|we|our|us|remember|last time|before|earlier|you and I|you and me)\b"
@@ -426,7 +429,7 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
     - Then a preference about answers the probe is sure of, in words no prototype is near: it needs no word of the
       want (as a sentence `_SURE` near its prototype), and still passes every other check of a lesson; not a form
       asked for the work at hand (`_FOR_THE_TASK`)."""
-    if _ASKED_OF_ME.search(sentence) or (_STANDING_REQUEST.search(sentence) and not _OUR_ROUTINE.search(sentence)):
+    if _ASKED_OF_ME.search(sentence) or _standing_request(sentence):
         yield "format", None
     elif credit:
         yield "approach_worked", None
@@ -438,6 +441,18 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
         yield "working_style", _SURE
     if wants and not _FOR_THE_TASK.search(sentence):
         yield "format", _SURE
+
+
+def _standing_request(sentence: str) -> bool:
+    """A request ("please", "just", "don't"…) said to stand ("whenever you compare options", "in future", "from here
+    on"), not opened by the user telling of themselves ("I always test things in production, don't tell anyone") and
+    no routine of ours ("back after the school run like always, can you help me…")."""
+    return bool(
+        _STANDING.search(sentence)
+        and _ASKS_FOR.search(sentence)
+        and not _OPENS_WITH_I.match(sentence)
+        and not _OUR_ROUTINE.search(sentence)
+    )
 
 
 def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
@@ -494,16 +509,7 @@ _ASKED_OF_ME = re.compile(
     r"\bbe (?:blunt|direct|honest|straight|brief|concise|frank) with me\b|"
     r"\bwhen you \w+[^.!?]*?,\s*(?:please\s+)?(?:tell|give|show|explain|ask)\b"
 )
-# A request that stands, not opened by the user telling of themselves: "from here on, talk to me like a colleague",
-# "please default to tables whenever you compare options", "put the main safety warning at the top in future" (and
-# not "I always test things in production, don't tell anyone").
-_STANDING_REQUEST = re.compile(
-    r"(?i)^(?!\W*I\b)(?=.*"
-    + patterns.STANDING.removeprefix("(?i)")
-    + ")(?=.*"
-    + _ASKS_FOR.pattern.removeprefix("(?i)")
-    + ")"
-)
+_OPENS_WITH_I = re.compile(r"^\W*I\b")
 # How the work is split between us, or paced: "let me take a crack at it myself first and only nudge me if I'm stuck",
 # "pause after each function so I can follow", "don't jump in with a solution yet", "do the whole thing in one go",
 # "give me the plan before we touch any code". MiniLM reads such a sentence by the work it names (a regex, a
@@ -527,7 +533,7 @@ _OUR_ROUTINE = re.compile(
     # 'is this wall load-bearing' chat with you", "every time it makes a noise I end up asking you", "as has become
     # customary in our correspondence"
     r"customary|I (?:always |usually )?end up (?:asking|coming to|bugging|messaging) you)\b|"
-    r"^\W*usual\b|\b(?:new|another) (?:[\w'’-]+ ){0,2}?[\w'’-]+, (?:new|another)\b"
+    r"^\W*usual\b|\b" + _TURN_OF_THE_CALENDAR + r"\b"
 )
 # What I do in it, or do for them: "you tell me…", "pick a word for me", "I usually come to you"; not "you were right
 # as usual".

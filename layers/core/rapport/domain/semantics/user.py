@@ -210,10 +210,13 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
         return score >= calibration.bar(label) and score - best_none >= calibration.margin
 
     # An aim said outright ("my plan is to visit every national park before I turn 50") is an aim, however near a
-    # piece of news or a fact its topic puts it.
-    # Its words say it is something to keep, so it needs its bar only, not the margin over keeping nothing.
-    stated = _AIM_STATED.search(sentence) and by_label.get("goal", 0.0) >= calibration.bar("goal")
-    if match.label in _PLAIN_KINDS | {None} and stated:
+    # piece of news or a fact its topic puts it; its words say it is something to keep, so it needs its bar only,
+    # not the margin over keeping nothing.
+    if (
+        match.label in _PLAIN_KINDS | {None}
+        and _AIM_STATED.search(sentence)
+        and by_label.get("goal", 0.0) >= calibration.bar("goal")
+    ):
         return "goal"
     if match.label is None:
         # No kind won by the margin: one whose own words are there may take it, the nearest first, then the
