@@ -304,3 +304,57 @@ def test_a_fact_said_in_passing_in_a_short_request_is_kept(model: RulesLanguageM
     found = user(model, chat((U, "I have coeliac disease btw, so recipes must be gluten free")))
     assert [k for k, _ in found] == ["fact"], found
     assert found[0][1].startswith("User has coeliac disease")
+
+
+# In a longer conversation most of what the user says is neither a lesson nor an ending: the cases below, in wordings
+# of their own, are what the sets of longer conversations (bench/long-conversations/) measure.
+
+
+def test_a_longer_talk_that_ends_in_thanks_and_a_plan_is_no_outcome(model: RulesLanguageModel) -> None:
+    # Given a problem, my answers and the user's own next steps, when nothing says it was solved ("thanks, that helps",
+    # "I'll bring it to Monday's review"), then no outcome is stored, however near "it works now" a sentence sits.
+    found = relational(
+        model,
+        chat(
+            (U, "Our nightly report query on the invoices table takes about 40 seconds."),
+            (A, "An index on (account_id, issued_at) would let it skip the full scan; check EXPLAIN first."),
+            (U, "There's an index on account_id only. Our DBA Lena wants numbers before any new index."),
+            (A, "Then run EXPLAIN ANALYZE before and after on a copy of the table; that is what a DBA asks for."),
+            (U, "ok thanks, that helps. I'll bring it to Monday's review and let Lena decide"),
+        ),
+    )
+    assert [t for t, _ in found if t == "collaboration_outcome"] == [], found
+
+
+def test_what_came_of_work_of_ours_named_a_sentence_before_is_its_outcome(model: RulesLanguageModel) -> None:
+    # Given our work named, then what came of it in the next sentence by whoever it was for ("they dropped…"), then
+    # it is one outcome of our work, said by both, and not work picked up again.
+    found = relational(
+        model, chat((U, "remember the dispute email we drafted to the phone company? they dropped the extra charges!!"))
+    )
+    assert [t for t, _ in found] == ["collaboration_outcome"], found
+    assert "dispute email" in found[0][1] and "dropped the extra charges" in found[0][1]
+
+
+def test_a_routine_of_the_users_own_life_is_no_habit_of_ours(model: RulesLanguageModel) -> None:
+    assert relational(model, chat((U, "I journal every morning with my coffee, it's a ritual."))) == []
+    found = relational(model, chat((U, "sunday, grocery list time as usual. we have leeks, eggs and half a pumpkin")))
+    assert [t for t, _ in found] == ["interaction_pattern"], found
+
+
+def test_a_form_asked_for_what_is_in_front_of_us_is_no_preference(model: RulesLanguageModel) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "what do I need for a first aid kit?"),
+            (A, "Plasters, gauze, tape, antiseptic wipes, tweezers, painkillers, gloves."),
+            (U, "put all that in a table please, short"),
+        ),
+    )
+    assert found == []
+
+
+def test_who_does_what_first_is_a_way_of_working_not_a_form_of_answers(model: RulesLanguageModel) -> None:
+    said = "for my essays, I'd rather draft each section myself first and then you point out what's weak"
+    found = relational(model, chat((U, said)))
+    assert [t for t, _ in found] == ["working_style"], found

@@ -159,6 +159,8 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         # and after a comma, a colon or a dash, where a clause opens
         ("Here's the chapter, you flag anything unclear.", "here's the chapter, I flag anything unclear"),
         ("Thank you, that was quick.", "Thank me, that was quick"),
+        # thank-you notes are the user's to send
+        ("I owe everyone thank you cards.", "they owe everyone thank you cards"),
         # the doer of a gerund is "me"
         ("You explaining it first worked for me.", "me explaining it first worked for them"),
         ("When you bring examples it helps.", "when I bring examples it helps"),

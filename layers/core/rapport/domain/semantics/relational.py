@@ -67,7 +67,10 @@ _LAST_TIME = re.compile(
     r"(?i)\b(?:(?:like|as) we (?:discussed|agreed|planned|decided)|we left off|we got as far as)\b|"
     # What we worked on, come back: "the bug we chased on Monday is back, same stack trace"
     r"\b(?:the|that|our)\s+(?:[\w'’-]+\s+){1,3}?we\s+(?:chased|fixed|debugged|solved|found|tracked down|worked on)\b"
-    r"[^.!?]*?\b(?:is|are|it's|it’s)\s+back\b"
+    r"[^.!?]*?\b(?:is|are|it's|it’s)\s+back\b|"
+    # or named as work going on between us: "the expense tracker app we've been building"
+    r"\b(?:the|that|our)\s+(?:[\w'’-]+\s+){1,3}?we(?:['’]ve| have)\s+been\s+(?:building|writing|working on|"
+    r"making|planning|drafting|putting together|designing)\b"
 )
 _THANKS = re.compile(
     r"(?i)^\W*(?:thanks?|thank you|thx|cheers|great|perfect|awesome|amazing|wow|nice|good call|you're a lifesaver|"
@@ -82,6 +85,7 @@ _MIN_WORDS = 2
 # brother) names nothing we made, or someone else.
 _ARTIFACT = (
     r"(?:code|script|query|queries|regex|function|fix|patch|tests?|config\w*|dockerfile|pipeline|schema|migration|job|"
+    r"import(?:er)?|parser|macro|automation|integration|module|component|feature|plugin|"
     r"index|cache|caching layer|layer|endpoints?|api|design|architecture|refactor\w*|prototype|tool|bot|app|"
     r"plan|schedule|itinerary|timeline|roadmap|budget|spreadsheet|formula|model|strategy|checklist|template|"
     r"email|e-mail|letter|cover letter|message|reply|cv|resume|résumé|essay|speech|talk|presentation|slides|deck|"
@@ -102,7 +106,8 @@ _TOLD_CONFIDENCE = 0.6
 _WITH_THEIR_PEOPLE = re.compile(
     r"(?i)\b(?:(?:my|our)|(?:with|to|for) (?:the|my|our)?) ?(?:[\w'’-]+ )?(?:students?|pupils?|"
     r"class(?:es)?|clients?|patients?|customers?|team|staff|reports|interns?|kids|children|players?|trainees?|"
-    r"readers?|audience|followers|board|colleagues|managers?|boss)\b"
+    r"readers?|audience|followers|board|colleagues|managers?|boss|parents|families|employees|residents|"
+    r"volunteers|members|tenants|guests)\b"
 )
 # Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
 _WITH_OTHERS = re.compile(
@@ -176,6 +181,10 @@ _ANSWERS_NAMED = re.compile(
 )
 # Words said to me, or of us: a request to me ("help me…"), "you", "us", "our", "again".
 _SAID_TO_US = re.compile(rf"{patterns.OF_ME}|\b(?:help me|with me|us|our|again|back)\b")  # flags as OF_ME's
+_OURS_OR_ASKED = re.compile(
+    rf"{patterns.OF_ME}|\b(?:me|us|our|again|back|please|pls|here'?s|here (?:is|are))\b"  # flags as OF_ME's
+)
+_HELLO_AGAIN = re.compile(r"(?i)^\W*(?:hi|hello|hey|hiya|morning|evening)\s+again\b")
 # What came of our work says how it went, well or badly; without it, the sentence only names the work ("the schema we
 # designed, I want to extend it" picks it up again).
 _RESULT = re.compile(
@@ -262,6 +271,11 @@ _CONTINUES = re.compile(
     r"(?i)\b(?:again|still|last (?:time|week|session)|left off|where (?:we|were)|pending|left|remaining|"
     r"next (?:up|step)|to ?do|done|finished|drafted|so far|continu\w*|resum\w*|back (?:on|to)|progress|"
     r"yesterday|we (?:did|made|wrote|planned|started|built|worked))\b"
+)
+# What is still to do in a message: "we still need ch4", "lighting is what's left", "can we do the FAQ next?"
+_STILL_TO_DO = re.compile(
+    r"(?i)\b(?:still (?:need|have|to|left)|next|left|pending|remaining|to ?do|can we|could we|let['’]?s|"
+    r"now (?:the|we))\b"
 )
 _LESSONS = frozenset({"format", "suggestions", "working_style", "approach_worked"})
 # Lessons whose own words (`_EVIDENCE`) say which they are, so a near tie between two of them can be settled by them.
@@ -351,16 +365,32 @@ def _by_meaning(
     researched: dict[int, ExtractedRelationalMemory] = {}  # each message's note of research we did, by its index
     outcome = _outcome(conversation, layer)
     read = _probe_read(layer, [s.text for s in spoken])
+    named: dict[int, str] = {}  # each message's last sentence naming work of ours, by the message's index
     for sentence, match, (credit, wants, sure_credit) in zip(spoken, matches, read, strict=True):
         index = sentence.message.index
         # A result told of work of ours is its outcome, whatever else it is near (picking the work up, research);
         # in a problem solved here, the messages of its outcome say it already.
         ends_it = outcome is not None and index in outcome.evidence
         told = _told_outcome(sentence.text) if not ends_it else None
+        said, of_named_work = sentence.text, False
+        if told is None and not ends_it and index in named and _result_of_named_work(sentence.text):
+            # the work named a sentence before, and what came of it now: one outcome, said by both
+            told, said, of_named_work = "our_outcome", f"{named.pop(index)}; {sentence.text}", True
+        elif told is None and _OUR_WORK.search(sentence.text):
+            named[index] = sentence.text
         label = told or _label_of(match, sentence.text, layer)
-        if label in _CREDIT_MISREAD_AS and sure_credit and not ends_it and _credits_what_i_did(sentence.text, match):
+        if (
+            label in _CREDIT_MISREAD_AS
+            and (sure_credit or _CREDITED_IN_WORDS.search(sentence.text))
+            and not ends_it
+            and _credits_what_i_did(sentence.text, match)
+        ):
             label = "approach_worked"
-        kept = label is not None and evidenced(label, sentence.text, match.by_label.get(label, 0.0))
+        elif label in {"format", "suggestions"} and _HOW_WE_SPLIT_THE_WORK.search(sentence.text):
+            # Who does what first ("I'd rather write it myself first, then you go over it") is how we work, whatever
+            # the form of my answers it sits near.
+            label = "working_style"
+        kept = label is not None and (of_named_work or evidenced(label, sentence.text, match.by_label.get(label, 0.0)))
         if not kept and not told:
             # No lesson read by meaning, or one without its words: the first second reading that holds.
             readings = _second_readings(sentence.text, credit=credit and not ends_it, wants=wants and not ends_it)
@@ -370,7 +400,7 @@ def _by_meaning(
                     break
         if label is None or not kept or (label, index) in used:
             continue
-        content = _project(sentence.message) if label == "project" else _note(label, sentence.text)
+        content = _project(sentence.message) if label == "project" else _note(label, said)
         if content:
             used.add((label, index))
             sure = _TOLD_CONFIDENCE if told else match.score
@@ -382,7 +412,12 @@ def _by_meaning(
         # Work picked up with someone else ("the trip we planned with my parents") is not ours.
         ours = message.role is MessageRole.USER and not _WITH_OTHERS.search(said)
         picked_up = ours and bool(_CONTINUED.search(said) or _LAST_TIME.search(said))
-        if picked_up and ("project", message.index) not in used:
+        # Work named only to tell what came of it ("remember the appeal letter we wrote? they approved it!!") is that
+        # outcome, not work picked up again, unless the message says what is still to do or that the work goes on.
+        only_its_outcome = ("our_outcome", message.index) in used and not (
+            _STILL_TO_DO.search(said) or _LAST_TIME.search(said)
+        )
+        if picked_up and not only_its_outcome and ("project", message.index) not in used:
             content = _project(message)
             if content:
                 if message.index in researched:
@@ -549,9 +584,16 @@ _WANT_ODDS = 0.7
 # A sentence that tells what I did and credits it sits nearest its topic as often as the credit: "the brain dump then
 # sort thing you did with me … is what I've used for all three essays" nearest a preference about answers, "the way
 # you correct my email and explain each mistake … help me very much" nearest a habit of ours. Where the probe is this
-# sure of the credit, the approach it credits is the lesson, not the form or the habit the prototypes read.
+# sure of the credit, the approach it credits is the lesson, not the form, the habit or the way of working the
+# prototypes read.
 _SURE_CREDIT_ODDS = 0.75
-_CREDIT_MISREAD_AS = frozenset({"format", "suggestions", "habit", "shared_research"})
+_CREDIT_MISREAD_AS = frozenset({"format", "suggestions", "habit", "shared_research", "working_style"})
+# What I did, credited in so many words ("the way you give me just two options a day works so well", "THIS is what
+# works for me, when you put two sentences side by side"): the credit, however sure the probe is of it.
+_CREDITED_IN_WORDS = re.compile(
+    r"(?i)\b(?:(?:really |actually |so |totally )?helped|works? (?:so |really |way |much )?(?:well|better|wonders)|"
+    r"is what (?:really |actually )?works)\b"
+)
 # A piece of work asked for now ("give me an outline for it in three points", "can you write this email in a more
 # formal tone?"): its form is for that work. The probe reads such a request as near a preference as one that stands;
 # without a word that makes it stand ("always", "from now on") or my answers named ("give me shorter answers"), it is
@@ -562,6 +604,16 @@ _FOR_THE_TASK = re.compile(
     r"summari[sz]e|outline|edit|fix|check|plan)\b"
     r"(?![^.!?]*\b(?:answers|replies|responses|explanations)\b)"
     r"(?![^.!?]*" + patterns.STANDING.removeprefix("(?i)") + ")"
+)
+
+
+# A form asked for what is in front of us ("put those in a short list I can screenshot", "make it shorter"): how to
+# answer now, unless said to stand.
+_ON_WHAT_IS_HERE = re.compile(
+    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|right|great|perfect|cool)[,\s]+)*"
+    r"(?:(?:can|could|would|will) you\s+|please\s+|pls\s+)?"
+    r"(?:give|write|make|rewrite|redo|turn|put|list|format|convert|lay out|summari[sz]e|shorten|trim)\s+(?:me\s+)?"
+    r"(?:those|these|this|that|it|them|all (?:that|this|of (?:it|that|this)))\b"
 )
 
 
@@ -612,6 +664,15 @@ def _told_outcome(sentence: str) -> str | None:
     return None
 
 
+def _result_of_named_work(sentence: str) -> bool:
+    """Whether a sentence after one naming work of ours tells what came of it: "the complaint letter we wrote to the
+    airline?? they refunded the full 420 euro", "remember the appeal letter we wrote together? they approved it!!".
+    Whoever answered ("they") is who the work was for, so no third party's doing makes it theirs."""
+    return bool(_RESULT.search(sentence) or _WENT_WELL.search(sentence)) and not (
+        _ASKS.search(sentence) or _WITH_OTHERS.search(sentence) or _NO_ENDING.search(sentence)
+    )
+
+
 def classified(sentence: str) -> bool:
     """Whether a sentence is worth embedding for a lesson: a word or a question about the world can be none."""
     return len(sentence.split()) >= _MIN_WORDS and not _ASKS.search(sentence)
@@ -652,6 +713,14 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if label in _LESSONS | {"habit"} and _only_their_past(sentence):
         return False
+    # A habit of ours speaks of us or asks me ("the usual: check my cover letter", "here are my numbers"), or opens
+    # our talk with its routine ("sunday, meal plan time as usual"): "I practice every night with podcasts in the car"
+    # is a routine of the user's own life, and "hi again" a greeting.
+    if label == "habit" and not (
+        _OURS_OR_ASKED.search(_HELLO_AGAIN.sub("", sentence))
+        or (_OUR_ROUTINE.search(sentence) and not _OPENS_WITH_I.search(sentence))
+    ):
+        return False
     # A change in the user's life is a fact about them; a lesson about us only where it speaks of me ("these days I
     # read you on my phone, so keep it shorter").
     changed = compiled(patterns.CHANGE_OF_LIFE).search(sentence)
@@ -672,6 +741,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if label in {"format", "suggestions"} and (
         not _OF_OUR_TALK.search(sentence)
+        or (_ON_WHAT_IS_HERE.search(sentence) and not _STANDING.search(sentence))
         or (_OF_THEIR_OWN_THING.search(sentence) and not _ANSWERS_NAMED.search(sentence))
     ):
         return False
@@ -750,8 +820,10 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
         (s, match)
         for s, match in zip(later, matches, strict=True)
         if s.message.index not in unsolved
+        and not _NO_ENDING.search(s.text)
+        and not _THIRD_PARTY.search(s.text)  # what someone else did or says: "she says the idea got rejected"
         and (
-            (problem_told and match.label == "resolved")
+            (problem_told and match.nearest == "resolved" and _told_how_it_ended(s.text))
             or _did_as_answered(s.text, _answer_before(conversation, s.message.index))
         )
     ]
@@ -813,16 +885,46 @@ _UNRESOLVED = re.compile(
 )
 # What went well, said of something done: "the loaf actually rose", "the signal is solid now", "it ran last night".
 _WENT_WELL = re.compile(
-    r"(?i)\b(?:works?|worked|working|fixed|solved|sorted|gone|rose|risen|solid|stable|smooth(?:ly)?|fine|faster|"
-    r"quicker|better|stronger|perfect(?:ly)?|green|pass(?:es|ed)|ran|runs|load(?:s|ed)?|show(?:s|ed)? up|"
-    r"went through|accepted|no more|back to normal|like a charm|did the trick|"
+    r"(?i)\b(?:works|worked|working|fixed|solved|sorted|gone|rose|risen|solid|stable|smooth(?:ly)?|fine|faster|"
+    # "work" as a verb, not the place ("before work"), nor a way of working ("how I like to work"); "green" of tests
+    # and builds, not of a folder
+    r"(?:it|that|this|they|them|everything) (?:to )?work\b|work (?:now|again|fine|perfectly|great)|"
+    r"(?:is|are|went|turned|all|tests?|build|ci|checks?) green|green (?:now|again)|"
+    # "perfect" of how it came out, not the "perfect, see you next month" that closes a talk
+    r"perfectly|(?:is|are|it'?s|looks?|went|came out|turned out) perfect|"
+    r"quicker|better|stronger|pass(?:es|ed)|ran|runs|load(?:s|ed)?|show(?:s|ed)? up|"
+    r"(?:went|goes|go) through|accepted|no more|back to normal|like a charm|did the trick|"
     # what came of it, outside code: "he refunded the full amount", "approved yesterday", "it's silent now"
     r"approved|refunded|granted|silent|quiet now|clean now|runs clean)\b"
+)
+# The cause found or a measure of the change: with what went well (`_WENT_WELL`), how a user says it ended
+# (`_told_how_it_ended`).
+_CAUSE_OR_MEASURE = re.compile(
+    r"(?i)\b(?:was it|that was|that'?s (?:it|the one)|root cause|cause|culprit|turned out|did it|found it|exactly|"
+    r"bingo|it was|since|down (?:to|from)|from \S+ (?:\S+ )?to|cut|dropped|not a single|no (?:errors?|issues?|"
+    r"problems?)|(?:know|get) why|stays? up|comes? up|everything'?s up|complete now|saved (?:me|my|us))\b"
+)
+# A sentence that is no ending whatever its words: hedged ("so that could work"), a plan ("I'll try the composite
+# index on Thursday", "need to ask Raj"), or said of always rather than of this time ("that always works for me",
+# "this is what works for me": a lesson, if anything).
+_NO_ENDING = re.compile(
+    r"(?i)\b(?:could|might|may|would|maybe|perhaps|probably|hopefully|I'?ll|I will|gonna|going to|need to|"
+    r"have to|let me|always|usually|in general|every time|whenever|what (?:really |actually )?works|"
+    # fine as acceptable, or as a feeling: "cups are fine", "for an hour I felt fine" (not "the sofa is fine now")
+    r"(?:that'?s|thats|is|are|felt|feel|I'?m|am) fine(?!\s+(?:now|again)))\b"
 )
 # "I'm not doing dawn runs" refuses the answer, "it still doesn't load" says it failed.
 _NEGATED = re.compile(r"(?i)\b(?:not|never)\b|n['’]t\b")
 # Words of any answer and any report, which say nothing of what was done.
 _ANY_ANSWER = frozenset({"try", "now", "thank", "thanks", "get", "got", "make", "made", "thing", "work", "time"})
+
+
+def _told_how_it_ended(sentence: str) -> bool:
+    """Whether a sentence read as a problem resolved says so in words: what went well, the cause found, or a measure
+    of the change. In a longer conversation most of the user's sentences sit as near "it works now" by their topic as
+    by anything else ("both graphs show a key lock on the same index", "thanks, that helps"): the meaning alone is no
+    ending there."""
+    return bool(_WENT_WELL.search(sentence) or _CAUSE_OR_MEASURE.search(sentence))
 
 
 def _did_as_answered(sentence: str, answer: PromptMessage | None) -> bool:

@@ -222,6 +222,7 @@ def assistant_voice(sentence: str) -> str:
 
 
 _GERUND = re.compile(r"[a-z]{2,}ing")
+_THANK_YOU_THINGS = frozenset("note notes card cards letter letters email emails gift gifts message messages".split())
 _NOT_A_GERUND = frozenset("bring sing ring swing sting cling fling spring wring string".split())
 _CLAUSE_OPENS = re.compile(r"[,;:—–]|\s-\s")
 
@@ -230,6 +231,8 @@ def _assistant_word(word: str, following: str, before: str) -> str:
     """`before`: the word before it, "" at the clause's start, where "you" is a subject too ("You rewrote it")."""
     lowered = word.lower()
     if lowered == "you":
+        if before == "thank" and following in _THANK_YOU_THINGS:
+            return word  # "thank you notes" are the user's to send
         if _GERUND.fullmatch(following) and following not in _NOT_A_GERUND:
             return "\x00me"  # the doer of a gerund: "you playing the landlord helped" is "me playing the landlord"
         opens = before in _YOU_SUBJECT_AFTER or not before
