@@ -358,3 +358,31 @@ def test_who_does_what_first_is_a_way_of_working_not_a_form_of_answers(model: Ru
     said = "for my essays, I'd rather draft each section myself first and then you point out what's weak"
     found = relational(model, chat((U, said)))
     assert [t for t, _ in found] == ["working_style"], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I solved the memory leak myself over the weekend so no idea what was different",
+        "I finally cleaned up the whole spreadsheet myself yesterday",
+    ],
+)
+def test_what_the_user_did_alone_is_no_lesson_and_no_work_of_ours(model: RulesLanguageModel, said: str) -> None:
+    assert relational(model, chat((U, said))) == []
+
+
+@pytest.mark.parametrize(
+    "said", ["Ahmed prefers code first and the explanation after", "Lucia says bullet points make everything clearer"]
+)
+def test_what_someone_named_wants_is_no_preference_of_the_users(model: RulesLanguageModel, said: str) -> None:
+    asked = (U, "I have to send the weekly update to my manager")
+    assert relational(model, chat(asked, (A, "Happy to help you draft it."), (U, said))) == []
+
+
+def test_a_credit_said_in_so_many_words_is_the_approach_it_credits(model: RulesLanguageModel) -> None:
+    said = (
+        "please do it like last time: you marked the weak sentences instead of rewriting them, and that honestly "
+        "worked for me"
+    )
+    found = relational(model, chat((U, said)))
+    assert [t for t, _ in found] == ["approach_effectiveness"], found

@@ -231,6 +231,12 @@ _THIRD_PARTY = re.compile(
     r"lecturer|professor|lawyer|accountant|pharmacist|GP|specialist|consultant)|he|she|they|everyone|people)\b"
     r"(?!\s+and\s+(?:I|me)\b)"
 )
+# Someone named, and what they want or say: "Henrik always wants summaries as bullet points". Case-sensitive: a name
+# is capitalised ("Please always…" is no one).
+_SOMEONE_NAMED = re.compile(
+    r"^\W*[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:always\s+|usually\s+|also\s+|really\s+)?(?:wants|likes|prefers|says|said|"
+    r"thinks|needs|asks|asked|hates|loves|told|insists)\b"
+)
 # What the user would want in another life is no lesson about this one: "if I were a teacher I'd want everything as
 # bullet points", "hypothetically, as a manager…". "If I were you, I'd keep it shorter" is advice to me, and stays.
 _COUNTERFACTUAL = re.compile(
@@ -386,9 +392,9 @@ def _by_meaning(
             and _credits_what_i_did(sentence.text, match)
         ):
             label = "approach_worked"
-        elif label in {"format", "suggestions"} and _HOW_WE_SPLIT_THE_WORK.search(sentence.text):
-            # Who does what first ("I'd rather write it myself first, then you go over it") is how we work, whatever
-            # the form of my answers it sits near.
+        elif label in {"format", "suggestions", "habit"} and _HOW_WE_SPLIT_THE_WORK.search(sentence.text):
+            # Who does what first ("I'd rather write it myself first, then you go over it", "we go one file at a
+            # time") is how we work, whatever form of my answers or habit of ours it sits near.
             label = "working_style"
         kept = label is not None and (of_named_work or evidenced(label, sentence.text, match.by_label.get(label, 0.0)))
         if not kept and not told:
@@ -441,6 +447,12 @@ _SOMEONE_ELSES_HELP = re.compile(r"(?i)(?:\b\w+['’]s|\b(?:his|her|their))\s+(?
 # Nor is what the user did alone, said so: "finally fixed the leaking tap on my own after watching a video", "…
 # helped me fix the dishwasher myself" (a "myself" closing its clause says who did it).
 _ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|without (?:any )?help)\b")
+# Done by the user alone, told in the past: "I fixed the date parsing bug myself last night", "I already ported the
+# tests myself" — neither a way I helped, a way they like to work nor work of ours.
+_DID_IT_THEMSELVES = re.compile(
+    r"(?i)\bI\s+(?:already\s+|just\s+|finally\s+)?(?:fixed|solved|figured out|sorted|worked out|found|did|managed|"
+    r"got|ported|wrote|built|made|finished|changed|cleaned)\b[^.!?;]*\bmyself\b"
+)
 # A "myself" closing its clause says the same ("…helped me fix the dishwasher myself"), unless the sentence credits me
 # with getting them there: "the way you had me explain my code back to you made me spot the bug myself".
 _MYSELF_CLOSING = re.compile(r"(?i)\bmyself(?=\s*(?:[.,;:!]|$))")
@@ -555,6 +567,8 @@ _HOW_WE_SPLIT_THE_WORK = re.compile(
     r"attempt|write|draft|work)\b[^.!?]*\b(?:first|myself|on my own)\b|"
     r"only (?:nudge|hint|help|step in|jump in)|pause after (?:each|every)|(?:don['’]?t|do not) jump in|"
     r"think(?:ing)? out loud|in one go|check in (?:with me )?(?:between|after|before)|"
+    # "we go one file at a time, I wait for your ok before the next one"
+    r"wait for (?:my|your) (?:ok|okay|go|go-ahead|answer)|"
     r"before (?:we|you) (?:touch|start|write|change|dive)\b[^.!?]*\b(?:plan|outline|agree))"
 )
 # A routine of our talks named as one: "same drill as usual: …, you tell me your top suspect", "my usual morning
@@ -591,7 +605,8 @@ _CREDIT_MISREAD_AS = frozenset({"format", "suggestions", "habit", "shared_resear
 # What I did, credited in so many words ("the way you give me just two options a day works so well", "THIS is what
 # works for me, when you put two sentences side by side"): the credit, however sure the probe is of it.
 _CREDITED_IN_WORDS = re.compile(
-    r"(?i)\b(?:(?:really |actually |so |totally )?helped|works? (?:so |really |way |much )?(?:well|better|wonders)|"
+    r"(?i)\b(?:(?:really |actually |so |totally )?helped|(?:really|totally|honestly|actually) worked|"
+    r"works? (?:so |really |way |much )?(?:well|better|wonders)|"
     r"is what (?:really |actually )?works)\b"
 )
 # A piece of work asked for now ("give me an outline for it in three points", "can you write this email in a more
@@ -695,7 +710,9 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     needs no word of `_EVIDENCE`: "code first, explanation after" says how to answer without "please" or "prefer"."""
     if _REFUSAL.search(sentence) and not _INSTEAD.search(sentence):
         return False
-    if _ASKS.search(sentence) or (label != "shared_research" and _THIRD_PARTY.search(sentence)):
+    if _ASKS.search(sentence) or (
+        label != "shared_research" and (_THIRD_PARTY.search(sentence) or _SOMEONE_NAMED.search(sentence))
+    ):
         return False
     if _COUNTERFACTUAL.search(sentence):
         return False
@@ -730,8 +747,11 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         not _APPROACH.search(sentence)
         or _SOMEONE_ELSES_HELP.search(sentence)
         or _ON_THEIR_OWN.search(sentence)
+        or _DID_IT_THEMSELVES.search(sentence)
         or (_MYSELF_CLOSING.search(sentence) and not compiled(patterns.OF_ME).search(sentence))
     ):
+        return False
+    if label in {"working_style", "project", "shared_research"} and _DID_IT_THEMSELVES.search(sentence):
         return False
     if label == "project" and not _CONTINUES.search(sentence):
         return False
@@ -910,6 +930,8 @@ _CAUSE_OR_MEASURE = re.compile(
 _NO_ENDING = re.compile(
     r"(?i)\b(?:could|might|may|would|maybe|perhaps|probably|hopefully|I'?ll|I will|gonna|going to|need to|"
     r"have to|let me|always|usually|in general|every time|whenever|what (?:really |actually )?works|"
+    # a request to me: "I'd rather try it myself, don't just write the fixed query", "please do it like last time"
+    r"please|I['’]?d rather|(?:can|could|would) you|don['’]?t just|"
     # fine as acceptable, or as a feeling: "cups are fine", "for an hour I felt fine" (not "the sofa is fine now")
     r"(?:that'?s|thats|is|are|felt|feel|I'?m|am) fine(?!\s+(?:now|again)))\b"
 )
