@@ -834,6 +834,7 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
         if len(s.split()) >= _MIN_WORDS
     ]
     matches = layer.classify("outcome", [s.text for s in later])
+    last_said = max(m.index for m in messages if m.role is MessageRole.USER)
     # A message that says it is not solved is not solved, whatever its other sentences are near.
     unsolved = {s.message.index for s in later if _UNRESOLVED.search(s.text)}
     resolved = [
@@ -843,7 +844,7 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
         and not _NO_ENDING.search(s.text)
         and not _THIRD_PARTY.search(s.text)  # what someone else did or says: "she says the idea got rejected"
         and (
-            (problem_told and match.nearest == "resolved" and _told_how_it_ended(s.text))
+            (problem_told and _reads_as_resolved(s, match, last_said))
             or _did_as_answered(s.text, _answer_before(conversation, s.message.index))
         )
     ]
@@ -941,11 +942,24 @@ _NEGATED = re.compile(r"(?i)\b(?:not|never)\b|n['’]t\b")
 _ANY_ANSWER = frozenset({"try", "now", "thank", "thanks", "get", "got", "make", "made", "thing", "work", "time"})
 
 
+def _reads_as_resolved(sentence: _Sentence, match: Match, last_said: int) -> bool:
+    """Whether a sentence nearest a problem resolved ends the problem: said so in words (`_told_how_it_ended`), or
+    read so past the bar in the user's last message, how the conversation ended, and more than thanks ("ok thanks,
+    that helps"). In a longer conversation most of the user's sentences sit as near "it works now" by their topic as
+    by anything else ("both graphs show a key lock on the same index", "then it wore off"): the meaning alone is no
+    ending in its middle. Words alone were tried and dropped: the test half's endings are said in words no list
+    holds (docs/pipeline.md)."""
+    if match.nearest != "resolved":
+        return False
+    if _told_how_it_ended(sentence.text):
+        return True
+    thanks_alone = _THANKS.match(clause(sentence.text) or sentence.text)
+    return match.label == "resolved" and sentence.message.index == last_said and not thanks_alone
+
+
 def _told_how_it_ended(sentence: str) -> bool:
-    """Whether a sentence read as a problem resolved says so in words: what went well, the cause found, or a measure
-    of the change. In a longer conversation most of the user's sentences sit as near "it works now" by their topic as
-    by anything else ("both graphs show a key lock on the same index", "thanks, that helps"): the meaning alone is no
-    ending there."""
+    """Whether a sentence says in words how a problem ended: what went well, the cause found, or a measure of the
+    change."""
     return bool(_WENT_WELL.search(sentence) or _CAUSE_OR_MEASURE.search(sentence))
 
 
