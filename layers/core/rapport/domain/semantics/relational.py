@@ -393,8 +393,8 @@ def _by_meaning(
         ):
             label = "approach_worked"
         elif label in {"format", "suggestions", "habit"} and _HOW_WE_SPLIT_THE_WORK.search(sentence.text):
-            # Who does what first ("I'd rather write it myself first, then you go over it", "we go one file at a
-            # time") is how we work, whatever form of my answers or habit of ours it sits near.
+            # Who does what first ("I'd rather write it myself first, then you go over it", "I wait for your ok
+            # before the next one") is how we work, whatever form of my answers or habit of ours it sits near.
             label = "working_style"
         kept = label is not None and (of_named_work or evidenced(label, sentence.text, match.by_label.get(label, 0.0)))
         if not kept and not told:
