@@ -24,7 +24,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from bench.lesson_traps import ROLES
+from bench.lesson_traps import LESSONS, ROLES
 from rapport.adapters.local.minilm import MiniLmEmbedder
 from rapport.domain.prompts import extract_relational, extract_user, payload
 from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
@@ -32,7 +32,6 @@ from rapport.domain.rules.model import RulesLanguageModel
 from rapport.domain.semantics.matcher import semantic_layer
 
 NOTHING = "none"
-LESSONS = frozenset({"communication_preference", "approach_effectiveness", "working_style"})
 
 
 def due_types(label: str) -> frozenset[str]:

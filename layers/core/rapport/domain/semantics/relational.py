@@ -181,9 +181,8 @@ _ANSWERS_NAMED = re.compile(
 )
 # Words said to me, or of us: a request to me ("help me…"), "you", "us", "our", "again".
 _SAID_TO_US = re.compile(rf"{patterns.OF_ME}|\b(?:help me|with me|us|our|again|back)\b")  # flags as OF_ME's
-_OURS_OR_ASKED = re.compile(
-    rf"{patterns.OF_ME}|\b(?:me|us|our|again|back|please|pls|here'?s|here (?:is|are))\b"  # flags as OF_ME's
-)
+# Or asks me by its words alone: "the usual: check my cover letter, please", "here are my numbers".
+_ASKS_ME = re.compile(r"(?i)\b(?:me|please|pls|here'?s|here (?:is|are))\b")
 _HELLO_AGAIN = re.compile(r"(?i)^\W*(?:hi|hello|hey|hiya|morning|evening)\s+again\b")
 # What came of our work says how it went, well or badly; without it, the sentence only names the work ("the schema we
 # designed, I want to extend it" picks it up again).
@@ -733,10 +732,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     # A habit of ours speaks of us or asks me ("the usual: check my cover letter", "here are my numbers"), or opens
     # our talk with its routine ("sunday, meal plan time as usual"): "I practice every night with podcasts in the car"
     # is a routine of the user's own life, and "hi again" a greeting.
-    if label == "habit" and not (
-        _OURS_OR_ASKED.search(_HELLO_AGAIN.sub("", sentence))
-        or (_OUR_ROUTINE.search(sentence) and not _OPENS_WITH_I.search(sentence))
-    ):
+    if label == "habit" and not _of_our_talks(sentence):
         return False
     # A change in the user's life is a fact about them; a lesson about us only where it speaks of me ("these days I
     # read you on my phone, so keep it shorter").
@@ -747,11 +743,12 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         not _APPROACH.search(sentence)
         or _SOMEONE_ELSES_HELP.search(sentence)
         or _ON_THEIR_OWN.search(sentence)
-        or _DID_IT_THEMSELVES.search(sentence)
         or (_MYSELF_CLOSING.search(sentence) and not compiled(patterns.OF_ME).search(sentence))
     ):
         return False
-    if label in {"working_style", "project", "shared_research"} and _DID_IT_THEMSELVES.search(sentence):
+    if label in {"approach_worked", "working_style", "project", "shared_research"} and _DID_IT_THEMSELVES.search(
+        sentence
+    ):
         return False
     if label == "project" and not _CONTINUES.search(sentence):
         return False
@@ -771,6 +768,15 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     if label in {"format", "suggestions"} and _ASKED_OF_ME.search(sentence):
         return True  # the request said to me is the want
     return needed is None or needed.search(sentence) is not None
+
+
+def _of_our_talks(sentence: str) -> bool:
+    """Whether a recurrence speaks of us or asks me (`_SAID_TO_US`, `_ASKS_ME`; "hi again" is a greeting), or opens
+    our talk with its routine ("sunday, meal plan time as usual", not "I run every morning as usual")."""
+    unhailed = _HELLO_AGAIN.sub("", sentence)
+    if _SAID_TO_US.search(unhailed) or _ASKS_ME.search(unhailed):
+        return True
+    return bool(_OUR_ROUTINE.search(sentence)) and not _OPENS_WITH_I.search(sentence)
 
 
 def _after_but(sentence: str) -> str:
@@ -947,7 +953,7 @@ def _reads_as_resolved(sentence: _Sentence, match: Match, last_said: int) -> boo
     read so past the bar in the user's last message, how the conversation ended, and more than thanks ("ok thanks,
     that helps"). In a longer conversation most of the user's sentences sit as near "it works now" by their topic as
     by anything else ("both graphs show a key lock on the same index", "then it wore off"): the meaning alone is no
-    ending in its middle. Words alone were tried and dropped: the test half's endings are said in words no list
+    ending in its middle. Its last word may be read by meaning alone: endings are said in more words than any list
     holds (docs/pipeline.md)."""
     if match.nearest != "resolved":
         return False
