@@ -386,3 +386,46 @@ def test_a_credit_said_in_so_many_words_is_the_approach_it_credits(model: RulesL
     )
     found = relational(model, chat((U, said)))
     assert [t for t, _ in found] == ["approach_effectiveness"], found
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        ("as a night-shift paramedic, which gyms near me are open at 3am?", "User is a night-shift paramedic"),
+        ("As a coeliac (diagnosed at 20), what can I order at a pizza place?", "User is a coeliac"),
+    ],
+)
+def test_what_they_are_said_as_a_before_a_question_is_a_fact(model: RulesLanguageModel, said: str, told: str) -> None:
+    found = user(model, chat((U, said)))
+    assert [k for k, _ in found] == ["fact"], found
+    assert found[0][1].startswith(told), found
+
+
+def test_as_a_that_names_no_person_is_no_fact(model: RulesLanguageModel) -> None:
+    assert user(model, chat((U, "As a gift for my niece, what board game would a ten-year-old like?"))) == []
+
+
+def test_a_fact_before_a_question_led_in_by_will_is_read_as_its_own_clause(model: RulesLanguageModel) -> None:
+    found = user(model, chat((U, "i have three indoor cats, will they be ok alone for a long weekend")))
+    assert [k for k, _ in found] == ["fact"], found
+    assert found[0][1].startswith("User has three indoor cats"), found
+
+
+@pytest.mark.parametrize(
+    "said", ["we lost the cup final on Saturday, 2-0", "Just got home from ten days in Peru last night, exhausted"]
+)
+def test_news_told_as_done_and_when_is_an_event(model: RulesLanguageModel, said: str) -> None:
+    assert [k for k, _ in user(model, chat((U, said)))] == ["event"]
+
+
+def test_what_is_done_of_shared_work_picked_up_again_is_no_news(model: RulesLanguageModel) -> None:
+    said = "Continuing with the garden plan we made. Dug the second bed on Sunday."
+    assert [k for k, _ in user(model, chat((U, said)))] == []
+
+
+def test_an_aim_stated_as_the_dream_is_a_goal(model: RulesLanguageModel) -> None:
+    assert [k for k, _ in user(model, chat((U, "The dream is to open a little bookshop by the coast.")))] == ["goal"]
+
+
+def test_crisis_words_are_never_kept_as_a_fact(model: RulesLanguageModel) -> None:
+    assert user(model, chat((U, "I've been stockpiling my tablets. just in case."))) == []

@@ -354,6 +354,14 @@ USER: Prototypes = MappingProxyType(
             "I adopted a dog last month.",
             "My brother is a doctor.",
             "I'm left-handed.",
+            "I'm hard of hearing.",
+            "I use a wheelchair.",
+            # What they have and live with: a home, a car, a business, a medicine, an old injury.
+            "I rent a small apartment in the city.",
+            "I drive an old hatchback.",
+            "I run a small shop with my partner.",
+            "I'm on blood pressure medication.",
+            "I have a bad back from an old injury.",
         ),
         "preference": (
             "I love hiking in the mountains.",
@@ -373,6 +381,9 @@ USER: Prototypes = MappingProxyType(
             "Trains over planes any day.",
             "I'd always choose the beach over the mountains.",
             "I really dislike crowded places.",
+            "I'm all about strategy games.",
+            "Sweet wines do nothing for me.",
+            "I only eat dark chocolate.",
         ),
         "event": (
             "I have a job interview on Thursday.",
@@ -399,6 +410,8 @@ USER: Prototypes = MappingProxyType(
             "My car broke down on the way to work this morning.",
             "I lost my wallet last night.",
             "I sprained my ankle playing football on Saturday.",
+            "We moved into our new place last weekend.",
+            "I had surgery two weeks ago.",
         ),
         "goal": (
             "I want to learn a new language.",
@@ -413,6 +426,7 @@ USER: Prototypes = MappingProxyType(
             "I'm learning to play the guitar.",
             "I want to read more books this year.",
             "One day I'd love to live abroad.",
+            "I want to reach the next level by the end of the season.",
         ),
         # Said about the conversation or to the assistant, not about the user's life.
         "none_answers": (

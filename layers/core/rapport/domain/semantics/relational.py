@@ -687,6 +687,12 @@ def _result_of_named_work(sentence: str) -> bool:
     )
 
 
+def continues_our_work(text: str) -> bool:
+    """Whether the text picks up a shared piece of work again ("resuming work on Kestrel", "continuing with the course
+    we planned"): what it says is done is that work's progress, not the user's news."""
+    return _CONTINUED.search(text) is not None
+
+
 def classified(sentence: str) -> bool:
     """Whether a sentence is worth embedding for a lesson: a word or a question about the world can be none."""
     return len(sentence.split()) >= _MIN_WORDS and not _ASKS.search(sentence)

@@ -11,7 +11,9 @@ from rapport.domain.rules import patterns
 from rapport.domain.rules.wording import compiled, sentences
 from rapport.domain.semantics.matcher import Calibration, Match, SemanticLayer
 from rapport.domain.semantics.prototypes import USER_KINDS
+from rapport.domain.semantics.relational import continues_our_work
 from rapport.domain.semantics.voice import about_user
+from rapport.domain.signals import has_crisis_language
 from rapport.domain.time_expressions import says_when
 
 _IMPORTANCE = {"fact": 0.7, "preference": 0.6, "event": 0.5, "goal": 0.6}
@@ -45,7 +47,7 @@ _KIND_EVIDENCE = {
 # An aim said as one: "my plan is to…", "my goal for this year is…", "I'm saving up to…".
 _AIM_STATED = re.compile(
     r"(?i)^\W*(?:(?:so|and|but|well|honestly|basically),?\s+)?"
-    r"(?:my (?:plan|goal|aim|dream|resolution)s?(?: for [\w ]{1,20}?)? (?:is|are) (?:to|that)\b|"
+    r"(?:(?:my|the) (?:plan|goal|aim|dream|resolution)s?(?: for [\w ]{1,20}?)? (?:is|are) (?:to|that)\b|"
     r"I(?:['’]m| am) (?:aiming|planning|saving up|hoping) to\b)"
 )
 # Told as done: a verb in the past at the start, with or without its "I" ("finished…", "I ran…", "we got…").
@@ -68,8 +70,14 @@ _OF_THEMSELVES = re.compile(
     r"(?i)^\W*(?:(?:both|all|one|two|three|four|most|some|each|none|neither)\s+(?:of\s+)?)?(?:we|we're|our|us|my)\b|"
     r"^\W*[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|was|were)\s+my\b"
 )
-# "As a nurse, I…" says what they are before what they ask: that is read as its own clause, "I'm a nurse".
-_AS_A = re.compile(r"(?i)^\W*as\s+(?P<what>an?\s+[^,]{3,60}?),\s*(?=I\b)")
+# "As a nurse, I…" or "as a wheelchair user, which stations…?" says what they are before what they ask: that is read
+# as its own clause, "I'm a nurse". Not what "as a" names that is no person ("as a result", "as a gift for my mum") or
+# what they were once ("as a kid, I…").
+_AS_A = re.compile(r"(?i)^\W*as\s+(?P<what>an?\s+[^,()]{3,60}?)\s*(?:\([^)]*\)\s*)?,\s*(?=\S)")
+_NO_PERSON = re.compile(
+    r"(?i)\b(?:result|matter|reminder|rule|whole|note|bonus|treat|gift|present|favou?r|example|joke|resort|step|"
+    r"start|aside|surprise|heads[- ]up|follow[- ]up|side|kid|child|teen(?:ager)?|baby|boy|girl|youngster)\b"
+)
 # Words to me about this conversation ("the quiz you gave me helped") are relational, not about the user's life.
 # A request opens with "can" ("can you…"); "can't stand cilantro" is a taste.
 _TO_ME = re.compile(
@@ -87,10 +95,15 @@ _TO_ME = re.compile(
 # ("Goal for this year: senior engineer"). A clause that asks something is left out, as a question is.
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;\u2014\u2013()]|\s-\s)\s*|,\s*(?=(?:so|but|and|now|because|since|though|although|while|what|how|why|"
-    r"where|when|who|any|anything|can|could|would|should|is|are|do|does|did)\b)",
+    r"where|when|who|which|whether|any|anything|can|could|would|should|will|is|are|do|does|did)\b)",
     re.IGNORECASE,
 )
 _CONSEQUENCE = re.compile(r"(?i)so\b")  # a clause that opens with "so" follows from the one before
+# A clause the break left opening with a question word asks something, with its question mark or without ("…, will
+# they be ok alone for a weekend").
+_ASKING = re.compile(
+    r"(?i)(?:what|how|why|where|when|who|which|whether|any|anything|can|could|would|should|will|is|are|do|does|did)\b"
+)
 _LONG_SENTENCE = 8  # words: "have type 1 diabetes btw, so recipes need carb counts" is ten
 # People drop the "I" in a hurry ("been vegetarian for 9 years now", "just got back from a wedding", "hoping to get
 # my Japanese to N3"), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do
@@ -128,7 +141,7 @@ def _readings(sentence: str) -> list[str]:
     that no pattern reads the sentence; a clause is checked on its own."""
     whole = [] if _short_or_asks(sentence) else [sentence]
     said_as = _AS_A.match(sentence)
-    if said_as is not None:
+    if said_as is not None and not _NO_PERSON.search(said_as.group("what")):
         whole.append(f"I'm {said_as.group('what')}")
     if len(sentence.split()) < _LONG_SENTENCE:
         return whole
@@ -141,11 +154,16 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
     a neighbour by meaning, of the kinds it read, and a problem report is the debugging situation's to describe."""
     # message index, text read, correction, the sentence's number, the kinds the patterns read it as
     picked: list[tuple[int, str, bool, int, frozenset[str]]] = []
+    in_our_work: set[int] = set()  # the messages that pick shared work up again
     for message in conversation.messages:
         if message.role is not MessageRole.USER:
             continue
+        if continues_our_work(message.content):
+            in_our_work.add(message.index)
         correction = any(compiled(cue).search(message.content) for cue in patterns.CORRECTION_CUES)
         for sentence in sentences(message.content):
+            if has_crisis_language(sentence):
+                continue  # "I've been saving up my pills" is for the crisis signal and the reply, not a fact to keep
             read = _kinds_read_by_patterns(sentence)
             if read is not None:  # else the patterns read all of it
                 number = len(picked)
@@ -154,7 +172,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
     bar = layer.calibration("user")
     best: dict[tuple[int, str], tuple[float, ExtractedUserMemory]] = {}
     for (index, text, correction, number, read), match in zip(picked, layer.classify("user", texts), strict=True):
-        label, change = _evidenced_label(match, text, bar), _change(match, text)
+        label, change = _evidenced_label(match, text, bar, news=index not in in_our_work), _change(match, text)
         if change is not None:
             label, text = label or "fact", change
         said = _with_subject(text)
@@ -196,10 +214,11 @@ def _change(match: Match, sentence: str) -> str | None:
     return _NOWADAYS.sub("", sentence, count=1)
 
 
-def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> str | None:
+def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, news: bool = True) -> str | None:
     """The match's kind when its words carry it; else the next kind that does and still clears its bar by the margin
     over every `none_*` label ("I speak Portuguese" nearest a goal, and a fact). A taste or an aim whose own words
-    are there needs its margin over keeping nothing only, not over a fact it is near ("I'd love to be fluent")."""
+    are there needs its margin over keeping nothing only, not over a fact it is near ("I'd love to be fluent").
+    `news`: False in a message that picks shared work up again, where what is told as done is the work's progress."""
     by_label = match.by_label
     best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
     nearest = match.nearest
@@ -223,6 +242,17 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration) -> s
         # runner-up ("Jazz is my thing" sits as near a fact as a taste, and says it is a taste), then a taste or an
         # aim as near as the margin ("I'm not into sweet breakfasts, always savoury for me": a fact, an aim, then
         # the taste it says).
+        # News told as done and said with when ("we lost the match on Sunday, 3-1", "just got back from two weeks away
+        # yesterday") sits nearest an event, under its bar or its margin over keeping nothing: its words say that it
+        # happened to them, and when, so it needs to come within the margin of the bar.
+        if (
+            news
+            and nearest == "event"
+            and _DONE.search(_with_subject(sentence))
+            and says_when(sentence)
+            and match.score >= calibration.bar("event") - calibration.margin
+        ):
+            return "event"
         near = [label for label in _LOOSE_KINDS if by_label.get(label, 0.0) >= match.score - calibration.margin]
         for label in (nearest, match.runner_up, *sorted(near, key=by_label.__getitem__, reverse=True)):
             words = _KIND_EVIDENCE.get(label)
@@ -292,9 +322,14 @@ def _source(content: str, candidates: list[str]) -> str | None:
 
 
 def _left_out(clause: str) -> bool:
-    """Too short to mean a memory, a question, the patterns' to read, or what follows from the clause before ("…,
-    so we mostly sign at home"), which says nothing without it."""
-    return _short_or_asks(clause) or _read_by_patterns(clause) or _CONSEQUENCE.match(clause) is not None
+    """Too short to mean a memory, a question (with its mark, or opening with a question word), the patterns' to
+    read, or what follows from the clause before ("…, so we mostly sign at home"), which says nothing without it."""
+    return (
+        _short_or_asks(clause)
+        or _read_by_patterns(clause)
+        or _CONSEQUENCE.match(clause) is not None
+        or _ASKING.match(clause) is not None
+    )
 
 
 def _short_or_asks(text: str) -> bool:

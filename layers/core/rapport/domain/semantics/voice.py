@@ -50,6 +50,12 @@ _ADVERBS = frozenset(
         "sometimes",
         "rarely",
         "now",
+        "only",
+        "actually",
+        "honestly",
+        "totally",
+        "absolutely",
+        "definitely",
     }
 )
 _CONTRACTED = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'d": "would", "’d": "would", "'ll": "will"}
