@@ -429,3 +429,58 @@ def test_an_aim_stated_as_the_dream_is_a_goal(model: RulesLanguageModel) -> None
 
 def test_crisis_words_are_never_kept_as_a_fact(model: RulesLanguageModel) -> None:
     assert user(model, chat((U, "I've been stockpiling my tablets. just in case."))) == []
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "the indexer is off for now. need to ask IT if it can stay off",
+        "seems ok for the moment. will ask IT tomorrow",
+        "it calmed down a bit. will check again tonight",
+        "still on hold with their support, 30 minutes and counting",
+        "quieter now but no idea if it'll stay that way",
+    ],
+)
+def test_a_talk_that_ends_on_a_plan_a_wait_or_a_doubt_is_no_outcome(model: RulesLanguageModel, last: str) -> None:
+    # Given a problem and my answer, when the user's last message says what is still to come, waits, or doubts,
+    # then no outcome is stored, however near "it works now" one of its sentences sits.
+    found = relational(
+        model,
+        chat(
+            (U, "my laptop is really slow and the fan is loud since the update"),
+            (A, "Check Task Manager for a process using a lot of CPU; an indexer after an update is a common cause."),
+            (U, last),
+        ),
+    )
+    assert [t for t, _ in found if t == "collaboration_outcome"] == [], found
+
+
+def test_what_the_user_solved_before_i_answered_is_no_outcome_of_ours(model: RulesLanguageModel) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "sorted the memory leak on my own this morning, it was an unclosed file handle. new question though"),
+            (A, "Nice catch. What's the question?"),
+            (U, "how do I profile startup time in a flask app"),
+            (A, "Run it under cProfile or use pyinstrument around app creation and sort by cumulative time."),
+            (U, "ok cheers"),
+        ),
+    )
+    assert [t for t, _ in found if t == "collaboration_outcome"] == [], found
+
+
+def test_the_whole_thing_in_a_form_for_now_is_no_preference_and_no_way_of_working(model: RulesLanguageModel) -> None:
+    for said in [
+        "give me the whole lot as numbered steps please, I want to print it",
+        "just give me bullet points of what to say, I'm too stressed to think",
+        "could you put that in a quick table for me, weekday and task",
+    ]:
+        found = relational(
+            model,
+            chat(
+                (U, "how do I descale a kettle?"),
+                (A, "Fill it halfway with equal parts water and white vinegar, boil, leave an hour, rinse twice."),
+                (U, said),
+            ),
+        )
+        assert found == [], (said, found)

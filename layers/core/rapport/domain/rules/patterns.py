@@ -490,12 +490,14 @@ FEATURES: tuple[Feature, ...] = (
         r"(?P<value>(?i:the|my|our) [\w/\-. ]{2,40}?) (?i:is|are|keeps?|kept) (?i:broken|failing|crashing|down|"
         r"timing out|not working|throwing \w+)",
     ),
-    # The user saying it is solved.
+    # The user saying it is solved, after an answer of mine: solved before I answered ("i fixed the flaky test myself
+    # last night, it was a race condition", "it worked yesterday") is no outcome of ours.
     Feature(
         "resolution",
         r"(?i)\b(?:that|it|this) (?:worked|fixed it|did it|did the trick|solved it|was it)\b|\b(?:works|working) now\b|"
         r"\b(?:fixed|solved|sorted|resolved)(?: it)?\b|\bit was (?:the|a|an|my|our)\b|\bproblem solved\b",
         prefer="last",
+        answers=True,
     ),
     # What it turned out to be: the last word on it wins.
     Feature("cause", r"(?i:\bit was) (?P<value>(?i:the|a|an|my|our) [\w\-/. ]{2,40}?)" + _OUTCOME_END, prefer="last"),

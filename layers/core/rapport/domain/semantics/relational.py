@@ -624,10 +624,12 @@ _FOR_THE_TASK = re.compile(
 # A form asked for what is in front of us ("put those in a short list I can screenshot", "make it shorter"): how to
 # answer now, unless said to stand.
 _ON_WHAT_IS_HERE = re.compile(
-    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|right|great|perfect|cool)[,\s]+)*"
+    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|right|great|perfect|cool|just)[,\s]+)*"
     r"(?:(?:can|could|would|will) you\s+|please\s+|pls\s+)?"
     r"(?:give|write|make|rewrite|redo|turn|put|list|format|convert|lay out|summari[sz]e|shorten|trim)\s+(?:me\s+)?"
-    r"(?:those|these|this|that|it|them|all (?:that|this|of (?:it|that|this)))\b"
+    r"(?:those|these|this|that|it|them|all (?:that|this|of (?:it|that|this))|the whole (?:thing|lot)|everything|"
+    # or a form of something named now: "bullet points of what to say", "a table of the three areas"
+    r"(?:a |an )?(?:\w+ )?(?:bullet points?|bullets|list|table|numbered steps|steps|summary|outline) (?:of|for) )\b"
 )
 
 
@@ -762,6 +764,8 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False  # work shared with someone else ("the trip we planned with my parents")
     if label == "our_outcome" and not _RESULT.search(sentence):
         return False
+    if label == "working_style" and _ON_WHAT_IS_HERE.search(sentence) and not _STANDING.search(sentence):
+        return False  # "put that in a quick table for me": a form for what is here, no way of working
     if label in {"format", "suggestions"} and (
         not _OF_OUR_TALK.search(sentence)
         or (_ON_WHAT_IS_HERE.search(sentence) and not _STANDING.search(sentence))
@@ -849,6 +853,13 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
     last_said = max(m.index for m in messages if m.role is MessageRole.USER)
     # A message that says it is not solved is not solved, whatever its other sentences are near.
     unsolved = {s.message.index for s in later if _UNRESOLVED.search(s.text)}
+    # A message that ends on a plan or a doubt ("tests need them in CI. need to ask Raj how CI runs them", "I'll try.
+    # I think I can sleep now") is not read as the end by meaning alone: it says what is still to come.
+    open_ended = {
+        m.index
+        for m in messages
+        if m.role is MessageRole.USER and any(_NO_ENDING.search(said) for said in sentences(m.content))
+    }
     resolved = [
         (s, match)
         for s, match in zip(later, matches, strict=True)
@@ -856,7 +867,7 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
         and not _NO_ENDING.search(s.text)
         and not _THIRD_PARTY.search(s.text)  # what someone else did or says: "she says the idea got rejected"
         and (
-            (problem_told and _reads_as_resolved(s, match, last_said))
+            (problem_told and _reads_as_resolved(s, match, last_said, open_ended))
             or _did_as_answered(s.text, _answer_before(conversation, s.message.index))
         )
     ]
@@ -945,6 +956,14 @@ _NO_ENDING = re.compile(
     r"have to|let me|always|usually|in general|every time|whenever|what (?:really |actually )?works|"
     # a request to me: "I'd rather try it myself, don't just write the fixed query", "please do it like last time"
     r"please|I['’]?d rather|(?:can|could|would) you|don['’]?t just|"
+    # a taste, or things compared ("I prefer working from home", "they're better than any app"), not an ending
+    r"prefer\w*|(?:better|worse) than (?:any|every|all|most)|"
+    # still going on, or not known yet: "on hold now, 47 minutes and counting", "no idea if this is the last problem",
+    # "haven't rerun the pipeline yet"
+    r"on hold|and counting|still waiting|no idea|not sure (?:if|whether)|(?:don['’]?t|do not) know (?:if|whether)|"
+    r"haven['’]?t\b[^.;!?]*\byet|"
+    # a plan said without its "I": "will bring it up at platform sync", "ok will look later"
+    r"will (?:bring|ask|check|look|try|send|call|ring|talk|raise|mention|update|report|test|see|do)|"
     # fine as acceptable, or as a feeling: "cups are fine", "for an hour I felt fine" (not "the sofa is fine now")
     r"(?:that'?s|thats|is|are|felt|feel|I'?m|am) fine(?!\s+(?:now|again)))\b"
 )
@@ -954,19 +973,24 @@ _NEGATED = re.compile(r"(?i)\b(?:not|never)\b|n['’]t\b")
 _ANY_ANSWER = frozenset({"try", "now", "thank", "thanks", "get", "got", "make", "made", "thing", "work", "time"})
 
 
-def _reads_as_resolved(sentence: _Sentence, match: Match, last_said: int) -> bool:
+def _reads_as_resolved(sentence: _Sentence, match: Match, last_said: int, open_ended: set[int]) -> bool:
     """Whether a sentence nearest a problem resolved ends the problem: said so in words (`_told_how_it_ended`), or
     read so past the bar in the user's last message, how the conversation ended, and more than thanks ("ok thanks,
     that helps"). In a longer conversation most of the user's sentences sit as near "it works now" by their topic as
     by anything else ("both graphs show a key lock on the same index", "then it wore off"): the meaning alone is no
     ending in its middle. Its last word may be read by meaning alone: endings are said in more words than any list
-    holds (docs/pipeline.md)."""
+    holds (docs/pipeline.md); not when that message also says what is still to come (`open_ended`)."""
     if match.nearest != "resolved":
         return False
     if _told_how_it_ended(sentence.text):
         return True
     thanks_alone = _THANKS.match(clause(sentence.text) or sentence.text)
-    return match.label == "resolved" and sentence.message.index == last_said and not thanks_alone
+    return (
+        match.label == "resolved"
+        and sentence.message.index == last_said
+        and sentence.message.index not in open_ended
+        and not thanks_alone
+    )
 
 
 def _told_how_it_ended(sentence: str) -> bool:
