@@ -484,3 +484,12 @@ def test_the_whole_thing_in_a_form_for_now_is_no_preference_and_no_way_of_workin
             ),
         )
         assert found == [], (said, found)
+
+
+def test_a_taste_said_as_a_kind_of_person_or_a_narrow_choice_is_a_preference(model: RulesLanguageModel) -> None:
+    found = user(model, chat((U, "I'm a bit of a cheese snob, only aged gouda for me.")))
+    assert [k for k, _ in found] == ["preference"], found
+
+
+def test_an_aim_only_wondered_about_is_no_goal(model: RulesLanguageModel) -> None:
+    assert user(model, chat((U, "Maybe I'll take up pottery one day, who knows. Anyway, how do kilns work?"))) == []

@@ -126,6 +126,7 @@ def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_vo
         ("I'm really into bouldering lately.", "User is really into bouldering lately"),
         ("I really love hiking in the mountains.", "User really loves hiking in the mountains"),
         ("I honestly only like dry cider.", "User honestly only likes dry cider"),
+        ("I finally moved my savings to a new bank.", "User finally moved their savings to a new bank"),
         ("My exam is next Tuesday and I haven't started.", "User's exam is next Tuesday and they haven't started"),
         ("We're moving house on the 30th.", "User says: they're moving house on the 30th"),
         ("I switched teams in March.", "User switched teams in March"),

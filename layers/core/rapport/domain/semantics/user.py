@@ -34,6 +34,8 @@ _KIND_EVIDENCE = {
         r"over(?! (?:the |this |last |next |a |my )?(?:holidays?|weekend|summer|winter|spring|autumn|fall|christmas|"
         r"easter|new year|break|years?|months?|weeks?|days?|night|past|phone|internet|there|here))|"
         r"no sugar|black|fond|keen|night owl|early bird|[\w-]+ person|sucker for|suits me|bores? me|"
+        # a taste said as a kind of person or a narrow choice: "a tea snob, only oolong for me", "picky with music"
+        r"snob|picky|fussy|only\b[^.,;!?]{1,40}\bfor me|"
         r"(?:is|are|isn'?t|aren'?t) for me|my cup of tea|can'?t get enough|"
         # a comparison or a judgment: "trains beat flying", "the hotter the better", "X over Y any day"
         r"better|best|worse|worst|beats?|happier|happiest|any ?(?:day|time)|every ?time|no contest)\b"
@@ -44,6 +46,8 @@ _KIND_EVIDENCE = {
         r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution)\b"
     ),
 }
+# An aim only wondered about ("maybe I'll learn guitar someday, who knows") is no goal yet.
+_WONDERED = re.compile(r"(?i)\b(?:maybe|perhaps|might|who knows)\b")
 # An aim said as one: "my plan is to…", "my goal for this year is…", "I'm saving up to…".
 _AIM_STATED = re.compile(
     r"(?i)^\W*(?:(?:so|and|but|well|honestly|basically),?\s+)?"
@@ -179,6 +183,8 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
             continue
         kind = USER_KINDS[label]
+        if kind == "goal" and _WONDERED.search(text):
+            continue
         if kind in read:
             continue  # the patterns read it as that kind already, and surer
         content = about_user(said)

@@ -56,6 +56,7 @@ _ADVERBS = frozenset(
         "totally",
         "absolutely",
         "definitely",
+        "finally",
     }
 )
 _CONTRACTED = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'d": "would", "’d": "would", "'ll": "will"}
