@@ -493,3 +493,16 @@ def test_a_taste_said_as_a_kind_of_person_or_a_narrow_choice_is_a_preference(mod
 
 def test_an_aim_only_wondered_about_is_no_goal(model: RulesLanguageModel) -> None:
     assert user(model, chat((U, "Maybe I'll take up pottery one day, who knows. Anyway, how do kilns work?"))) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "like before, dont give me the whole function at once",
+        "please do it like that every time with my homework, don't hand me the answer",
+    ],
+)
+def test_what_i_hand_over_and_when_is_a_way_of_working_not_a_form_of_answers(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert [t for t, _ in relational(model, chat((U, said)))] == ["working_style"]

@@ -568,6 +568,9 @@ _HOW_WE_SPLIT_THE_WORK = re.compile(
     r"think(?:ing)? out loud|in one go|check in (?:with me )?(?:between|after|before)|"
     # "we go one file at a time, I wait for your ok before the next one"
     r"wait for (?:my|your) (?:ok|okay|go|go-ahead|answer)|"
+    # what I hand over and when: "don't hand me the answer", "don't give me the whole script at once"
+    r"(?:don['’]?t|dont|do not|never) (?:just )?(?:give|hand|tell|show|send) me the (?:answers?|solutions?|"
+    r"whole \w+)|"
     r"before (?:we|you) (?:touch|start|write|change|dive)\b[^.!?]*\b(?:plan|outline|agree))"
 )
 # A routine of our talks named as one: "same drill as usual: …, you tell me your top suspect", "my usual morning
