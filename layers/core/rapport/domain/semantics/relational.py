@@ -636,6 +636,11 @@ _ON_WHAT_IS_HERE = re.compile(
 )
 
 
+def _for_what_is_here(sentence: str) -> bool:
+    """A form asked for what is in front of us (`_ON_WHAT_IS_HERE`) and not said to stand."""
+    return bool(_ON_WHAT_IS_HERE.search(sentence)) and not _STANDING.search(sentence)
+
+
 class _ProbeReading(NamedTuple):
     credit: bool  # credits a way I helped (`_CREDIT_ODDS`)
     wants: bool  # states a preference about answers (`_WANT_ODDS`)
@@ -767,11 +772,11 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False  # work shared with someone else ("the trip we planned with my parents")
     if label == "our_outcome" and not _RESULT.search(sentence):
         return False
-    if label == "working_style" and _ON_WHAT_IS_HERE.search(sentence) and not _STANDING.search(sentence):
+    if label == "working_style" and _for_what_is_here(sentence):
         return False  # "put that in a quick table for me": a form for what is here, no way of working
     if label in {"format", "suggestions"} and (
         not _OF_OUR_TALK.search(sentence)
-        or (_ON_WHAT_IS_HERE.search(sentence) and not _STANDING.search(sentence))
+        or _for_what_is_here(sentence)
         or (_OF_THEIR_OWN_THING.search(sentence) and not _ANSWERS_NAMED.search(sentence))
     ):
         return False
@@ -856,13 +861,10 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
     last_said = max(m.index for m in messages if m.role is MessageRole.USER)
     # A message that says it is not solved is not solved, whatever its other sentences are near.
     unsolved = {s.message.index for s in later if _UNRESOLVED.search(s.text)}
-    # A message that ends on a plan or a doubt ("tests need them in CI. need to ask Raj how CI runs them", "I'll try.
-    # I think I can sleep now") is not read as the end by meaning alone: it says what is still to come.
-    open_ended = {
-        m.index
-        for m in messages
-        if m.role is MessageRole.USER and any(_NO_ENDING.search(said) for said in sentences(m.content))
-    }
+    # A last message that also says what is still to come ("tests need them in CI. need to ask Raj how CI runs them",
+    # "I'll try. I think I can sleep now") is not read as the end by meaning alone.
+    last_message = next(m for m in messages if m.index == last_said)
+    ends_open = any(_NO_ENDING.search(said) for said in sentences(last_message.content))
     resolved = [
         (s, match)
         for s, match in zip(later, matches, strict=True)
@@ -870,7 +872,7 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
         and not _NO_ENDING.search(s.text)
         and not _THIRD_PARTY.search(s.text)  # what someone else did or says: "she says the idea got rejected"
         and (
-            (problem_told and _reads_as_resolved(s, match, last_said, open_ended))
+            (problem_told and _reads_as_resolved(s, match, last_said, ends_open))
             or _did_as_answered(s.text, _answer_before(conversation, s.message.index))
         )
     ]
@@ -976,24 +978,19 @@ _NEGATED = re.compile(r"(?i)\b(?:not|never)\b|n['’]t\b")
 _ANY_ANSWER = frozenset({"try", "now", "thank", "thanks", "get", "got", "make", "made", "thing", "work", "time"})
 
 
-def _reads_as_resolved(sentence: _Sentence, match: Match, last_said: int, open_ended: set[int]) -> bool:
+def _reads_as_resolved(sentence: _Sentence, match: Match, last_said: int, ends_open: bool) -> bool:
     """Whether a sentence nearest a problem resolved ends the problem: said so in words (`_told_how_it_ended`), or
     read so past the bar in the user's last message, how the conversation ended, and more than thanks ("ok thanks,
     that helps"). In a longer conversation most of the user's sentences sit as near "it works now" by their topic as
     by anything else ("both graphs show a key lock on the same index", "then it wore off"): the meaning alone is no
     ending in its middle. Its last word may be read by meaning alone: endings are said in more words than any list
-    holds (docs/pipeline.md); not when that message also says what is still to come (`open_ended`)."""
+    holds (docs/pipeline.md); not when that message also says what is still to come (`ends_open`)."""
     if match.nearest != "resolved":
         return False
     if _told_how_it_ended(sentence.text):
         return True
     thanks_alone = _THANKS.match(clause(sentence.text) or sentence.text)
-    return (
-        match.label == "resolved"
-        and sentence.message.index == last_said
-        and sentence.message.index not in open_ended
-        and not thanks_alone
-    )
+    return match.label == "resolved" and sentence.message.index == last_said and not ends_open and not thanks_alone
 
 
 def _told_how_it_ended(sentence: str) -> bool:

@@ -97,17 +97,18 @@ _TO_ME = re.compile(
 # keeps the best reading of each kind (so one fact is not stored twice). Clauses end at a semicolon, a dash or a
 # bracket, or at a comma before a conjunction or a question word; not at a colon, which introduces what it names
 # ("Goal for this year: senior engineer"). A clause that asks something is left out, as a question is.
+_QUESTION_WORDS = (
+    "what|how|why|where|when|who|which|whether|any|anything|can|could|would|should|will|is|are|do|does|did"
+)
 _CLAUSE_BREAK = re.compile(
-    r"\s*(?:[;\u2014\u2013()]|\s-\s)\s*|,\s*(?=(?:so|but|and|now|because|since|though|although|while|what|how|why|"
-    r"where|when|who|which|whether|any|anything|can|could|would|should|will|is|are|do|does|did)\b)",
+    r"\s*(?:[;\u2014\u2013()]|\s-\s)\s*|,\s*(?=(?:so|but|and|now|because|since|though|although|while|"
+    rf"{_QUESTION_WORDS})\b)",
     re.IGNORECASE,
 )
 _CONSEQUENCE = re.compile(r"(?i)so\b")  # a clause that opens with "so" follows from the one before
 # A clause the break left opening with a question word asks something, with its question mark or without ("…, will
 # they be ok alone for a weekend").
-_ASKING = re.compile(
-    r"(?i)(?:what|how|why|where|when|who|which|whether|any|anything|can|could|would|should|will|is|are|do|does|did)\b"
-)
+_ASKING = re.compile(rf"(?i)(?:{_QUESTION_WORDS})\b")
 _LONG_SENTENCE = 8  # words: "have type 1 diabetes btw, so recipes need carb counts" is ten
 # People drop the "I" in a hurry ("been vegetarian for 9 years now", "just got back from a wedding", "hoping to get
 # my Japanese to N3"), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do
@@ -244,13 +245,9 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
     ):
         return "goal"
     if match.label is None:
-        # No kind won by the margin: one whose own words are there may take it, the nearest first, then the
-        # runner-up ("Jazz is my thing" sits as near a fact as a taste, and says it is a taste), then a taste or an
-        # aim as near as the margin ("I'm not into sweet breakfasts, always savoury for me": a fact, an aim, then
-        # the taste it says).
-        # News told as done and said with when ("we lost the match on Sunday, 3-1", "just got back from two weeks away
-        # yesterday") sits nearest an event, under its bar or its margin over keeping nothing: its words say that it
-        # happened to them, and when, so it needs to come within the margin of the bar.
+        # No kind won by the margin. News told as done and said with when ("we lost the match on Sunday, 3-1", "just
+        # got back from two weeks away yesterday") sits nearest an event, under its bar or its margin over keeping
+        # nothing: its words say that it happened to them, and when, so it needs to come within the margin of the bar.
         if (
             news
             and nearest == "event"
@@ -259,6 +256,9 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
             and match.score >= calibration.bar("event") - calibration.margin
         ):
             return "event"
+        # Else one whose own words are there may take it, the nearest first, then the runner-up ("Jazz is my thing"
+        # sits as near a fact as a taste, and says it is a taste), then a taste or an aim as near as the margin ("I'm
+        # not into sweet breakfasts, always savoury for me": a fact, an aim, then the taste it says).
         near = [label for label in _LOOSE_KINDS if by_label.get(label, 0.0) >= match.score - calibration.margin]
         for label in (nearest, match.runner_up, *sorted(near, key=by_label.__getitem__, reverse=True)):
             words = _KIND_EVIDENCE.get(label)
