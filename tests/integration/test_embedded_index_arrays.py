@@ -112,7 +112,7 @@ def test_the_hits_the_index_builds_are_the_hits_pydantic_builds(tmp_path: Path) 
         index.upsert(memory(TENANT, f"m{n:02d}", vector(rng), content=text(rng)))
     probe = vector(rng)
     hybrid = index.hybrid_search(query(TENANT, k=5), probe, "dog walk job", keyword_k=20)
-    built = [*searches(index, probe)[0], *searches(index, probe)[3], *hybrid.by_meaning, *hybrid.by_keywords]
+    built = [*searches(index, probe)[0], *searches(index, probe)[3]]
     assert built
     assert set(IndexHit.model_fields) == {"memory_id", "score"}  # every field the index sets, and no other
     for hit in built:
@@ -229,10 +229,11 @@ def test_a_hybrid_search_gives_the_cosine_of_each_keyword_candidate_the_meaning_
     # Then each of the first k keyword hits (what a recall takes as candidates) outside the nearest has its cosine,
     # as the memory's own vector gives it, and the keyword hits past them (read for their scores alone) have none;
     # past them, the hits are those of the 60 best by keywords that are among the nearest, in order, with their scores
-    meant = {hit.memory_id for hit in found.by_meaning}
-    outside = {hit.memory_id for hit in found.by_keywords[:5]} - meant
+    meant = set(found.by_meaning)
+    outside = set(list(found.by_keywords)[:5]) - meant
     deep = index.keyword_search(query(TENANT, k=60), "dog walk park job")
-    assert list(found.by_keywords) == deep[:5] + [hit for hit in deep[5:] if hit.memory_id in meant]
+    expected = deep[:5] + [hit for hit in deep[5:] if hit.memory_id in meant]
+    assert list(found.by_keywords.items()) == [(hit.memory_id, hit.score) for hit in expected]
     assert len(found.by_keywords) < 60
     assert outside and set(found.cosines) == outside
     unit = np.asarray(probe) / np.linalg.norm(probe)
@@ -314,7 +315,7 @@ def compare_searches(two_pass: EmbeddedVectorIndex, exact: EmbeddedVectorIndex, 
             assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-6)
             hybrid = two_pass.hybrid_search(q, probe, "dog walk park", keyword_k=80)
             reference = exact.hybrid_search(q, probe, "dog walk park", keyword_k=80)
-            assert [h.memory_id for h in hybrid.by_meaning] == [h.memory_id for h in reference.by_meaning]
+            assert list(hybrid.by_meaning) == list(reference.by_meaning)
             assert hybrid.by_keywords == reference.by_keywords
             assert hybrid.cosines == pytest.approx(reference.cosines, abs=1e-6)
         assert two_pass.knn_search(query(TENANT, k=5, domains=both), probe)

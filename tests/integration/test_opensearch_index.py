@@ -539,8 +539,9 @@ def test_hybrid_search_answers_what_the_two_searches_answer(cluster: FakeCluster
 
     found = index.hybrid_search(QUERY, [1.0, 0.0, 0.0, 0.0], "dog named Max", keyword_k=3)
 
-    assert list(found.by_meaning) == knn and list(found.by_keywords) == keyword
-    assert [h.score for h in found.by_meaning] == pytest.approx([0.8, 0.0, -1.0])  # cosines, not `_score`s
+    assert found.by_meaning == {h.memory_id: h.score for h in knn}
+    assert found.by_keywords == {h.memory_id: h.score for h in keyword}
+    assert list(found.by_meaning.values()) == pytest.approx([0.8, 0.0, -1.0])  # cosines, not `_score`s
 
 
 def test_knn_search_many_sends_the_single_searches_bodies_in_one_msearch(cluster: FakeCluster) -> None:
@@ -598,7 +599,7 @@ def test_hybrid_search_sends_only_the_searches_that_can_find_something(
 
     found = index.hybrid_search(QUERY, [1.0, 0.0, 0.0, 0.0], "   ", keyword_k=5)
 
-    assert [h.memory_id for h in found.by_meaning] == ["m1"] and found.by_keywords == ()
+    assert list(found.by_meaning) == ["m1"] and found.by_keywords == {}
     assert len(cluster.only("POST").body) == 2  # one header, one k-NN body
     nothing = index.hybrid_search(QUERY.model_copy(update={"statuses": ()}), [1.0, 0.0, 0.0, 0.0], "dog", keyword_k=5)
     assert nothing == HybridHits()

@@ -133,12 +133,13 @@ class RecallScoring:
         weight = self.speaker_weight(memory)
         return signals if weight == signals.speaker_weight else replace(signals, speaker_weight=weight)
 
-    def hit(self, memory: Memory, signals: RecallSignals) -> RecallHit:
+    def hit(self, memory: Memory, signals: RecallSignals, score: float | None = None) -> RecallHit:
+        """`score`: what `score` gives the weighed signals, from a caller that has it (`score_from`)."""
         signals = self.weighed(memory, signals)
         return RecallHit(
             memory=memory if memory.embedding is None else memory.without_embedding(),
             similarity=round(signals.similarity, SCORE_PLACES),
-            score=self.score(signals),
+            score=self.score(signals) if score is None else score,
             match_strength=match_strength(relevance(signals, self.weights), self.strong, self.moderate),
             match_reasons=match_reasons(signals, self.half_life_days),
             matched_terms=list(signals.matched_terms),
@@ -274,7 +275,9 @@ def keeping_best_by_meaning(
     top = placed[:limit]
     similar = {p.memory_id: p.similarity for p in placed}
     best = similar.get(by_meaning[0], -2.0) if by_meaning else -2.0
-    strong = [i for i in by_meaning if i in similar and strong_by_meaning(similar[i], best, min_similarity, margin)]
+    # `strong_by_meaning` as the one cosine it comes to, compared once per id rather than called (~60 a recall).
+    at_least = min(min_similarity, max(min_similarity - margin, best - margin))
+    strong = [i for i in by_meaning if similar.get(i, _NOT_PLACED) >= at_least]
     reserved = set(strong) & set(by_meaning[: int(limit * share)])
     shown = {p.memory_id for p in top}
     missing = {i for i in reserved if i not in shown}
@@ -282,7 +285,14 @@ def keeping_best_by_meaning(
         rising = [p for p in placed[limit:] if p.memory_id in missing]
         leaving = {p.memory_id for p in [p for p in reversed(top) if p.memory_id not in reserved][: len(rising)]}
         top = placed_order([*(p for p in top if p.memory_id not in leaving), *rising])
-    return _claimed_by_meaning(placed, top, [i for i in strong if i not in reserved], reserved, limit) or top
+        shown = {p.memory_id for p in top}
+    others = [i for i in strong if i not in reserved]
+    if all(i in shown for i in others):
+        return top  # only a strong match below the cut claims a place
+    return _claimed_by_meaning(placed, top, others, reserved, limit) or top
+
+
+_NOT_PLACED = float("-inf")  # below any cosine, so an id `placed` does not hold is never strong
 
 
 class Crowds(NamedTuple):

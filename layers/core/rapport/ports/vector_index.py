@@ -33,14 +33,15 @@ class IndexQuery(BaseModel):
 
 
 class HybridHits(BaseModel):
-    """What one hybrid search found: the nearest by meaning and the best by keywords, each best first."""
+    """What one hybrid search found: the nearest by meaning and the best by keywords, each best first, as ids with
+    their scores (what a recall reads of each: a mapping, not an `IndexHit` each to turn into one)."""
 
     model_config = ConfigDict(frozen=True)
 
-    by_meaning: tuple[IndexHit, ...] = ()
-    # The best by keywords: the first `k` of them, then of the rest up to `keyword_k` at least those `by_meaning`
-    # holds (what a recall reads past its candidates is their scores); an index may give every one.
-    by_keywords: tuple[IndexHit, ...] = ()
+    by_meaning: dict[str, float] = {}  # id: cosine
+    # The best by keywords (id: BM25): the first `k` of them, then of the rest up to `keyword_k` at least those
+    # `by_meaning` holds (what a recall reads past its candidates is their scores); an index may give every one.
+    by_keywords: dict[str, float] = {}
     # The cosine to the query of the first `k` keyword hits (those a recall takes as candidates) that are not among
     # `by_meaning`, where the index has it at no cost (in process, from the matrix it searched); a caller computes
     # the others from the memory's vector.

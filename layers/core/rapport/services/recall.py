@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 from datetime import datetime
+from itertools import islice
 from typing import NamedTuple
 
 from rapport.clock import Clock
@@ -270,20 +271,27 @@ class Recall:
         matches = _query_matches(candidates, self._settings.weights)
         contexts = self._contexts(candidates, matches, asked)
         scored = _Scored.of(self._scoring, candidates, contexts, asked.terms, matches)
+        ids = [c.memory.id for c in candidates]
+        similarities = [c.similarity for c in candidates]
+        # Positions closest by cosine first, equal cosines by id: (negated value, id, position) triples compare as
+        # that key would (ids differ).
+        by_meaning = [n for *_, n in sorted(zip([-s for s in similarities], ids, range(len(ids)), strict=True))]
         if edges is not None:
-            self._with_relation(edges, scored, query.limit)
+            self._with_relation(edges, scored, query.limit, ids, by_meaning)
         if self._settings.recall_inference_boost > 0 and asks_inference(asked.text):
             self._with_preferences(scored)
         if asks_across(asked.text):
             signals = {c.memory.id: scored.signals(n, weighed=False) for n, c in enumerate(candidates)}
             return self._best_across(scope, query, asked, candidates, signals)
-        return self._best(scored, query.limit, asked.now)
+        return self._best(scored, query.limit, asked.now, ids, [ids[n] for n in by_meaning])
 
-    def _best(self, scored: _Scored, limit: int, now: datetime) -> list[RecallHit]:
+    def _best(
+        self, scored: _Scored, limit: int, now: datetime, ids: list[str], by_meaning: list[str]
+    ) -> list[RecallHit]:
         """The `limit` hits to return, boosts never burying a strong semantic match (`keeping_best_by_meaning`):
-        ranked on scores alone, and only those returned built as hits."""
+        ranked on scores alone, and only those returned built as hits. `ids`: the candidates'; `by_meaning`: theirs
+        closest by cosine first, equal cosines by id (`by_meaning_order`)."""
         candidates = scored.candidates
-        ids = [c.memory.id for c in candidates]
         similarities = [c.similarity for c in candidates]
         keywords = [c.keyword for c in candidates]
         placed = placed_order(
@@ -298,10 +306,10 @@ class Recall:
                 keyword_evidences(self._scoring, keywords, scored.weights),
             )
         )
-        chosen = self._kept(placed, dict(zip(ids, similarities, strict=True)), limit)
+        chosen = self._kept(placed, by_meaning, limit)
         position = {memory_id: n for n, memory_id in enumerate(ids)}
         return [
-            self._scoring.hit(self._shown(candidates[n].memory, now), scored.signals(n))
+            self._scoring.hit(self._shown(candidates[n], now), scored.signals(n), scored.scores[n])
             for n in (position[memory_id] for memory_id in chosen)
         ]
 
@@ -322,7 +330,7 @@ class Recall:
         weighed = {i: scoring.weighed(memories[i], s) for i, s in signals.items()}
         similarity = {c.memory.id: c.similarity for c in candidates}
         spread = self._across.spread(_placed(candidates, weighed, scoring), memories, 2 * query.limit)
-        order = self._kept(spread, similarity, query.limit, every=True)
+        order = self._kept(spread, by_meaning_order(similarity), query.limit, every=True)
         if self._across.second_pass and order:
             fed = self._across.feedback(asked.text, asked.vector, order, memories)
             again = replace(asked, text=fed.text, vector=fed.vector, terms=len(dict.fromkeys(tokenize(fed.text))))
@@ -337,16 +345,17 @@ class Recall:
                     similarity[alone.memory.id] = alone.similarity
                     weighed[alone.memory.id] = scoring.weighed(alone.memory, self._signals_of(alone, asked))
             by_rank = [Placed(i, float(-n), round(similarity[i], SCORE_PLACES)) for n, i in enumerate(order)]
-            order = self._kept(by_rank, similarity, query.limit)
-        return [scoring.hit(self._shown(memories[i], asked.now), weighed[i]) for i in order[: query.limit]]
+            order = self._kept(by_rank, by_meaning_order(similarity), query.limit)
+        return [
+            scoring.hit(decayed_to(memories[i], asked.now, self._settings.governance), weighed[i])
+            for i in order[: query.limit]
+        ]
 
-    def _kept(
-        self, placed: list[Placed], similarity: dict[str, float], limit: int, *, every: bool = False
-    ) -> list[str]:
-        """The ids of the first `limit` of `placed` in order, with the keep rule (`keeping_best_by_meaning`) applied;
-        `every`: the rest of `placed` after them, in its order."""
+    def _kept(self, placed: list[Placed], by_meaning: list[str], limit: int, *, every: bool = False) -> list[str]:
+        """The ids of the first `limit` of `placed` in order, with the keep rule (`keeping_best_by_meaning`) applied,
+        `by_meaning` their ids closest by cosine first (`by_meaning_order`); `every`: the rest of `placed` after
+        them, in its order."""
         settings = self._settings
-        by_meaning = by_meaning_order(similarity)
         chosen = keeping_best_by_meaning(
             placed,
             limit,
@@ -375,9 +384,9 @@ class Recall:
             age_days=found.age_days,
         )
 
-    def _shown(self, memory: Memory, now: datetime) -> Memory:
-        """A candidate as a hit shows it: decayed to now, as every reader sees a memory."""
-        return decayed_to(memory, now, self._settings.governance)
+    def _shown(self, candidate: _Candidate, now: datetime) -> Memory:
+        """A candidate as a hit shows it: decayed to now, as every reader sees a memory (its strength computed)."""
+        return decayed_to(candidate.memory, now, self._settings.governance, strength=candidate.strength)
 
     def _with_preferences(self, scored: _Scored) -> None:
         """An inference question ("would she enjoy…") leans on what was extracted of the person, their preferences,
@@ -435,11 +444,10 @@ class Recall:
         found_by = self._index.hybrid_search(
             index_query, asked.vector, asked.text, keyword_k=max(pool, self._settings.recall_keyword_depth)
         )
-        vector_hits = {h.memory_id: h.score for h in found_by.by_meaning}
+        vector_hits = found_by.by_meaning
         cosines = {**found_by.cosines, **vector_hits}  # what the index knows of each one's cosine
-        keyword_ranked = found_by.by_keywords
-        keyword_hits = {h.memory_id: h.score for h in keyword_ranked}
-        found = {*vector_hits, *(h.memory_id for h in keyword_ranked[:pool])}
+        keyword_hits = found_by.by_keywords
+        found = {*vector_hits, *islice(keyword_hits, pool)}
         # Keyword scores are shares of the best one, but of no less than `recall_keyword_floor` of what holding every
         # word of the query would score (docs/recall.md): a best match on one common word is not full evidence.
         best_keyword = max(keyword_hits.values(), default=0.0)
@@ -513,19 +521,19 @@ class Recall:
         contexts = self._contexts(candidates, _query_matches(candidates, self._settings.weights), asked)
         return {c.memory.id: self._signals_of(c, asked, b) for c, b in zip(candidates, contexts, strict=True)}
 
-    def _with_relation(self, edges: RecallEdges, scored: _Scored, limit: int) -> None:
+    def _with_relation(
+        self, edges: RecallEdges, scored: _Scored, limit: int, ids: list[str], by_meaning: list[int]
+    ) -> None:
         """The relation component of the `relation_score_pool` candidates that score best without it, and of the
         `limit` closest by cosine: edges cost reads, so they are read for the likeliest hits only, and for the strong
         semantic matches, whose boosts are all weighed so that others' do not bury them (an old memory can rank
         past the pool on recency and strength alone). Not for one that cannot be returned whatever its edges: a full
         relation score adds at most its weight, so one that would stay below the `limit`-th best even then is left
         out (the `limit`-th best only rises when relation scores are added)."""
-        candidates = scored.candidates
-        ids = [c.memory.id for c in candidates]
-        positions = range(len(ids))
-        # Best first, equal ones by id: (negated value, id, position) triples compare as that key would (ids differ).
-        by_score = [n for *_, n in sorted(zip([-u for u in scored.unweighed_scores()], ids, positions, strict=True))]
-        by_meaning = [n for *_, n in sorted(zip([-c.similarity for c in candidates], ids, positions, strict=True))]
+        # Best first, equal ones by id, as `by_meaning` is ordered.
+        by_score = [
+            n for *_, n in sorted(zip([-u for u in scored.unweighed_scores()], ids, range(len(ids)), strict=True))
+        ]
         weighed = scored.scores
         best = sorted(weighed, reverse=True)
         cut = best[limit - 1] if len(best) >= limit else float("-inf")
@@ -540,7 +548,7 @@ class Recall:
         """A memory expansion reached, scored as a candidate is, keyword part aside (BM25 did not rank it) and with
         no conversation context (that is read from the candidates)."""
         forms = self._forms.of(memory)  # of the instance read, which a store may share, not of the copy shown
-        memory = self._shown(memory, asked.now)
+        memory = decayed_to(memory, asked.now, self._settings.governance)
         candidate = _Candidate(
             memory,
             similarity=cosine(asked.vector, memory.embedding),

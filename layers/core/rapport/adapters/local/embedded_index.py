@@ -262,23 +262,27 @@ def _idf(size: int, holding: int) -> float:
     return math.log(1 + (size - holding + 0.5) / (holding + 0.5))
 
 
-def _nearest(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> tuple[list[IndexHit], set[str]]:
+def _nearest(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> list[IndexHit]:
     """The `query.k` entries the query's filter allows with the best float32 cosines to the unit `vector`, best
-    first, and their ids. On a large segment a first pass over the float16 rows keeps those within twice their error
-    of its k-th best: each of the float32 k best is among them (it scores at least the k-th float32 score, which is
-    at least the k-th float16 one less the error, and its float16 score is within the error of its own), so the second
-    pass, float32 over those alone, answers exactly as one float32 pass over every entry."""
+    first (`_nearest_positions`)."""
+    ranked, ranked_scores = _nearest_positions(segment, query, vector)
+    ids = segment.ids
+    return [_hit(ids[i], score) for i, score in zip(ranked.tolist(), ranked_scores.tolist(), strict=True)]
+
+
+def _nearest_positions(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the `query.k` entries the query's filter allows with the best float32 cosines to the unit
+    `vector`, best first, and those cosines. On a large segment a first pass over the float16 rows keeps those
+    within twice their error of its k-th best: each of the float32 k best is among them (it scores at least the k-th
+    float32 score, which is at least the k-th float16 one less the error, and its float16 score is within the error
+    of its own), so the second pass, float32 over those alone, answers exactly as one float32 pass over every entry."""
     allowed = segment.allowed_positions(query)
     if allowed is not None and allowed.size == 0:
-        return [], set()
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
     kernel = segment.half_kernel()
     if kernel is None:
-        ranked, ranked_scores = _one_pass(segment, allowed, query.k, vector)
-    else:
-        ranked, ranked_scores = _two_passes(segment, kernel, allowed, query.k, vector)
-    ids = segment.ids
-    hits = [_hit(ids[i], score) for i, score in zip(ranked.tolist(), ranked_scores.tolist(), strict=True)]
-    return hits, {h.memory_id for h in hits}
+        return _one_pass(segment, allowed, query.k, vector)
+    return _two_passes(segment, kernel, allowed, query.k, vector)
 
 
 def _one_pass(
@@ -620,7 +624,7 @@ class EmbeddedVectorIndex:
         query_vector = self._vector(vector)
         with self._lock:
             segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
-            return _nearest(segment, query, query_vector)[0] if segment else []
+            return _nearest(segment, query, query_vector) if segment else []
 
     def knn_search_many(
         self, query: IndexQuery, vectors: Sequence[list[float]], *, min_score: float | None = None
@@ -668,20 +672,22 @@ class EmbeddedVectorIndex:
         with self._lock:
             segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
             if not segment:
-                return HybridHits.model_construct(by_meaning=(), by_keywords=(), cosines={})
-            by_meaning, meant = _nearest(segment, query, query_vector)
-            ranked = _best_by_keywords(segment, query, terms, keyword_k) if terms else []
+                return HybridHits.model_construct(by_meaning={}, by_keywords={}, cosines={})
+            ranked, ranked_scores = _nearest_positions(segment, query, query_vector)
+            ids = segment.ids
+            by_meaning = dict(zip([ids[i] for i in ranked.tolist()], ranked_scores.tolist(), strict=True))
+            by_keywords = _best_by_keywords(segment, query, terms, keyword_k) if terms else []
             positions = segment.positions
-            unmeant = [i for _, i in ranked[: query.k] if i not in meant]
+            unmeant = [i for _, i in by_keywords[: query.k] if i not in by_meaning]
             found = segment.cosines(np.array([positions[i] for i in unmeant], dtype=np.int64), query_vector)
             cosines = dict(zip(unmeant, found.tolist(), strict=True))
             ceiling = segment.keyword_ceiling(terms)
         # Past the first `k`, only the hits found by meaning too: the rest would be read for their scores alone, by
         # a caller that takes only the first `k` as candidates (the port allows it).
-        by_keywords = [_hit(i, -negated) for negated, i in ranked[: query.k]]
-        by_keywords += [_hit(i, -negated) for negated, i in ranked[query.k :] if i in meant]
+        keywords = {i: -negated for negated, i in by_keywords[: query.k]}
+        keywords.update((i, -negated) for negated, i in by_keywords[query.k :] if i in by_meaning)
         return HybridHits.model_construct(
-            by_meaning=tuple(by_meaning), by_keywords=tuple(by_keywords), cosines=cosines, keyword_ceiling=ceiling
+            by_meaning=by_meaning, by_keywords=keywords, cosines=cosines, keyword_ceiling=ceiling
         )
 
     def keyword_search(self, query: IndexQuery, text: str) -> list[IndexHit]:

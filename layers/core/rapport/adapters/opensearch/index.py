@@ -199,6 +199,11 @@ def _hits(response: dict[str, Any], to_score: Callable[[float], float]) -> list[
     ]
 
 
+def _scores(response: dict[str, Any], to_score: Callable[[float], float]) -> dict[str, float]:
+    """The hits as `HybridHits` holds them: each id with its score, best first."""
+    return {hit.memory_id: hit.score for hit in _hits(response, to_score)}
+
+
 def _answered(response: dict[str, Any]) -> dict[str, Any]:
     """A multi-search answers 200 with each search's own status: a failed one is raised as the client raises a
     failed search, so a missing index or alias and every other error take the same paths as a single search."""
@@ -406,8 +411,8 @@ class OpenSearchVectorIndex:
             raise _storage_error("hybrid search", exc) from exc
         found = dict(zip((name for name, _ in searches), response["responses"], strict=True))
         return HybridHits(
-            by_meaning=tuple(_hits(found["knn"], cosine_from_innerproduct_score)) if "knn" in found else (),
-            by_keywords=tuple(_hits(found["keyword"], float)) if "keyword" in found else (),
+            by_meaning=_scores(found["knn"], cosine_from_innerproduct_score) if "knn" in found else {},
+            by_keywords=_scores(found["keyword"], float) if "keyword" in found else {},
         )
 
     def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, list[float]]:

@@ -59,16 +59,19 @@ def reinforce(memory: Memory, now: datetime, boost: float, settings: GovernanceS
     )
 
 
-def decayed_to(memory: Memory, now: datetime, settings: GovernanceSettings) -> Memory:
+def decayed_to(memory: Memory, now: datetime, settings: GovernanceSettings, *, strength: float | None = None) -> Memory:
     """The memory as every reader sees it at `now`: its strength decayed from the anchor, the anchor moved to now.
 
     The one place a stored strength becomes the strength shown or used (API answers, recall, the jobs). Decay
     composes, so writing this view back changes nothing any later reader computes; a memory whose anchor is not in
-    the past is returned as is.
+    the past is returned as is. `strength`: what `strength_at` gives at `now`, from a caller that has computed it
+    (recall, for each candidate).
     """
     if decay_anchor(memory) >= now:
         return memory
-    return memory.model_copy(update={"strength": effective_strength(memory, now, settings), "decayed_at": now})
+    if strength is None:
+        strength = effective_strength(memory, now, settings)
+    return memory.model_copy(update={"strength": strength, "decayed_at": now})
 
 
 def strength_at(memory: Memory, now: datetime, settings: GovernanceSettings) -> float:
