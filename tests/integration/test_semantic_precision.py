@@ -506,3 +506,22 @@ def test_what_i_hand_over_and_when_is_a_way_of_working_not_a_form_of_answers(
     model: RulesLanguageModel, said: str
 ) -> None:
     assert [t for t, _ in relational(model, chat((U, said)))] == ["working_style"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "If I ever adopted a cat, which litter is the least smelly?",
+        "Say I moved to Norway next year, would my driving licence still work there?",
+        "Imagine I'm a nurse in Leeds, how would my pension work?",
+    ],
+)
+def test_a_condition_or_a_supposition_is_nothing_to_keep(model: RulesLanguageModel, said: str) -> None:
+    # Given what the person only supposes (meaning or a pattern would read "moved to Norway" as where they live),
+    # then nothing about them is stored.
+    assert user(model, chat((U, said))) == []
+
+
+def test_news_before_a_question_opened_by_am_is_read_on_its_own(model: RulesLanguageModel) -> None:
+    said = "My train to Leeds this morning got cancelled by Northern, am I entitled to a refund?"
+    assert [k for k, _ in user(model, chat((U, said)))] == ["event"]

@@ -52,6 +52,10 @@ def only(text: str, said: datetime = SAID) -> DateSpan:
         ("She was born on 3 March 2001", date(2001, 3, 3), date(2001, 3, 3), Granularity.DAY),
         ("the party will be on November 2nd", date(2024, 11, 2), date(2024, 11, 2), Granularity.DAY),
         ("we met on November 2nd", date(2023, 11, 2), date(2023, 11, 2), Granularity.DAY),  # the past by default
+        # A month written short, with its day and without a year, as people write dates in a hurry
+        ("our flight on Oct 3 got cancelled", date(2024, 10, 3), date(2024, 10, 3), Granularity.DAY),
+        ("we close on 25 Nov, can't wait", date(2024, 11, 25), date(2024, 11, 25), Granularity.DAY),
+        ("booked for Sept. 3rd", date(2024, 9, 3), date(2024, 9, 3), Granularity.DAY),
         ("I moved here in 2015", date(2015, 1, 1), date(2015, 12, 31), Granularity.YEAR),
         ("last summer we rented a boat", date(2024, 6, 1), date(2024, 8, 31), Granularity.SEASON),
         ("next spring we will plant roses", date(2025, 3, 1), date(2025, 5, 31), Granularity.SEASON),
@@ -74,6 +78,7 @@ def test_a_phrase_becomes_the_dates_it_means_when_said(
         "I go to yoga every Sunday",  # a habit, not a date
         "Thanks, that was lovely!",
         "I'm 29 and I like cats",
+        "dec 15 people came",  # a short month is a capital's, as a month's name is
         "She sat down",
     ],
 )

@@ -418,6 +418,12 @@ CHANGE_OF_LIFE = (
 )
 # Words that speak of me, the assistant ("you", "your", "u").
 OF_ME = r"(?i)\b(?:you|your|yours|u|ur)\b"
+# A condition or a supposition is not how things are: "if I were to…", "say I moved…", "imagine I'm…". Not "if I'm
+# honest" or "if you ask me", which lead in to how things are.
+SUPPOSED = (
+    r"(?i)^\W*(?:(?:and|but|so|ok|okay|well)\W+)?(?:hypothetically|suppose|supposing|imagine|what if|say (?:I|we)|"
+    r"if(?! (?:I'?m|I am|I['’]m) (?:honest|being honest)| you ask me))\b"
+)
 # A request for this once ("keep it brief this time", "just today, skip the explanations", "for this recipe give me
 # metric units", "can you do this one as a table?"): how to answer now, not how to answer this user, unless said as a
 # standing rule (`STANDING`).

@@ -80,9 +80,13 @@ _MAX_CHANGE_CHARS = 200
 
 
 def _apply(rule: FactRule, sentence: str) -> list[tuple[str, str | None]]:
-    """The memories the rule finds in the sentence, each with the earlier value it says is no longer true."""
+    """The memories the rule finds in the sentence, each with the earlier value it says is no longer true; none in
+    a condition or a supposition it opens with ("Say I moved to Norway next year, …"), up to its first comma."""
     found: list[tuple[str, str | None]] = []
+    supposed = _supposed_until(sentence)
     for match in compiled(rule.pattern).finditer(sentence):
+        if match.start() < supposed:
+            continue
         values: dict[str, str] = {}
         for name, raw in match.groupdict().items():
             if raw is None:
@@ -98,6 +102,15 @@ def _apply(rule: FactRule, sentence: str) -> list[tuple[str, str | None]]:
             replaces = _replaced_value(values.get(_OLD_VALUE, ""))
             found.append((sentence_case(squeeze(rule.template.format(**values))), replaces))
     return found
+
+
+def _supposed_until(sentence: str) -> int:
+    """Where the condition or supposition the sentence opens with ends (`patterns.SUPPOSED`): at its first comma, or
+    the sentence's end; 0 when it opens with none."""
+    if compiled(patterns.SUPPOSED).match(sentence) is None:
+        return 0
+    comma = sentence.find(",")
+    return len(sentence) if comma < 0 else comma
 
 
 def _replaced_value(old: str) -> str | None:

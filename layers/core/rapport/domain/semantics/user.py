@@ -46,6 +46,13 @@ _KIND_EVIDENCE = {
         r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution)\b"
     ),
 }
+# A taste said outright, "I" and a verb of taste first ("I'm obsessed with Ethiopian food", "I can't stand cilantro"),
+# is a taste however near a fact its topic puts it; not one of what is theirs ("I love my job"), which is the fact.
+_TASTE_SAID = re.compile(
+    r"(?i)^\W*(?:(?:honestly|tbh|really|and|but)\W+)?I(?:['’]m| am)? (?:really |absolutely |totally |just )?"
+    r"(?:obsessed with|crazy about|in love with|a (?:huge |big )?fan of|a sucker for|love|adore|hate|loathe|"
+    r"can['’]?t stand|cannot stand|detest)\b(?! my\b)"
+)
 # An aim only wondered about ("maybe I'll learn guitar someday, who knows") is no goal yet.
 _WONDERED = re.compile(r"(?i)\b(?:maybe|perhaps|might|who knows)\b")
 # An aim said as one: "my plan is to…", "my goal for this year is…", "I'm saving up to…".
@@ -98,7 +105,7 @@ _TO_ME = re.compile(
 # bracket, or at a comma before a conjunction or a question word; not at a colon, which introduces what it names
 # ("Goal for this year: senior engineer"). A clause that asks something is left out, as a question is.
 _QUESTION_WORDS = (
-    "what|how|why|where|when|who|which|whether|any|anything|can|could|would|should|will|is|are|do|does|did"
+    "what|how|why|where|when|who|which|whether|any|anything|can|could|would|should|will|am|is|are|do|does|did"
 )
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;\u2014\u2013()]|\s-\s)\s*|,\s*(?=(?:so|but|and|now|because|since|though|although|while|"
@@ -144,7 +151,7 @@ def _with_subject(text: str) -> str:
 def _readings(sentence: str) -> list[str]:
     """The sentence (unless it asks something or is too short), and a long one's clauses. The caller has checked
     that no pattern reads the sentence; a clause is checked on its own."""
-    whole = [] if _short_or_asks(sentence) else [sentence]
+    whole = [] if _short_or_asks(sentence) or compiled(patterns.SUPPOSED).match(sentence) else [sentence]
     said_as = _AS_A.match(sentence)
     if said_as is not None and not _NO_PERSON.search(said_as.group("what")):
         whole.append(f"I'm {said_as.group('what')}")
@@ -244,6 +251,8 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
         and by_label.get("goal", 0.0) >= calibration.bar("goal")
     ):
         return "goal"
+    if match.label == "fact" and _TASTE_SAID.match(sentence) and clears("preference"):
+        return "preference"
     if match.label is None:
         # No kind won by the margin. News told as done and said with when ("we lost the match on Sunday, 3-1", "just
         # got back from two weeks away yesterday") sits nearest an event, under its bar or its margin over keeping
@@ -329,12 +338,14 @@ def _source(content: str, candidates: list[str]) -> str | None:
 
 def _left_out(clause: str) -> bool:
     """Too short to mean a memory, a question (with its mark, or opening with a question word), the patterns' to
-    read, or what follows from the clause before ("…, so we mostly sign at home"), which says nothing without it."""
+    read, what follows from the clause before ("…, so we mostly sign at home"), which says nothing without it, or a
+    condition ("if I were to get a dog someday, …"), which says what is not so."""
     return (
         _short_or_asks(clause)
         or _read_by_patterns(clause)
         or _CONSEQUENCE.match(clause) is not None
         or _ASKING.match(clause) is not None
+        or compiled(patterns.SUPPOSED).match(clause) is not None
     )
 
 
