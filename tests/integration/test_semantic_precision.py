@@ -525,3 +525,24 @@ def test_a_condition_or_a_supposition_is_nothing_to_keep(model: RulesLanguageMod
 def test_news_before_a_question_opened_by_am_is_read_on_its_own(model: RulesLanguageModel) -> None:
     said = "My train to Leeds this morning got cancelled by Northern, am I entitled to a refund?"
     assert [k for k, _ in user(model, chat((U, said)))] == ["event"]
+
+
+def test_an_emoji_ends_the_news_before_a_question(model: RulesLanguageModel) -> None:
+    said = "we closed on our first flat last friday 🎉 what should we check before moving in?"
+    assert [k for k, _ in user(model, chat((U, said)))] == ["event"]
+
+
+def test_a_fact_before_so_and_what_follows_is_the_fact_alone(model: RulesLanguageModel) -> None:
+    said = "I'm a night-shift baker so my mornings are a write-off, any tips for meal prep?"
+    assert user(model, chat((U, said))) == [("fact", "User is a night-shift baker")]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "need the onboarding slides by Friday noon, eight of them, keep it light",
+        "need this cover letter by 10 tomorrow",
+    ],
+)
+def test_a_deadline_of_this_chat_s_task_is_no_news(model: RulesLanguageModel, said: str) -> None:
+    assert user(model, chat((U, said))) == []

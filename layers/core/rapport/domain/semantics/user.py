@@ -63,8 +63,13 @@ _AIM_STATED = re.compile(
 )
 # Told as done: a verb in the past at the start, with or without its "I" ("finished…", "I ran…", "we got…").
 _DONE = re.compile(
-    r"(?i)^\W*(?:(?:I|we)\s+)?(?:(?:just|finally|recently|also|already)\s+)?(?:[a-z]+ed|got|had|ran|won|lost|went|came|"
-    r"flew|drove|met|found|sold|bought|broke|began|left|quit|took|made|gave|saw|did)\b"
+    r"(?i)^\W*(?:(?:I|we)\s+)?(?:(?:just|finally|recently|also|already)\s+)?(?:(?!"
+    + "|".join(
+        # words in "-ed" that tell nothing done: "need this outline by tomorrow 9am" is a task of this chat
+        ("need", "feed", "seed", "speed", "bleed", "breed", "heed", "proceed", "succeed", "exceed", "indeed", "embed")
+    )
+    + r")[a-z]+ed|got|had|ran|won|lost|went|came|flew|drove|met|found|sold|bought|broke|began|left|quit|took|made|"
+    r"gave|saw|did)\b"
 )
 # Someone else's news is not the user's: "my sister's boyfriend failed his exam".
 _SOMEONE_ELSE = re.compile(
@@ -101,15 +106,18 @@ _TO_ME = re.compile(
 # A fact is often said in passing, as one clause of a long request ("I'm in Australia, so metric and day/month dates
 # please, the American formats trip me up"; "been vegetarian for years now, what's a good protein…?"), where the
 # sentence's meaning dilutes the clause's: a long sentence's clauses are read too, each on its own, and the sentence
-# keeps the best reading of each kind (so one fact is not stored twice). Clauses end at a semicolon, a dash or a
-# bracket, or at a comma before a conjunction or a question word; not at a colon, which introduces what it names
-# ("Goal for this year: senior engineer"). A clause that asks something is left out, as a question is.
+# keeps the best reading of each kind (so one fact is not stored twice). Clauses end at a semicolon, a dash, a
+# bracket or an emoji (people end a clause with one as with a full stop: "we got married over the weekend 🙂 how do
+# I…"), at a comma before a conjunction or a question word, and before "so my…", "so I…" without its comma; not at a
+# colon, which introduces what it names ("Goal for this year: senior engineer"). A clause that asks something is
+# left out, as a question is, and one that opens with "so" is what follows from the one before.
+_EMOJI = "[\u2600-\u27bf\U0001f300-\U0001faff]+"
 _QUESTION_WORDS = (
     "what|how|why|where|when|who|which|whether|any|anything|can|could|would|should|will|am|is|are|do|does|did"
 )
 _CLAUSE_BREAK = re.compile(
-    r"\s*(?:[;\u2014\u2013()]|\s-\s)\s*|,\s*(?=(?:so|but|and|now|because|since|though|although|while|"
-    rf"{_QUESTION_WORDS})\b)",
+    r"\s*(?:[;\u2014\u2013()]|\s-\s|" + _EMOJI + r")\s*|,\s*(?=(?:so|but|and|now|because|since|though|although|"
+    rf"while|{_QUESTION_WORDS})\b)|\s+(?=so (?:my|our|I|we|it|that|this|the)\b)",
     re.IGNORECASE,
 )
 _CONSEQUENCE = re.compile(r"(?i)so\b")  # a clause that opens with "so" follows from the one before
