@@ -546,3 +546,19 @@ def test_a_fact_before_so_and_what_follows_is_the_fact_alone(model: RulesLanguag
 )
 def test_a_deadline_of_this_chat_s_task_is_no_news(model: RulesLanguageModel, said: str) -> None:
     assert user(model, chat((U, said))) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "hoping to get my Japanese to N3 by next spring, which textbook should I use?",
+        "trying to run a sub-25 5k before my birthday, how many runs a week?",
+    ],
+)
+def test_an_aim_said_without_its_i_is_read_by_the_patterns_too(model: RulesLanguageModel, said: str) -> None:
+    assert [k for k, _ in user(model, chat((U, said)))] == ["goal"]
+
+
+def test_news_said_without_its_i_keeps_its_own_words_and_time(model: RulesLanguageModel) -> None:
+    said = "Got promoted to senior nurse at St Anne's last Monday!! how do I run a handover meeting?"
+    assert user(model, chat((U, said))) == [("event", "User got promoted to senior nurse at St Anne's last Monday")]

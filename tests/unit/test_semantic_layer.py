@@ -235,7 +235,7 @@ def test_a_past_form_without_ed_takes_no_s(said: str, told: str) -> None:
 
 
 def test_a_long_sentence_is_read_clause_by_clause_and_a_dropped_i_is_put_back() -> None:
-    from rapport.domain.semantics.user import _readings, _with_subject
+    from rapport.domain.semantics.user import _readings, with_subject
 
     readings = _readings("quick q - been vegetarian for like 9 years now, what's a decent protein to eat after a run?")
     assert "been vegetarian for like 9 years now" in readings
@@ -243,7 +243,7 @@ def test_a_long_sentence_is_read_clause_by_clause_and_a_dropped_i_is_put_back() 
     assert _readings("I'm left-handed, so no.") == ["I'm left-handed, so no."]  # a short sentence is read whole
     # From eight words a fact said in passing in a request is read on its own too.
     assert "I have type 1 diabetes btw" in _readings("I have type 1 diabetes btw, so recipes need carb counts")
-    assert about_user(_with_subject("been vegetarian for 9 years")) == "User has been vegetarian for 9 years"
+    assert about_user(with_subject("been vegetarian for 9 years")) == "User has been vegetarian for 9 years"
 
 
 class WideEncoder:

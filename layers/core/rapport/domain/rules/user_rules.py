@@ -19,7 +19,7 @@ from rapport.domain.rules.wording import (
     tidy,
 )
 from rapport.domain.semantics.matcher import SemanticLayer
-from rapport.domain.semantics.user import user_memories, vetted
+from rapport.domain.semantics.user import patterns_text, user_memories, vetted
 
 # Patterns match surface forms only; a model would be surer. The pipeline records which model extracted a memory.
 RULE_CONFIDENCE = 0.6
@@ -46,7 +46,7 @@ def extract_user(
         correction = any(compiled(cue).search(message.content) for cue in patterns.CORRECTION_CUES)
         for sentence in sentences(message.content):
             for rule in patterns.USER_FACTS:
-                for content, replaces in _apply(rule, sentence):
+                for content, replaces in _apply(rule, patterns_text(rule, sentence)):
                     add(
                         ExtractedUserMemory(
                             content=content,

@@ -8,6 +8,7 @@ from rapport.domain.models import MessageRole
 from rapport.domain.prompts.conversation import ConversationInput
 from rapport.domain.prompts.extract_user import ExtractedUserMemory, UserMemoryKind
 from rapport.domain.rules import patterns
+from rapport.domain.rules.schema import FactRule
 from rapport.domain.rules.wording import compiled, sentences
 from rapport.domain.semantics.matcher import Calibration, Match, SemanticLayer
 from rapport.domain.semantics.prototypes import USER_KINDS
@@ -146,7 +147,9 @@ _NOWADAYS = re.compile(r"(?i)^\W*(?:these days|nowadays)\b[\s,]*(?=I\b)")
 _SINCE_CHANGE = re.compile(rf"(?i)^\W*since\s+(?P<change>{patterns.CHANGED}.*?)(?=\s*,|\s+I\b|\s*$)")
 
 
-def _with_subject(text: str) -> str:
+def with_subject(text: str) -> str:
+    """The text with the "I" a hurried writer dropped or typed without its apostrophe (`_IMPLIED_I`), and without its
+    lead-in word: "moved to Calgary three weeks ago" is "I moved to Calgary three weeks ago"."""
     text = _LEAD_IN.sub("", text, count=1)
     text = _NO_APOSTROPHE.sub(lambda typed: "I'm" if typed.group(0).lower() == "im" else "I've", text, count=1)
     implied = _IMPLIED_I.match(text)
@@ -154,6 +157,14 @@ def _with_subject(text: str) -> str:
         return text
     subject = "I've " if implied.group("been") else "I'm " if implied.group("doing") else "I "
     return subject + text[0].lower() + text[1:]
+
+
+def patterns_text(rule: FactRule, sentence: str) -> str:
+    """The sentence as a pattern reads it: an aim with its dropped "I" (`with_subject`: "hoping to get my Japanese to
+    N3 by spring", "trying to run a sub-25 5k"). Not news, which meaning keeps in its own words and with its time where
+    the pattern's template would not ("got promoted to team lead at Vireo last Friday", not "recently got promoted"),
+    nor a move, whose fact would take the place of the news meaning reads ("moved to Porto last autumn")."""
+    return with_subject(sentence) if rule.type == "goal" else sentence
 
 
 def _readings(sentence: str) -> list[str]:
@@ -195,7 +206,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         label, change = _evidenced_label(match, text, bar, news=index not in in_our_work), _change(match, text)
         if change is not None:
             label, text = label or "fact", change
-        said = _with_subject(text)
+        said = with_subject(text)
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
             continue
         kind = USER_KINDS[label]
@@ -268,7 +279,7 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
         if (
             news
             and nearest == "event"
-            and _DONE.search(_with_subject(sentence))
+            and _DONE.search(with_subject(sentence))
             and says_when(sentence)
             and match.score >= calibration.bar("event") - calibration.margin
         ):
@@ -373,7 +384,7 @@ def _kinds_read_by_patterns(text: str) -> frozenset[str] | None:
     stripped = text.strip()
     if any(compiled(trigger).search(stripped) for s in patterns.SITUATIONS for trigger in s.triggers):
         return None
-    read = [rule for rule in patterns.USER_FACTS if compiled(rule.pattern).search(stripped)]
+    read = [rule for rule in patterns.USER_FACTS if compiled(rule.pattern).search(patterns_text(rule, stripped))]
     if any(rule.whole for rule in read):
         return None
     return frozenset(rule.type for rule in read)
