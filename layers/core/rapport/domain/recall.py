@@ -175,9 +175,13 @@ def strong_by_meaning(similarity: float, best: float, min_similarity: float, mar
     more than `margin` short of the query's best cosine (the closest the query comes to anything it could find).
     The second half is what an embedder's compressed range needs: MiniLM puts a paraphrase at 0.3..0.4 to its
     question while unrelated memories stay near 0.1..0.3, so the best match can sit below an absolute cut."""
-    if similarity >= min_similarity:
-        return True
-    return similarity >= min_similarity - margin and similarity >= best - margin
+    return similarity >= strong_from(best, min_similarity, margin)
+
+
+def strong_from(best: float, min_similarity: float, margin: float) -> float:
+    """The least cosine `strong_by_meaning` holds strong for a query whose best cosine is `best`: one comparison per
+    candidate for a caller that judges many."""
+    return min(min_similarity, max(min_similarity - margin, best - margin))
 
 
 # Keyword shares this close to the best one are the same evidence: relative BM25 gives near-identical texts that share
@@ -275,8 +279,7 @@ def keeping_best_by_meaning(
     top = placed[:limit]
     similar = {p.memory_id: p.similarity for p in placed}
     best = similar.get(by_meaning[0], -2.0) if by_meaning else -2.0
-    # `strong_by_meaning` as the one cosine it comes to, compared once per id rather than called (~60 a recall).
-    at_least = min(min_similarity, max(min_similarity - margin, best - margin))
+    at_least = strong_from(best, min_similarity, margin)
     strong = [i for i in by_meaning if similar.get(i, _NOT_PLACED) >= at_least]
     reserved = set(strong) & set(by_meaning[: int(limit * share)])
     shown = {p.memory_id for p in top}

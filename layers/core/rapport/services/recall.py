@@ -272,18 +272,16 @@ class Recall:
         contexts = self._contexts(candidates, matches, asked)
         scored = _Scored.of(self._scoring, candidates, contexts, asked.terms, matches)
         ids = [c.memory.id for c in candidates]
-        similarities = [c.similarity for c in candidates]
-        # Positions closest by cosine first, equal cosines by id: (negated value, id, position) triples compare as
-        # that key would (ids differ).
-        by_meaning = [n for *_, n in sorted(zip([-s for s in similarities], ids, range(len(ids)), strict=True))]
+        by_meaning = by_meaning_order({c.memory.id: c.similarity for c in candidates})
         if edges is not None:
-            self._with_relation(edges, scored, query.limit, ids, by_meaning)
+            position = {memory_id: n for n, memory_id in enumerate(ids)}
+            self._with_relation(edges, scored, query.limit, ids, [position[i] for i in by_meaning])
         if self._settings.recall_inference_boost > 0 and asks_inference(asked.text):
             self._with_preferences(scored)
         if asks_across(asked.text):
             signals = {c.memory.id: scored.signals(n, weighed=False) for n, c in enumerate(candidates)}
             return self._best_across(scope, query, asked, candidates, signals)
-        return self._best(scored, query.limit, asked.now, ids, [ids[n] for n in by_meaning])
+        return self._best(scored, query.limit, asked.now, ids, by_meaning)
 
     def _best(
         self, scored: _Scored, limit: int, now: datetime, ids: list[str], by_meaning: list[str]
@@ -530,7 +528,8 @@ class Recall:
         past the pool on recency and strength alone). Not for one that cannot be returned whatever its edges: a full
         relation score adds at most its weight, so one that would stay below the `limit`-th best even then is left
         out (the `limit`-th best only rises when relation scores are added)."""
-        # Best first, equal ones by id, as `by_meaning` is ordered.
+        # Best first, equal ones by id, as `by_meaning` is ordered: (negated value, id, position) triples compare as
+        # that key would (ids differ).
         by_score = [
             n for *_, n in sorted(zip([-u for u in scored.unweighed_scores()], ids, range(len(ids)), strict=True))
         ]

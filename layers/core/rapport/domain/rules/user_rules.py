@@ -45,8 +45,9 @@ def extract_user(
     for message in user_messages:
         correction = any(compiled(cue).search(message.content) for cue in patterns.CORRECTION_CUES)
         for sentence in sentences(message.content):
+            supposed = _supposed_until(sentence)
             for rule in patterns.USER_FACTS:
-                for content, replaces in _apply(rule, patterns_text(rule, sentence)):
+                for content, replaces in _apply(rule, patterns_text(rule, sentence), supposed):
                     add(
                         ExtractedUserMemory(
                             content=content,
@@ -79,11 +80,10 @@ _LEADING_GERUND = re.compile(r"^[a-z]+ing\s+(?=\S)")
 _MAX_CHANGE_CHARS = 200
 
 
-def _apply(rule: FactRule, sentence: str) -> list[tuple[str, str | None]]:
+def _apply(rule: FactRule, sentence: str, supposed: int) -> list[tuple[str, str | None]]:
     """The memories the rule finds in the sentence, each with the earlier value it says is no longer true; none in
-    a condition or a supposition it opens with ("Say I moved to Norway next year, …"), up to its first comma."""
+    the condition or supposition it opens with, which ends at `supposed` (`_supposed_until`)."""
     found: list[tuple[str, str | None]] = []
-    supposed = _supposed_until(sentence)
     for match in compiled(rule.pattern).finditer(sentence):
         if match.start() < supposed:
             continue
@@ -105,8 +105,9 @@ def _apply(rule: FactRule, sentence: str) -> list[tuple[str, str | None]]:
 
 
 def _supposed_until(sentence: str) -> int:
-    """Where the condition or supposition the sentence opens with ends (`patterns.SUPPOSED`): at its first comma, or
-    the sentence's end; 0 when it opens with none."""
+    """Where the condition or supposition the sentence opens with ends (`patterns.SUPPOSED`: "Say I moved to Norway
+    next year, …"): at its first comma, or the sentence's end; 0 when it opens with none. A sentence that opens so
+    has no "I" for `patterns_text` to put back, so the offset holds in the text a pattern reads."""
     if compiled(patterns.SUPPOSED).match(sentence) is None:
         return 0
     comma = sentence.find(",")
