@@ -87,10 +87,11 @@ eval-extraction: install
 	mkdir -p $(BENCH_RESULTS)
 	$(VENV)/bin/rapport eval extraction --out $(BENCH_RESULTS)/extraction.json --markdown $(BENCH_RESULTS)/extraction.md
 
-# The relational probe the semantic layer ships, trained again from its inputs (docs/pipeline.md, "A probe for ways
-# of helping"): a prototype or a labelled line changed, and a test asks for it. Half a minute.
+# The probes the semantic layer ships, trained again from their inputs (docs/pipeline.md, "A probe for ways of
+# helping", "A probe for the user's kinds"): a prototype or a labelled line changed, and a test asks for it. A minute.
 relational-probe: install
 	$(PY) -m bench.relational_probe
+	$(PY) -m bench.user_probe
 
 # Where strong / moderate / weak cut (docs/recall.md): relevance of true and false matches, half a minute.
 match-strength: install

@@ -107,16 +107,14 @@ def train(vectors: Sequence[Sequence[float]], kinds: list[str]) -> tuple[list[st
     return classes, [[round(v, 6) for v in row] for row in w.T.tolist()], [round(v, 6) for v in b.tolist()]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="only check the shipped probe's inputs")
-    args = parser.parse_args(argv)
-    pairs = examples()
+def ship(classifier: str, pairs: list[tuple[str, str]], command: str, *, check: bool) -> int:
+    """Trains the classifier's probe on `pairs` and writes it where the semantic layer reads it; with `check`, only
+    says whether the shipped one was trained on these inputs (1 when not). `command` trains it again."""
     sha = inputs_sha256(pairs)
-    path = probe_path(MINILM, "relational")
-    if args.check:
+    path = probe_path(MINILM, classifier)
+    if check:
         shipped = json.loads(path.read_text(encoding="utf-8")).get("inputs_sha256")
-        told = "current" if shipped == sha else "trained on other inputs: run python -m bench.relational_probe"
+        told = "current" if shipped == sha else f"trained on other inputs: run {command}"
         print(f"{path.name}: {told}")
         return 0 if shipped == sha else 1
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -130,6 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     counts = Counter(kind for _, kind in pairs)
     print(f"{path}: {len(pairs)} examples, " + ", ".join(f"{k} {counts[k]}" for k in classes), file=sys.stderr)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="only check the shipped probe's inputs")
+    args = parser.parse_args(argv)
+    return ship("relational", examples(), "python -m bench.relational_probe", check=args.check)
 
 
 if __name__ == "__main__":

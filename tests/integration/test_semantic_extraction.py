@@ -845,3 +845,29 @@ def test_a_routine_of_our_talks_said_in_passing_is_one(model: RulesLanguageModel
 )
 def test_a_turn_of_the_users_own_week_is_no_routine_of_ours(model: RulesLanguageModel, said: str) -> None:
     assert relational(model, chat((U, said))) == [], said
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        # Near no prototype of a taste by its words, nearest a piece of news; the trained probe reads the taste.
+        ("Camping is my idea of torture.", "preference"),
+        ("Heavy metal is the only thing I listen to while coding.", "preference"),
+        # An aim in words no rule of an aim holds ("set on").
+        ("I'm set on running a marathon before I turn 40.", "goal"),
+    ],
+)
+def test_a_kind_the_user_probe_is_sure_of_is_the_memory_kept(model: RulesLanguageModel, said: str, kind: str) -> None:
+    assert [k for k, _ in user(model, chat((U, said)))] == [kind]
+
+
+def test_the_user_probe_draws_no_fact_and_leaves_the_patterns_facts(
+    model: RulesLanguageModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rapport.domain.semantics import user as user_semantics
+
+    said = chat((U, "My daughter is deaf and uses sign language."))
+    with_probe = user(model, said)
+    monkeypatch.setattr(user_semantics, "_PROBE_SURE", 2.0)  # no probability reaches it: the probe says nothing
+
+    assert with_probe == user(model, said) == [("fact", "User's daughter is deaf and uses sign language")]
