@@ -871,3 +871,16 @@ def test_the_user_probe_draws_no_fact_and_leaves_the_patterns_facts(
     monkeypatch.setattr(user_semantics, "_PROBE_SURE", 2.0)  # no probability reaches it: the probe says nothing
 
     assert with_probe == user(model, said) == [("fact", "User's daughter is deaf and uses sign language")]
+
+
+def test_a_message_the_user_probe_reads_whole_as_an_aim_keeps_it_from_its_sentence(model: RulesLanguageModel) -> None:
+    # Its sentence alone is no sure aim; the message read whole is, and its sentence nearest an aim is kept.
+    said = "Could you draw up a four-day split for me? The target for next year is a 140kg deadlift."
+
+    assert user(model, chat((U, said))) == [("goal", "User says: the target for next year is a 140kg deadlift")]
+
+
+def test_the_whole_message_adds_no_kind_its_sentences_were_kept_as(model: RulesLanguageModel) -> None:
+    said = "I'm set on running a marathon before I turn 40. Can you suggest a first training block?"
+
+    assert [k for k, _ in user(model, chat((U, said)))] == ["goal"]

@@ -67,6 +67,9 @@ def test_the_users_sentences_are_embedded_once_in_the_episodes_call(with_layer: 
     for sentence in SAID:
         assert sentence in first
         assert sum(call.count(sentence) for call in calls) == 1
+    # The message whole too, which the user probe reads beside its sentences.
+    assert sum(call.count(" ".join(SAID)) for call in calls) == 1
+    assert " ".join(SAID) in first
 
 
 def test_without_the_layer_the_episodes_call_carries_no_sentences(tmp_path: Path, clock: FixedClock) -> None:

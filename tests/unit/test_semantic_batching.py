@@ -94,7 +94,11 @@ def test_the_sentences_ahead_are_the_users_not_the_assistants_nor_withheld_ones(
         Message(role=MessageRole.USER, content="Please use tables."),
     )
 
-    assert ahead.texts_for(interaction) == ["Please use tables.", "Tables are easier for me."]
+    assert ahead.texts_for(interaction) == [
+        "Please use tables.",
+        "Tables are easier for me.",
+        "Please use tables. Tables are easier for me.",  # whole, for the user probe
+    ]
 
 
 def test_sentences_are_embedded_ahead_only_for_a_layer_running_in_this_process() -> None:

@@ -22,7 +22,8 @@ class SentencesAhead:
     def texts_for(self, interaction: Interaction) -> list[str]:
         """The user's sentences, as the extractions split them, that some classifier reads: not a one-word one, nor a
         question about the world past the opening message (only an opening is read for a problem brought to me),
-        nor those of messages withheld from extraction."""
+        nor those of messages withheld from extraction; then each of those messages of more than one sentence whole,
+        which the user probe reads as well (`user_memories`)."""
         withheld = withheld_messages(interaction.messages)
         said = [
             (position, message)
@@ -36,6 +37,7 @@ class SentencesAhead:
             for sentence in sentences(message.content)
             if position == opening or classified(sentence)
         ]
+        texts += [message.content for _, message in said if len(sentences(message.content)) > 1]
         return list(dict.fromkeys(texts))
 
     def keep(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
