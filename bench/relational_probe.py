@@ -26,8 +26,9 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from bench.lesson_traps import conversations
 from bench.relational_sets import labelled
@@ -58,26 +59,40 @@ STEPS = 3000
 
 def examples() -> list[tuple[str, str]]:
     """(text, type) pairs, in a fixed order."""
-    found: list[tuple[str, str]] = []
-    for label, sentences in prototypes.RELATIONAL.items():
-        kind = prototypes.RELATIONAL_TYPES.get(label, NONE)
-        found += [(sentence, kind) for sentence in sentences]
+    found = of_prototypes(prototypes.RELATIONAL, prototypes.RELATIONAL_TYPES)
+    for said, record in dev_messages():
+        kinds = {r["type"] for r in record.get("relational", ()) if not r.get("optional")}
+        if len(kinds) <= 1:
+            found.append((said, kinds.pop() if kinds else NONE))
+    found += odd_lines(path for path in sorted(SETS.glob("*.txt")) if path.name not in NOT_TAUGHT)
+    for path in TRAPS:
+        for conversation in conversations(path):
+            found += [(m.content, NONE) for m in conversation.messages if m.role is MessageRole.USER]
+    return found
+
+
+def of_prototypes(by_label: Mapping[str, Sequence[str]], kinds: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Each prototype under its label's kind: a label of no kind (`none_*`) as none."""
+    return [(sentence, kinds.get(label, NONE)) for label, sentences in by_label.items() for sentence in sentences]
+
+
+def dev_messages() -> Iterator[tuple[str, dict[str, Any]]]:
+    """The dev half's conversations with one user message: that message, and the record labelling it."""
     for line in (DATA / "dev.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         said = [m["content"] for m in record.get("messages", ()) if m["role"] == MessageRole.USER.value]
-        kinds = {r["type"] for r in record.get("relational", ()) if not r.get("optional")}
-        if len(said) == 1 and len(kinds) <= 1:
-            found.append((said[0], kinds.pop() if kinds else NONE))
-    for path in sorted(SETS.glob("*.txt")):
-        if path.name in NOT_TAUGHT:
-            continue
+        if len(said) == 1:
+            yield said[0], record
+
+
+def odd_lines(paths: Iterable[Path]) -> list[tuple[str, str]]:
+    """The odd lines of the labelled sets with one user message, under the label each is due (`labelled`)."""
+    found = []
+    for path in paths:
         for due, conversation in labelled(path, "odd"):
             said = [m.content for m in conversation.messages if m.role is MessageRole.USER]
             if len(said) == 1:
                 found.append((said[0], due))
-    for path in TRAPS:
-        for conversation in conversations(path):
-            found += [(m.content, NONE) for m in conversation.messages if m.role is MessageRole.USER]
     return found
 
 
@@ -130,11 +145,21 @@ def ship(classifier: str, pairs: list[tuple[str, str]], command: str, *, check: 
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="only check the shipped probe's inputs")
-    args = parser.parse_args(argv)
-    return ship("relational", examples(), "python -m bench.relational_probe", check=args.check)
+def main_of(
+    classifier: str, examples_of: Callable[[], list[tuple[str, str]]], doc: str | None, module: str
+) -> Callable[[list[str] | None], int]:
+    """A probe's command line: train it from `examples_of()` and ship it, or `--check` the shipped one."""
+
+    def main(argv: list[str] | None = None) -> int:
+        parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+        parser.add_argument("--check", action="store_true", help="only check the shipped probe's inputs")
+        args = parser.parse_args(argv)
+        return ship(classifier, examples_of(), f"python -m {module}", check=args.check)
+
+    return main
+
+
+main = main_of("relational", examples, __doc__, "bench.relational_probe")
 
 
 if __name__ == "__main__":

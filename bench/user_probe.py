@@ -17,15 +17,10 @@ The test half, the even lines and the checked files are never read.
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
 
-from bench.relational_probe import NONE, ship
-from bench.relational_sets import labelled
-from rapport.domain.models import MessageRole
+from bench.relational_probe import NONE, dev_messages, main_of, odd_lines, of_prototypes
 from rapport.domain.semantics import prototypes
-from rapport.evaluation.extraction import DATA
 
 SETS = Path(__file__).resolve().parent / "user-kinds"
 CHECKED = "*checked.txt"  # sets kept to check on, every line
@@ -33,35 +28,19 @@ CHECKED = "*checked.txt"  # sets kept to check on, every line
 
 def examples() -> list[tuple[str, str]]:
     """(text, kind) pairs, in a fixed order."""
-    found: list[tuple[str, str]] = []
-    for label, sentences in prototypes.USER.items():
-        kind = prototypes.USER_KINDS.get(label, NONE)
-        found += [(sentence, kind) for sentence in sentences]
-    for line in (DATA / "dev.jsonl").read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        said = [m["content"] for m in record.get("messages", ()) if m["role"] == MessageRole.USER.value]
+    found = of_prototypes(prototypes.USER, prototypes.USER_KINDS)
+    for said, record in dev_messages():
         due = record.get("user", ())
         kinds = {m["kind"] for m in due if not m.get("optional")}
-        if len(said) == 1 and len(kinds) == 1:
-            found.append((said[0], kinds.pop()))
-        elif len(said) == 1 and not due:
-            found.append((said[0], NONE))
+        if len(kinds) == 1:
+            found.append((said, kinds.pop()))
+        elif not due:
+            found.append((said, NONE))
     checked = {path.name for path in SETS.glob(CHECKED)}
-    for path in sorted(SETS.glob("*.txt")):
-        if path.name in checked:
-            continue
-        for due_kind, conversation in labelled(path, "odd"):
-            said = [m.content for m in conversation.messages if m.role is MessageRole.USER]
-            if len(said) == 1:
-                found.append((said[0], due_kind))
-    return found
+    return found + odd_lines(path for path in sorted(SETS.glob("*.txt")) if path.name not in checked)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="only check the shipped probe's inputs")
-    args = parser.parse_args(argv)
-    return ship("user", examples(), "python -m bench.user_probe", check=args.check)
+main = main_of("user", examples, __doc__, "bench.user_probe")
 
 
 if __name__ == "__main__":
