@@ -272,30 +272,31 @@ class Recall:
         contexts = self._contexts(candidates, matches, asked)
         scored = _Scored.of(self._scoring, candidates, contexts, asked.terms, matches)
         ids = [c.memory.id for c in candidates]
+        position = {memory_id: n for n, memory_id in enumerate(ids)}
         by_meaning = by_meaning_order({c.memory.id: c.similarity for c in candidates})
         if edges is not None:
-            position = {memory_id: n for n, memory_id in enumerate(ids)}
             self._with_relation(edges, scored, query.limit, ids, [position[i] for i in by_meaning])
         if self._settings.recall_inference_boost > 0 and asks_inference(asked.text):
             self._with_preferences(scored)
         if asks_across(asked.text):
             signals = {c.memory.id: scored.signals(n, weighed=False) for n, c in enumerate(candidates)}
             return self._best_across(scope, query, asked, candidates, signals)
-        return self._best(scored, query.limit, asked.now, ids, by_meaning)
+        return self._best(scored, query.limit, asked.now, position, by_meaning)
 
     def _best(
-        self, scored: _Scored, limit: int, now: datetime, ids: list[str], by_meaning: list[str]
+        self, scored: _Scored, limit: int, now: datetime, position: dict[str, int], by_meaning: list[str]
     ) -> list[RecallHit]:
         """The `limit` hits to return, boosts never burying a strong semantic match (`keeping_best_by_meaning`):
-        ranked on scores alone, and only those returned built as hits. `ids`: the candidates'; `by_meaning`: theirs
-        closest by cosine first, equal cosines by id (`by_meaning_order`)."""
+        ranked on scores alone, and only those returned built as hits. `position`: each candidate's place, by id, in
+        the candidates' order; `by_meaning`: their ids closest by cosine first, equal cosines by id
+        (`by_meaning_order`)."""
         candidates = scored.candidates
         similarities = [c.similarity for c in candidates]
         keywords = [c.keyword for c in candidates]
         placed = placed_order(
             map(
                 Placed,
-                ids,
+                position,  # its ids, in the candidates' order
                 scored.scores,
                 [round(similarity, SCORE_PLACES) for similarity in similarities],
                 scored.evidences(),
@@ -305,7 +306,6 @@ class Recall:
             )
         )
         chosen = self._kept(placed, by_meaning, limit)
-        position = {memory_id: n for n, memory_id in enumerate(ids)}
         return [
             self._scoring.hit(self._shown(candidates[n], now), scored.signals(n), scored.scores[n])
             for n in (position[memory_id] for memory_id in chosen)

@@ -31,14 +31,14 @@ class SentencesAhead:
             if message.role is MessageRole.USER and position not in withheld
         ]
         opening = said[0][0] if said else None
-        texts = [
-            sentence
-            for position, message in said
-            for sentence in sentences(message.content)
-            if position == opening or classified(sentence)
-        ]
-        texts += [message.content for _, message in said if len(sentences(message.content)) > 1]
-        return list(dict.fromkeys(texts))
+        texts: list[str] = []
+        whole: list[str] = []
+        for position, message in said:
+            split = sentences(message.content)
+            texts += [sentence for sentence in split if position == opening or classified(sentence)]
+            if len(split) > 1:
+                whole.append(message.content)
+        return list(dict.fromkeys(texts + whole))
 
     def keep(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
         self._layer.keep(texts, vectors)
