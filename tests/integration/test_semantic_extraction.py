@@ -462,6 +462,25 @@ def test_a_fact_not_said_from_i_is_still_theirs(model: RulesLanguageModel, said:
     assert any(words in content for content in facts), user(model, chat((U, said)))
 
 
+@pytest.mark.parametrize(
+    ("said", "words"),
+    [
+        # Beside a question, from something else but holding them further on, read as a fact by the probe.
+        ("Any ideas for packed lunches? Mornings are chaos here, we've got three kids under six.", "three kids"),
+        ("Is oat milk ok for baking? Dairy has been off the menu for me since my teens.", "Dairy"),
+        ("Which trains run late on Sundays? The closest station to our house is Hebden Bridge.", "Hebden Bridge"),
+    ],
+)
+def test_a_fact_that_holds_them_further_on_is_theirs(model: RulesLanguageModel, said: str, words: str) -> None:
+    facts = [content for kind, content in user(model, chat((U, said))) if kind == "fact"]
+    assert any(words in content for content in facts), user(model, chat((U, said)))
+
+
+def test_a_sentence_with_them_only_as_its_object_is_no_fact(model: RulesLanguageModel) -> None:
+    said = "Could you make it sound less stiff? She's the one who taught me to write like that."
+    assert user(model, chat((U, said))) == []
+
+
 def test_a_sentence_not_of_themselves_is_no_fact(model: RulesLanguageModel) -> None:
     assert user(model, chat((U, "Here's the agency they recommended."))) == []
 

@@ -95,6 +95,11 @@ _OF_THEMSELVES = re.compile(
     r"(?i)^\W*(?:(?:both|all|one|two|three|four|most|some|each|none|neither)\s+(?:of\s+)?)?(?:we|we're|our|us|my)\b|"
     r"^\W*[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|was|were)\s+my\b"
 )
+# Or it holds them further on, and the probe reads it as a fact above every other kind: "Rent is 850 for a room in
+# Bristol, and a chunk goes to my parents back in Manila", "Biscuit is about 4, we adopted him from Cats Protection",
+# "English comes third for me after Tamil and Hindi". Not "me" alone, which is as often the object of someone else's
+# doing ("she's the one who taught me how to cook") or of a request ("talk to me like a coworker would").
+_HOLDS_THEM = re.compile(r"(?i)\b(?:I|I['’](?:m|ve|d|ll)|my|mine|we|we['’](?:re|ve)|our|ours|for me)\b")
 # "As a nurse, I…" or "as a wheelchair user, which stations…?" says what they are before what they ask: that is read
 # as its own clause, "I'm a nurse". Not what "as a" names that is no person ("as a result", "as a gift for my mum") or
 # what they were once ("as a kid, I…").
@@ -214,7 +219,12 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
     odds_of = layer.probabilities("user", texts)
     probed: list[dict[str, float] | None] = list(odds_of) if odds_of is not None else [None] * len(texts)
 
-    def consider(pick: tuple[int, str, bool, int, frozenset[str]], match: Match, label: str | None) -> None:
+    def consider(
+        pick: tuple[int, str, bool, int, frozenset[str]],
+        match: Match,
+        label: str | None,
+        odds: dict[str, float] | None,
+    ) -> None:
         index, text, correction, number, read = pick
         said = with_subject(text)
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
@@ -226,7 +236,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             return  # the patterns read it as that kind already, and surer
         content = about_user(said)
         if not content or (
-            kind == "fact" and content.startswith(_NOT_OF_THEMSELVES) and not _OF_THEMSELVES.search(said)
+            kind == "fact" and content.startswith(_NOT_OF_THEMSELVES) and not _of_themselves(said, odds)
         ):
             return
         kept = best.get((number, kind))
@@ -249,7 +259,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             label, pick = label or "fact", (index, change, *pick[2:])
         elif odds is not None:
             label = _probed_label(label, odds, news=news)
-        consider(pick, match, label)
+        consider(pick, match, label, odds)
     # A message the probe reads whole as a kind none of its sentences was kept as: that kind, from its sentence the
     # probe puts nearest it (docs/pipeline.md, "The probe over the whole message").
     readings_of: dict[int, list[int]] = {}
@@ -267,8 +277,16 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         ):
             continue  # kept as that kind already, by meaning or by the patterns
         nearest = max(numbers, key=lambda n: (probed[n] or {}).get(sure, 0.0))
-        consider(picked[nearest], matches[nearest], sure)
+        consider(picked[nearest], matches[nearest], sure, probed[nearest])
     return [memory for _, memory in best.values()]
+
+
+def _of_themselves(said: str, odds: dict[str, float] | None) -> bool:
+    """Whether a fact the voice cannot restate from the user (`_NOT_OF_THEMSELVES`) is of them still: it starts from
+    them (`_OF_THEMSELVES`), or holds them and the probe puts it at a fact above every other kind (`_HOLDS_THEM`)."""
+    if _OF_THEMSELVES.search(said):
+        return True
+    return odds is not None and max(odds, key=odds.__getitem__) == "fact" and _HOLDS_THEM.search(said) is not None
 
 
 def _probed_label(label: str | None, odds: dict[str, float], *, news: bool = True) -> str | None:
