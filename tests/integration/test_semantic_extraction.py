@@ -367,6 +367,8 @@ def test_what_the_user_did_on_their_own_is_no_approach_of_mine(model: RulesLangu
         "my speech is 200 words too long for the slot",
         "Could you do this one as bullet points? It's going on a slide.",
         "Can you make this one shorter? It's for a tweet.",
+        "Polish the paragraph below so it reads less stiffly.",  # what it names is here
+        "Bold the deadlines in your previous answer please.",
     ],
 )
 def test_a_form_named_of_the_users_own_work_or_asked_for_once_is_no_preference_about_answers(
@@ -380,6 +382,7 @@ def test_a_form_named_of_the_users_own_work_or_asked_for_once_is_no_preference_a
     [
         "My eyes get tired, so please keep your answers short.",
         "A table is much easier for me than a paragraph.",
+        "From now on, bold the deadlines in your answers.",  # the same request, said to stand
     ],
 )
 def test_a_form_wanted_of_my_answers_is_a_preference_about_answers(model: RulesLanguageModel, said: str) -> None:

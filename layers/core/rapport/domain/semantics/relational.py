@@ -629,10 +629,14 @@ _FOR_THE_TASK = re.compile(
 _ON_WHAT_IS_HERE = re.compile(
     r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|right|great|perfect|cool|just)[,\s]+)*"
     r"(?:(?:can|could|would|will) you\s+|please\s+|pls\s+)?"
-    r"(?:give|write|make|rewrite|redo|turn|put|list|format|convert|lay out|summari[sz]e|shorten|trim)\s+(?:me\s+)?"
+    r"(?:give|write|make|rewrite|redo|turn|put|list|format|convert|lay out|summari[sz]e|shorten|trim|say|cut|bold|"
+    r"smooth|tighten|simplify|polish|reword|rephrase|condense|tweak|soften)\s+(?:me\s+)?"
     r"(?:those|these|this|that|it|them|all (?:that|this|of (?:it|that|this))|the whole (?:thing|lot)|everything|"
     # or a form of something named now: "bullet points of what to say", "a table of the three areas"
-    r"(?:a |an )?(?:\w+ )?(?:bullet points?|bullets|list|table|numbered steps|steps|summary|outline) (?:of|for) )\b"
+    r"(?:a |an )?(?:\w+ )?(?:bullet points?|bullets|list|table|numbered steps|steps|summary|outline) (?:of|for) |"
+    # or what it names is here: "bold the key dates in that last reply", "smooth the English of the text below"
+    r"[^.!?]{0,40}?\b(?:now|below|above|(?:that|this|your) (?:last |previous |first )?"
+    r"(?:reply|answer|message|draft|version|paragraph|email|list|text))\b)"
 )
 
 
