@@ -99,7 +99,7 @@ _OF_THEMSELVES = re.compile(
 # Bristol, and a chunk goes to my parents back in Manila", "Biscuit is about 4, we adopted him from Cats Protection",
 # "English comes third for me after Tamil and Hindi". Not "me" alone, which is as often the object of someone else's
 # doing ("she's the one who taught me how to cook") or of a request ("talk to me like a coworker would").
-_HOLDS_THEM = re.compile(r"(?i)\b(?:I|I['’](?:m|ve|d|ll)|my|mine|we|we['’](?:re|ve)|our|ours|for me)\b")
+_HOLDS_THEM = re.compile(r"(?i)\b(?:I|my|mine|we|our|ours|for me)\b")  # "I'm", "we've" hold "I", "we"
 # "As a nurse, I…" or "as a wheelchair user, which stations…?" says what they are before what they ask: that is read
 # as its own clause, "I'm a nurse". Not what "as a" names that is no person ("as a result", "as a gift for my mum") or
 # what they were once ("as a kid, I…").
