@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from rapport.domain.models import MessageRole
 from rapport.domain.prompts.conversation import ConversationInput
@@ -193,11 +194,20 @@ def _readings(sentence: str) -> list[str]:
     return whole + [c for c in clauses if not _left_out(c)] if len(clauses) > 1 else whole
 
 
+class _Reading(NamedTuple):
+    """A text read for a memory: a sentence or one of its clauses (`_readings`)."""
+
+    message: int  # its message's index
+    text: str
+    correction: bool  # its message corrects something said before
+    number: int  # its sentence's, among the sentences read
+    read: frozenset[str]  # the kinds the patterns read its sentence as
+
+
 def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list[ExtractedUserMemory]:
     """Only what the patterns leave alone: a pattern that read a sentence (a name, an employer, a date) is surer than
     a neighbour by meaning, of the kinds it read, and a problem report is the debugging situation's to describe."""
-    # message index, text read, correction, the sentence's number, the kinds the patterns read it as
-    picked: list[tuple[int, str, bool, int, frozenset[str]]] = []
+    picked: list[_Reading] = []
     in_our_work: set[int] = set()  # the messages that pick shared work up again
     for message in conversation.messages:
         if message.role is not MessageRole.USER:
@@ -211,20 +221,15 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             read = _kinds_read_by_patterns(sentence)
             if read is not None:  # else the patterns read all of it
                 number = len(picked)
-                picked += [(message.index, text, correction, number, read) for text in _readings(sentence)]
-    texts = [text for _, text, _, _, _ in picked]
+                picked += [_Reading(message.index, text, correction, number, read) for text in _readings(sentence)]
+    texts = [pick.text for pick in picked]
     bar = layer.calibration("user")
     best: dict[tuple[int, str], tuple[float, ExtractedUserMemory]] = {}
     matches = layer.classify("user", texts)
     odds_of = layer.probabilities("user", texts)
     probed: list[dict[str, float] | None] = list(odds_of) if odds_of is not None else [None] * len(texts)
 
-    def consider(
-        pick: tuple[int, str, bool, int, frozenset[str]],
-        match: Match,
-        label: str | None,
-        odds: dict[str, float] | None,
-    ) -> None:
+    def consider(pick: _Reading, match: Match, label: str | None, odds: dict[str, float] | None) -> None:
         index, text, correction, number, read = pick
         said = with_subject(text)
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
@@ -252,11 +257,10 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             best[(number, kind)] = (match.score, memory)
 
     for pick, match, odds in zip(picked, matches, probed, strict=True):
-        index, text = pick[0], pick[1]
-        news = index not in in_our_work
-        label, change = _evidenced_label(match, text, bar, news=news), _change(match, text)
+        news = pick.message not in in_our_work
+        label, change = _evidenced_label(match, pick.text, bar, news=news), _change(match, pick.text)
         if change is not None:
-            label, pick = label or "fact", (index, change, *pick[2:])
+            label, pick = label or "fact", pick._replace(text=change)
         elif odds is not None:
             label = _probed_label(label, odds, news=news)
         consider(pick, match, label, odds)
@@ -264,16 +268,16 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
     # probe puts nearest it (docs/pipeline.md, "The probe over the whole message").
     readings_of: dict[int, list[int]] = {}
     for n, pick in enumerate(picked):
-        readings_of.setdefault(pick[0], []).append(n)
+        readings_of.setdefault(pick.message, []).append(n)
     content_of = {m.index: m.content for m in conversation.messages}
     whole = layer.probabilities("user", [content_of[i] for i in readings_of]) if readings_of else None
     for (index, numbers), odds in zip(readings_of.items(), whole, strict=True) if whole is not None else ():
-        sure = max(odds, key=odds.__getitem__)
+        sure = _read_first(odds)
         if sure not in _PROBED_KINDS or odds[sure] < _MESSAGE_SURE or (sure == "event" and index in in_our_work):
             continue
-        sentences_of = {picked[n][3] for n in numbers}
+        sentences_of = {picked[n].number for n in numbers}
         if any(kind == sure and number in sentences_of for number, kind in best) or any(
-            sure in picked[n][4] for n in numbers
+            sure in picked[n].read for n in numbers
         ):
             continue  # kept as that kind already, by meaning or by the patterns
         nearest = max(numbers, key=lambda n: (probed[n] or {}).get(sure, 0.0))
@@ -286,7 +290,12 @@ def _of_themselves(said: str, odds: dict[str, float] | None) -> bool:
     them (`_OF_THEMSELVES`), or holds them and the probe puts it at a fact above every other kind (`_HOLDS_THEM`)."""
     if _OF_THEMSELVES.search(said):
         return True
-    return odds is not None and max(odds, key=odds.__getitem__) == "fact" and _HOLDS_THEM.search(said) is not None
+    return odds is not None and _read_first(odds) == "fact" and _HOLDS_THEM.search(said) is not None
+
+
+def _read_first(odds: dict[str, float]) -> str:
+    """The kind the probe puts above every other."""
+    return max(odds, key=odds.__getitem__)
 
 
 def _probed_label(label: str | None, odds: dict[str, float], *, news: bool = True) -> str | None:
@@ -296,7 +305,7 @@ def _probed_label(label: str | None, odds: dict[str, float], *, news: bool = Tru
     broadest kind, which the patterns read surest, and where the probe's reads were wrong as often as right. Where it
     is sure of keeping nothing, the rules' kind stands (vetoing them lost more than it saved on the sets).
     `news`: False in a message that picks shared work up again, whose progress the probe cannot tell from news."""
-    sure = max(odds, key=odds.__getitem__)
+    sure = _read_first(odds)
     if sure in _PROBED_KINDS and sure != label and odds[sure] >= _PROBE_SURE and (news or sure != "event"):
         return sure
     return label
