@@ -313,6 +313,11 @@ def test_a_near_tie_is_settled_by_a_sentence_that_says_what_helped_and_that_it_d
         "The cron job we set up last month has run every night without a miss.",
         "the pitch deck we drafted got us a second meeting with the investors",
         "the unit tests we wrote caught two bugs before the release",
+        # named with what it was for, by its time, or as a thing made that is no code or letter
+        "the cover letter to the bakery we wrote on Monday got me an interview",
+        "yesterday's checklist we drew up cut the move to one afternoon",
+        "the product page we reworked went live on monday and I sold twelve candles",
+        "so the gift list we did together was a hit with the whole family",
     ],
 )
 def test_a_result_told_of_work_we_made_is_what_came_of_it(model: RulesLanguageModel, said: str) -> None:
@@ -320,6 +325,24 @@ def test_a_result_told_of_work_we_made_is_what_came_of_it(model: RulesLanguageMo
     found = relational(model, chat((U, said)))
     assert [kind for kind, _ in found] == ["collaboration_outcome"], found
     assert found[0][1].startswith("What came of our work together: ")
+
+
+def test_work_asked_after_at_the_end_of_a_message_ends_in_what_the_next_one_tells(model: RulesLanguageModel) -> None:
+    reply = "I don't have it in front of me, but tell me what happened."
+    asked = chat(
+        (U, "hi! remember the complaint letter to the airline we wrote last month?"),
+        (A, reply),
+        (U, "they refunded the whole fare!! 320 euros"),
+    )
+    outcomes = [content for kind, content in relational(model, asked) if kind == "collaboration_outcome"]
+    assert len(outcomes) == 1 and "complaint letter" in outcomes[0] and "refunded" in outcomes[0], outcomes
+    # named in passing, not asked after, it waits for no answer
+    told = chat(
+        (U, "I kept a copy of the complaint letter to the airline we wrote last month."),
+        (A, reply),
+        (U, "they refunded the whole fare!! 320 euros"),
+    )
+    assert not any(kind == "collaboration_outcome" for kind, _ in relational(model, told))
 
 
 @pytest.mark.parametrize(

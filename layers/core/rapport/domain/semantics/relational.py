@@ -90,13 +90,18 @@ _ARTIFACT = (
     r"plan|schedule|itinerary|timeline|roadmap|budget|spreadsheet|formula|model|strategy|checklist|template|"
     r"email|e-mail|letter|cover letter|message|reply|cv|resume|résumé|essay|speech|talk|presentation|slides|deck|"
     r"proposal|report|doc|document|docs|outline|draft|post|article|chapter|pitch|bio|summary|notes|guide|"
-    r"workout|routine|meal plan|diet|study plan|list|prompt|setup|solution|approach|answer)"
+    r"workout|routine|meal plan|diet|study plan|list|prompt|setup|solution|approach|answer|"
+    r"page|pages|site|website|descriptions?|listings?|profile|menu|newsletter|captions?|wording|book|story|cards?|"
+    r"system|process|workflow|sheet|cleanup|clean-up|restructur\w*|rewrite|appeal|complaint|claim|application)"
 )
 _OUR_WORK = re.compile(
-    r"(?i)\b(?:(?:the|that|this|those|these|our)\s+(?:[\w'’-]+\s+){0,2}?" + _ARTIFACT + r"\s+(?:that\s+)?"
+    r"(?i)\b(?:(?:the|that|this|those|these|our|(?:last|yesterday|this)\s*\w*['’]s)\s+(?:[\w'’-]+\s+){0,2}?"
+    + _ARTIFACT
+    # what it was for, between the work and its makers: "the complaint letter to the airline we wrote"
+    + r"\s+(?:(?:to|for|about|on|from|of|with)\s+(?:\S+\s+){1,3}?)?(?:that\s+)?"
     r"(?:we|you and I)\s+(?:[a-z]+\s+)?(?:designed|built|wrote|drafted|planned|put together|came up with|set up|"
     r"prepared|worked out|figured out|rewrote|reworked|polished|trimmed|tuned|optimi[sz]ed|refactored|sketched|"
-    r"outlined|edited|debugged|fixed|made|added|picked|chose|created))\b"
+    r"outlined|edited|debugged|fixed|made|added|picked|chose|created|did|worked on|drew up))\b"
 )
 # Read by its words, a told outcome is as sure as a pattern's reading (`relational_rules.RULE_CONFIDENCE`), whatever
 # it is nearest by meaning.
@@ -112,7 +117,7 @@ _WITH_THEIR_PEOPLE = re.compile(
 # Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
 _WITH_OTHERS = re.compile(
     r"(?i)\b(?:we\s+(?:[\w'’-]+\s+){1,3}?with (?:my|our|the|his|her|their|a) [\w'’-]+|(?:my|our) [\w'’-]+ and I|"
-    r"[A-Z][a-z]+ and I|"
+    r"(?-i:[A-Z][a-z]+) and I\b|"  # a name, capitalised: not "went live monday and I sold six"
     r"as a (?:family|team|class|group)|at (?:work|school|the office)|our team|my team|in (?:high )?school)\b"
 )
 # A lesson needs its evidence in the sentence, whatever its neighbours by meaning: nearness alone made "they failed
@@ -191,7 +196,10 @@ _RESULT = re.compile(
     r"fail(?:ed|s)?|rejected|accepted|held(?: up)?|help(?:ed|s)?|didn'?t|did not|doesn'?t|stopped|crash\w*|faster|"
     r"slower|fixed|solved|paid off|turned out|success\w*|too (?:much|little|hard|easy|long|short)|"
     r"loved|liked|hated|down (?:from|to)|up (?:from|to)|instead of|under|over|caught|found|ran|runs|won|landed|"
-    r"improved|reduced|increased|doubled|halved|dropped|without (?:a|any)|no more|gone)\b"
+    r"improved|reduced|increased|doubled|halved|dropped|without (?:a|any)|no more|gone|"
+    # what came of it for whom it was for: "it was a hit", "went live on Monday", "they paid", "did it"
+    r"(?:a|such a) (?:\w+ )?hit|went live|paid|approved|refunded|granted|sold|did it|"
+    r"(?:exactly )?what (?:she|he|they|I|we) (?:wanted|needed))\b"
 )
 # The words a lesson needs guard against nearness alone at the bars (0.35-0.45 of cosine), where a life event or a
 # refusal can sit as near a lesson as one said plainly. Far above them the meaning is the evidence: on dev, every
@@ -371,8 +379,14 @@ def _by_meaning(
     outcome = _outcome(conversation, layer)
     read = _probe_read(layer, [s.text for s in spoken])
     named: dict[int, str] = {}  # each message's last sentence naming work of ours, by the message's index
+    last_said = {s.message.index: s.text for s in spoken}  # each message's last sentence
+    previous: int | None = None
     for sentence, match, (credit, wants, sure_credit) in zip(spoken, matches, read, strict=True):
         index = sentence.message.index
+        if previous is not None and previous != index and _asks_after(named.get(previous), last_said[previous]):
+            # "remember the complaint letter we wrote?" closing a message: the answer to it is in the next one
+            named[index] = named.pop(previous)
+        previous = index
         # A result told of work of ours is its outcome, whatever else it is near (picking the work up, research);
         # in a problem solved here, the messages of its outcome say it already.
         ends_it = outcome is not None and index in outcome.evidence
@@ -690,6 +704,11 @@ def _told_outcome(sentence: str) -> str | None:
     if _OUR_WORK.search(sentence) and evidenced("our_outcome", sentence):
         return "our_outcome"
     return None
+
+
+def _asks_after(naming: str | None, last: str) -> bool:
+    """Whether a message ends by asking after work of ours it names ("hi! remember the letter we wrote?")."""
+    return naming is not None and naming == last and naming.rstrip().endswith("?")
 
 
 def _result_of_named_work(sentence: str) -> bool:
