@@ -327,6 +327,11 @@ def test_a_result_told_of_work_we_made_is_what_came_of_it(model: RulesLanguageMo
     assert found[0][1].startswith("What came of our work together: ")
 
 
+def test_the_usual_compared_against_is_no_routine_of_ours(model: RulesLanguageModel) -> None:
+    said = "the small worked example was so much clearer for me than the usual 'here are five causes' answer"
+    assert not any(kind == "interaction_pattern" for kind, _ in relational(model, chat((U, said))))
+
+
 def test_work_asked_after_at_the_end_of_a_message_ends_in_what_the_next_one_tells(model: RulesLanguageModel) -> None:
     reply = "I don't have it in front of me, but tell me what happened."
     asked = chat(
@@ -334,8 +339,11 @@ def test_work_asked_after_at_the_end_of_a_message_ends_in_what_the_next_one_tell
         (A, reply),
         (U, "they refunded the whole fare!! 320 euros"),
     )
-    outcomes = [content for kind, content in relational(model, asked) if kind == "collaboration_outcome"]
+    found = relational(model, asked)
+    outcomes = [content for kind, content in found if kind == "collaboration_outcome"]
     assert len(outcomes) == 1 and "complaint letter" in outcomes[0] and "refunded" in outcomes[0], outcomes
+    # named only to be asked after, it is no shared work picked up again
+    assert not any(kind == "shared_context" for kind, _ in found), found
     # named in passing, not asked after, it waits for no answer
     told = chat(
         (U, "I kept a copy of the complaint letter to the airline we wrote last month."),
@@ -423,6 +431,12 @@ def test_a_form_wanted_of_my_answers_is_a_preference_about_answers(model: RulesL
 def test_shared_work_named_again_is_picked_up(model: RulesLanguageModel, said: str, named: str) -> None:
     found = relational(model, chat((U, said)))
     assert any(kind == "shared_context" and named in content for kind, content in found), found
+
+
+def test_shared_work_named_at_length_is_named_to_a_whole_word(model: RulesLanguageModel) -> None:
+    said = "Picking up the grant application for the community garden we drafted for the council: budget is done."
+    found = [content for kind, content in relational(model, chat((U, said))) if kind == "shared_context"]
+    assert found and "the grant application for the community garden we drafted for: the council" in found[0], found
 
 
 @pytest.mark.parametrize(
@@ -707,6 +721,12 @@ def test_a_way_of_helping_credited_after_a_grumble_or_for_what_they_then_did_the
             "I usually come to you after my piano lesson to go over the theory",
             "interaction_pattern",
             "they usually come to me",
+        ),
+        # come to me as usual, or handing me what the routine is for, whatever it asks of me
+        (
+            "Tuesday, the kids are in bed, so here I am as usual to work out how to explain fractions to Sam tomorrow",
+            "interaction_pattern",
+            "here they are as usual",
         ),
     ],
 )

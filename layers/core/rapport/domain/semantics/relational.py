@@ -59,7 +59,7 @@ _CONTINUED = re.compile(
     # or by what we made of it: "remember our shortlist of beaches in Crete?"
     r"(?:remember|recall)(?=\s+our\s+(?:[\w'’-]+\s+)?(?:shortlist|list|plan|draft|outline|itinerary|spreadsheet|"
     r"budget|notes|comparison|research|schedule|checklist|timeline|brainstorm)\b)))\s+"
-    r"(?P<name>(?:the |my |our )?[^.,:;!?—–\n]{2,60})"
+    r"(?P<name>(?:the |my |our )?[^.,:;!?—–\n]{1,59}\w)(?!\w)"  # up to 60 characters, ending with a word
 )
 # What we said last time, named by that alone: "like we discussed yesterday, I'm going with Postgres"; or where our
 # work stopped: "we left off at the part about indexes", "last time we got as far as chapter two".
@@ -381,11 +381,13 @@ def _by_meaning(
     named: dict[int, str] = {}  # each message's last sentence naming work of ours, by the message's index
     last_said = {s.message.index: s.text for s in spoken}  # each message's last sentence
     previous: int | None = None
+    asked_in: dict[int, int] = {}  # the message asking after work of ours, by the index of the one answering it
     for sentence, match, (credit, wants, sure_credit) in zip(spoken, matches, read, strict=True):
         index = sentence.message.index
         if previous is not None and previous != index and _asks_after(named.get(previous), last_said[previous]):
             # "remember the complaint letter we wrote?" closing a message: the answer to it is in the next one
             named[index] = named.pop(previous)
+            asked_in[index] = previous
         previous = index
         # A result told of work of ours is its outcome, whatever else it is near (picking the work up, research);
         # in a problem solved here, the messages of its outcome say it already.
@@ -409,6 +411,10 @@ def _by_meaning(
             # Who does what first ("I'd rather write it myself first, then you go over it", "I wait for your ok
             # before the next one") is how we work, whatever form of my answers or habit of ours it sits near.
             label = "working_style"
+        elif label in {"format", "suggestions", "shared_research"} and _come_as_usual(sentence.text):
+            # Come to me, or handing me something, as our routine ("so here I am as usual to work out tomorrow's
+            # maths", "payday again, so here I am with my list") is that routine, whatever it asks of me.
+            label = "habit"
         kept = label is not None and (of_named_work or evidenced(label, sentence.text, match.by_label.get(label, 0.0)))
         if not kept and not told:
             # No lesson read by meaning, or one without its words: the first second reading that holds.
@@ -422,6 +428,8 @@ def _by_meaning(
         content = _project(sentence.message) if label == "project" else _note(label, said)
         if content:
             used.add((label, index))
+            if of_named_work and index in asked_in:
+                used.add((label, asked_in[index]))  # the work was named there only to be asked after
             sure = _TOLD_CONFIDENCE if told else match.score
             memories.append(_memory(content, RELATIONAL_TYPES[label], sure, [index]))
             if label == "shared_research":
@@ -597,14 +605,29 @@ _OUR_ROUTINE = re.compile(
     # "Usual bedtime vocab quiz please", "new week, new batch of job postings for you", "another DIY weekend, another
     # 'is this wall load-bearing' chat with you", "every time it makes a noise I end up asking you", "as has become
     # customary in our correspondence"
-    r"customary|I (?:always |usually )?end up (?:asking|coming to|bugging|messaging) you)\b|"
+    r"customary|I (?:always |usually )?end up (?:asking|coming to|bugging|messaging) you|"
+    # "meal plan time again", "ok its that time again"
+    r"(?:that|\w+) time again)\b|"
     r"^\W*usual\b|\b" + _TURN_OF_THE_CALENDAR + r"\b"
 )
+# Come to me, or handing me what the routine is for: "so here I am as usual", "payday again, so here I am with my
+# list", "here's October for our usual check".
+_HERE_TO_YOU = r"\bhere (?:I am|we are|(?:it )?(?:is|are)|it['’]s)\b|\bhere['’]?s\b"
+
+
+# "As usual", "again", "our usual": not "the usual", which compares ("better than the usual 'here are 5 causes'").
+_AS_USUAL = re.compile(r"(?i)\b(?:(?:as|like) (?:usual|always|ever)|again|(?:my|our) usual)\b")
+
+
+def _come_as_usual(sentence: str) -> bool:
+    return bool(_AS_USUAL.search(sentence) and re.search(_HERE_TO_YOU, sentence, re.IGNORECASE))
+
+
 # What I do in it, or do for them: "you tell me…", "pick a word for me", "I usually come to you"; not "you were right
 # as usual".
 _TO_ME_OR_FOR_ME = re.compile(
     r"(?i)\b(?:for me|with you|to you|(?:you|u)\s+(?!(?:were|was|are|re|said|know)\b)[a-z]+|"
-    r"(?:give|tell|show|pick|send|sort|check|find|make|start|quiz|test)\s+me|please)\b|\byou['’]ll\b"
+    r"(?:give|tell|show|pick|send|sort|check|find|make|start|quiz|test)\s+me|please)\b|\byou['’]ll\b|" + _HERE_TO_YOU
 )
 
 # How sure the probe must be that a sentence credits a way of helping, and that it states a preference about answers
