@@ -288,6 +288,38 @@ def test_a_grievance_or_lesson_in_other_words_is_still_judged(model: RulesLangua
     assert verdict is Verdict.REFRAMED and content == "With this user, avoid replies that were walls of text"
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        # what I did named as a thing, or as a game played, credited in words of its own
+        "ok the Tom/Jerry thing with real numbers is what did it",
+        "btw the roleplay last week where you were the interviewer and i had to answer was honestly the best bit",
+    ],
+)
+def test_a_way_of_helping_named_as_a_thing_or_a_game_is_an_approach_that_worked(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert [kind for kind, _ in relational(model, chat((U, said)))] == ["approach_effectiveness"]
+
+
+def test_the_way_of_helping_credited_where_a_problem_ends_is_an_approach_beside_its_outcome(
+    model: RulesLanguageModel,
+) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "my pivot table keeps double counting the refunds, the totals are way off"),
+            (A, "Put the raw rows for one refund next to the pivot and check whether it appears twice in the source."),
+            (
+                U,
+                "fixed it, it was duplicate rows from the export. what really helped was you showing me the raw rows "
+                "next to the pivot, instead of just guessing at formulas",
+            ),
+        ),
+    )
+    assert sorted(kind for kind, _ in found) == ["approach_effectiveness", "collaboration_outcome"], found
+
+
 def test_a_near_tie_is_settled_by_a_sentence_that_says_what_helped_and_that_it_did(model: RulesLanguageModel) -> None:
     # Nearest a shared project and only a hair ahead of an approach that worked: the sentence names what worked and
     # says it did, so it is the approach, in its own words

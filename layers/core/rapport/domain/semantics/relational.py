@@ -137,7 +137,7 @@ _EVIDENCE = {
         r"reason (?:why )?I|until you|did it|saves|"
         # "is honestly why I didn't freeze", "that's what got me to decide", "what made Ohm's law land"
         r"why I|what (?:got|made|finally|helped|saved|stopped)|made itself|"
-        r"less (?:scary|overwhelming))\b"
+        r"less (?:scary|overwhelming)|best (?:part|bit))\b"
     ),
     "format": re.compile(
         r"(?i)\b(?:please|pls|prefer|rather|instead|better|easier|clearer|keep|always|never|don'?t|do not|stop|just|"
@@ -270,14 +270,18 @@ _YOU_DID = (
     r"gave|showed|broke|split|drew|wrote|kept|built|had|taught|told|set|let|took|came up|went|brought|ran|threw|found|"
     r"sent|got|spent|read|put)"
 )
-_I_DID = re.compile(r"(?i)\b(?:the way you|" + _YOU_DID + r")\b")
+# or as it went on: "what really helped was you showing me the plan", "thank you for asking for the code first"
+_I_DID = re.compile(r"(?i)\b(?:the way you|" + _YOU_DID + r"|you (?:for )?[a-z]{2,}ing)\b")
 _APPROACH = re.compile(
     r"(?i)\b(?:(?!(?:evening|morning|thing|nothing|something|anything|everything|spring|string|during|feeling|"
     r"meeting|building|wedding|ceiling|king|ring|bring|sing|wing)\b)[a-z]{2,}ing\b|your\b|"
     r"you (?:do|make|give|show|explain|ask)|the (?:way|[\w-]+ you)|" + _YOU_DID + "|"
     r"analog\w*|examples?|checklists?|pictures?|diagrams?|plans?|steps?|tables?|quiz\w*|breakdown|lists?|metaphors?|"
     r"exercises?|method|trick|technique|idea|suggestion|tips?|advice|approach|framing|questions?|summar\w*|"
-    r"drawing|sketch|outline|template|schedule|routine|script|roadmap|timeline|version|comparison|story|stories)\b"
+    r"drawing|sketch|outline|template|schedule|routine|script|roadmap|timeline|version|comparison|story|stories|"
+    r"role[- ]?play\w*|games?|mnemonics?|"
+    # what I did named as a thing: "the Ana/Ben thing with actual rows", "that predicting thing"
+    r"(?:the|that|this|your)\s+(?!(?:whole|same|other|first|last|only|one|next|best|worst)\b)\S+\s+thing)\b"
 )
 # Picking shared work up needs a sign that it continues: what is done, what is left, "again", "last time".
 _CONTINUES = re.compile(
@@ -403,8 +407,8 @@ def _by_meaning(
         if (
             label in _CREDIT_MISREAD_AS
             and (sure_credit or _CREDITED_IN_WORDS.search(sentence.text))
-            and not ends_it
-            and _credits_what_i_did(sentence.text, match)
+            and (not ends_it or (sure_credit and _CREDITED_IN_WORDS.search(sentence.text)))
+            and (_credits_what_i_did(sentence.text, match) or (sure_credit and _A_THING_OF_OURS.search(sentence.text)))
         ):
             label = "approach_worked"
         elif label in {"format", "suggestions", "habit"} and _HOW_WE_SPLIT_THE_WORK.search(sentence.text):
@@ -646,7 +650,10 @@ _CREDIT_MISREAD_AS = frozenset({"format", "suggestions", "habit", "shared_resear
 _CREDITED_IN_WORDS = re.compile(
     r"(?i)\b(?:(?:really |actually |so |totally )?helped|(?:really|totally|honestly|actually) worked|"
     r"works? (?:so |really |way |much )?(?:well|better|wonders)|"
-    r"is what (?:really |actually )?works)\b"
+    r"is what (?:really |actually )?works|"
+    # "the first time it made sense", "is what made it click", "was honestly the best part"
+    r"made (?:it |things |everything )?(?:click|sense)|(?:is|was) what did it|(?:was|is) (?:honestly |really )?the "
+    r"best (?:part|bit|thing))\b"
 )
 # A piece of work asked for now ("give me an outline for it in three points", "can you write this email in a more
 # formal tone?"): its form is for that work. The probe reads such a request as near a preference as one that stands;
@@ -689,6 +696,11 @@ class _ProbeReading(NamedTuple):
 
 
 _NO_READING = _ProbeReading(credit=False, wants=False, sure_credit=False)
+
+
+_A_THING_OF_OURS = re.compile(
+    r"(?i)^\W*(?:the|that|this)\s+(?!(?:whole|same|other|first|last|only|one|next)\b)\S+\s+thing\b"
+)
 
 
 def _credits_what_i_did(sentence: str, match: Match) -> bool:

@@ -229,6 +229,13 @@ def assistant_voice(sentence: str) -> str:
 
 
 _GERUND = re.compile(r"[a-z]{2,}ing")
+# A past tense makes "you" its subject wherever it stands: "the analogy you used", "the plan you drew up" ("need" and
+# "feed" are no past).
+_PAST = re.compile(r"[a-z]{2,}(?<!e)ed")
+# Words after which "you" is an object, whatever follows ("the options for you listed below").
+_OBJECT_AFTER = frozenset("for to with at of from on in about by".split())
+# The verb after a subject "you", as it agrees with "I".
+_AGREEING_WITH_I = {"are": "am", "were": "was", "weren't": "wasn't", "weren’t": "wasn’t", "aren't": "am not"}
 _THANK_YOU_THINGS = frozenset("note notes card cards letter letters email emails gift gifts message messages".split())
 _NOT_A_GERUND = frozenset("bring sing ring swing sting cling fling spring wring string".split())
 _CLAUSE_OPENS = re.compile(r"[,;:—–]|\s-\s")
@@ -243,8 +250,14 @@ def _assistant_word(word: str, following: str, before: str) -> str:
         if _GERUND.fullmatch(following) and following not in _NOT_A_GERUND:
             return "\x00me"  # the doer of a gerund: "you playing the landlord helped" is "me playing the landlord"
         opens = before in _YOU_SUBJECT_AFTER or not before
-        subject = following in _YOU_SUBJECT_BEFORE or (opens and following and following not in _NOT_A_VERB)
+        subject = (
+            following in _YOU_SUBJECT_BEFORE
+            or (bool(_PAST.fullmatch(following)) and before not in _OBJECT_AFTER)
+            or (opens and following and following not in _NOT_A_VERB)
+        )
         return "\x00I" if subject else "\x00me"
+    if before == "you" and lowered in _AGREEING_WITH_I:
+        return _AGREEING_WITH_I[lowered]  # "you were the waiter" is noted "I was the waiter"
     swapped = _ASSISTANT_SWAPS.get(lowered)
     if swapped is None:
         return word
