@@ -122,6 +122,31 @@ def test_a_debugging_session_ends_as_an_outcome_with_the_cause_found(model: Rule
     assert "413" in content and "client_max_body_size" in content and "100m" in content
 
 
+def test_what_it_was_and_that_it_went_well_said_in_words_ends_the_problem(model: RulesLanguageModel) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "the app crashes on launch with a NullPointerException in the settings screen"),
+            (A, "The settings adapter is used before it's set; move the assignment above that line."),
+            (U, "yep that was it, crash gone."),
+        ),
+    )
+    assert [kind for kind, _ in found] == ["collaboration_outcome"], found
+
+
+def test_an_ending_said_in_words_shows_a_question_was_a_problem_when_it_ends_the_talk(
+    model: RulesLanguageModel,
+) -> None:
+    asked = (U, "is it normal that npm install takes four minutes on my laptop?")
+    answer = (A, "Not really; clear the cache with npm cache clean --force and exclude node_modules from the scan.")
+    ending = (U, "That brought it down to forty seconds, wow.")
+    found = relational(model, chat(asked, answer, ending))
+    assert [kind for kind, _ in found] == ["collaboration_outcome"], found
+    # followed by something else, it may be one step of a longer talk
+    found = relational(model, chat(asked, answer, ending, (A, "Great."), (U, "how do I set up npm workspaces?")))
+    assert not any(kind == "collaboration_outcome" for kind, _ in found), found
+
+
 @pytest.mark.parametrize(
     "ending",
     [

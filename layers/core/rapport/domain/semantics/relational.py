@@ -932,6 +932,7 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
         and (
             (problem_told and _reads_as_resolved(s, match, last_said, ends_open))
             or _did_as_answered(s.text, _answer_before(conversation, s.message.index))
+            or (s.message.index == last_said and not ends_open and _solved_in_words(s, match))
         )
     ]
     if not resolved:
@@ -957,6 +958,12 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
         parts.append(f"the outcome: {said}")
     content = " — ".join(parts)
     return _memory(content[: MAX_QUOTED_CHARS * 2], "collaboration_outcome", match.score, evidence)
+
+
+def _solved_in_words(sentence: _Sentence, match: Match) -> bool:
+    """An ending read past the bar and said in words ("that brought it down to under a second", "absolute paths did
+    it") says what was brought was a problem, however it was put ("is it normal that git status takes 20 seconds?")."""
+    return match.label == "resolved" and _told_how_it_ended(sentence.text)
 
 
 def _reports_a_problem(text: str, layer: SemanticLayer) -> bool:
@@ -1044,7 +1051,8 @@ def _reads_as_resolved(sentence: _Sentence, match: Match, last_said: int, ends_o
     ending in its middle. Its last word may be read by meaning alone: endings are said in more words than any list
     holds (docs/pipeline.md); not when that message also says what is still to come (`ends_open`)."""
     if match.nearest != "resolved":
-        return False
+        # unless it says both what it was and that it went well: "yep that was it, crash gone"
+        return bool(_CAUSE_OR_MEASURE.search(sentence.text) and _WENT_WELL.search(sentence.text))
     if _told_how_it_ended(sentence.text):
         return True
     thanks_alone = _THANKS.match(clause(sentence.text) or sentence.text)
