@@ -490,6 +490,19 @@ def test_shared_work_named_again_is_picked_up(model: RulesLanguageModel, said: s
     assert any(kind == "shared_context" and named in content for kind, content in found), found
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "hello! back for the wedding playlist. recap: we picked the first dance, the party set is still open",
+        "tuesday study session! ready to carry on with the revision plan?",
+        "so what's left from our list: the cover photo and the shipping page",
+    ],
+)
+def test_where_our_work_stands_is_shared_work_picked_up(model: RulesLanguageModel, said: str) -> None:
+    found = [content for kind, content in relational(model, chat((U, said))) if kind == "shared_context"]
+    assert found and "; ;" not in found[0] and ": ;" not in found[0], found  # a greeting leaves no empty part
+
+
 def test_shared_work_named_at_length_is_named_to_a_whole_word(model: RulesLanguageModel) -> None:
     said = "Picking up the grant application for the community garden we drafted for the council: budget is done."
     found = [content for kind, content in relational(model, chat((U, said))) if kind == "shared_context"]

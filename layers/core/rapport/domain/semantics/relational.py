@@ -65,6 +65,10 @@ _CONTINUED = re.compile(
 # work stopped: "we left off at the part about indexes", "last time we got as far as chapter two".
 _LAST_TIME = re.compile(
     r"(?i)\b(?:(?:like|as) we (?:discussed|agreed|planned|decided)|we left off|we got as far as)\b|"
+    # Where our work stands: "ok so where we are: …", "recap: we picked the layout", "what's left from our list",
+    # "ready to carry on with the plan?"
+    r"\bwhere we are\s*:|\brecap\s*:|\b(?:what['’]?s|what is) (?:still )?left (?:from|on|of) our\b|"
+    r"\bstill on our (?:list|plate)\b|\b(?:ready to|can we|shall we|could we) carry on\b|"
     # What we worked on, come back: "the bug we chased on Monday is back, same stack trace"
     r"\b(?:the|that|our)\s+(?:[\w'’-]+\s+){1,3}?we\s+(?:chased|fixed|debugged|solved|found|tracked down|worked on)\b"
     r"[^.!?]*?\b(?:is|are|it's|it’s)\s+back\b|"
@@ -891,7 +895,7 @@ def _project(message: PromptMessage) -> str | None:
     said = "; ".join(d for d in details if d)[:MAX_QUOTED_CHARS]
     if name:
         return f"We are working together on {assistant_voice(name)}" + (f": {said}" if said else "")
-    whole = "; ".join(assistant_voice(s) for s in sentences(message.content))[:MAX_QUOTED_CHARS]
+    whole = "; ".join(filter(None, map(assistant_voice, sentences(message.content))))[:MAX_QUOTED_CHARS]
     return f"We picked up our shared work again: {whole}" if whole else None
 
 
