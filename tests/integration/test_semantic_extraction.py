@@ -503,6 +503,17 @@ def test_where_our_work_stands_is_shared_work_picked_up(model: RulesLanguageMode
     assert found and "; ;" not in found[0] and ": ;" not in found[0], found  # a greeting leaves no empty part
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "two ground rules for us: when I'm unsure about a plan, ask me questions before proposing anything",
+        "how I'd like to do this with you in general: one chapter at a time, wait for my notes before the next",
+    ],
+)
+def test_how_we_work_said_to_be_that_is_a_way_of_working(model: RulesLanguageModel, said: str) -> None:
+    assert [kind for kind, _ in relational(model, chat((U, said)))] == ["working_style"]
+
+
 def test_shared_work_named_at_length_is_named_to_a_whole_word(model: RulesLanguageModel) -> None:
     said = "Picking up the grant application for the community garden we drafted for the council: budget is done."
     found = [content for kind, content in relational(model, chat((U, said))) if kind == "shared_context"]

@@ -166,6 +166,7 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         # the doer of a gerund is "me"
         ("You explaining it first worked for me.", "me explaining it first worked for them"),
         ("When you bring examples it helps.", "when I bring examples it helps"),
+        ("I draft it, then you pull it apart.", "they draft it, then I pull it apart"),
         # a past tense makes "you" its subject wherever it stands, and a verb after it agrees with "I"
         ("The analogy you used made it click.", "the analogy I used made it click"),
         ("the roleplay where you were the landlord", "the roleplay where I was the landlord"),

@@ -415,6 +415,10 @@ def _by_meaning(
             and (_credits_what_i_did(sentence.text, match) or (sure_credit and _A_THING_OF_OURS.search(sentence.text)))
         ):
             label = "approach_worked"
+        elif label != "working_style" and _HOW_WE_WORK_SAID.search(sentence.text):
+            # Said to be how we work ("here's how I work best with you: …", "two ground rules for us: …"), it is,
+            # whatever else the work it names sits near.
+            label = "working_style"
         elif label in {"format", "suggestions", "habit"} and _HOW_WE_SPLIT_THE_WORK.search(sentence.text):
             # Who does what first ("I'd rather write it myself first, then you go over it", "I wait for your ok
             # before the next one") is how we work, whatever form of my answers or habit of ours it sits near.
@@ -602,6 +606,12 @@ _HOW_WE_SPLIT_THE_WORK = re.compile(
     r"(?:don['’]?t|dont|do not|never) (?:just )?(?:give|hand|tell|show|send) me the (?:answers?|solutions?|"
     r"whole \w+)|"
     r"before (?:we|you) (?:touch|start|write|change|dive)\b[^.!?]*\b(?:plan|outline|agree))"
+)
+# How we work, said to be that: "here's how I work best with you", "here's how I want us to go about this", "how I'd
+# like to do this with you", "two ground rules for us".
+_HOW_WE_WORK_SAID = re.compile(
+    r"(?i)\bhow (?:I|we)(?: work best|(?: want| like|['’]d like| would like)(?: us)? to (?:do|go about|"
+    r"work (?:on|through)|approach|tackle|handle) (?:this|it|these|things)| like to work)\b|\bground rules? for us\b"
 )
 # A routine of our talks named as one: "same drill as usual: …, you tell me your top suspect", "my usual morning
 # thing: pick a word of the day for me", "I usually come to you right after standup". MiniLM reads such a sentence by
@@ -836,6 +846,8 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if label == "working_style" and _for_what_is_here(sentence):
         return False  # "put that in a quick table for me": a form for what is here, no way of working
+    if label == "working_style" and _HOW_WE_WORK_SAID.search(sentence):
+        return True
     if label in {"format", "suggestions"} and (
         not _OF_OUR_TALK.search(sentence)
         or _for_what_is_here(sentence)

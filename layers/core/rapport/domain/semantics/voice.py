@@ -154,7 +154,7 @@ _YOU_SUBJECT_BEFORE = frozenset(
 # "if you number the steps". After a verb or a preposition it is the object ("thank you", "with you").
 _YOU_SUBJECT_AFTER = frozenset(
     "when whenever if because since as after before until once while so and but that how what where why who unless "
-    "though although than rather".split()
+    "though although than rather then".split()
 )
 # Words that follow an object "you" rather than a subject's verb: "you too", "you all", "for you and me".
 _NOT_A_VERB = frozenset("too all both guys so very again for to with and or in on at of from".split())
