@@ -276,6 +276,8 @@ _YOU_DID = (
 )
 # or as it went on: "what really helped was you showing me the plan", "thank you for asking for the code first"
 _I_DID = re.compile(r"(?i)\b(?:the way you|" + _YOU_DID + r"|you (?:for )?[a-z]{2,}ing)\b")
+# What I did named as a thing: "the Ana/Ben thing with actual rows", "that predicting thing" (not "the whole thing").
+_NAMED_THING = r"(?:the|that|this|your)\s+(?!(?:whole|same|other|first|last|only|one|next|best|worst)\b)\S+\s+thing"
 _APPROACH = re.compile(
     r"(?i)\b(?:(?!(?:evening|morning|thing|nothing|something|anything|everything|spring|string|during|feeling|"
     r"meeting|building|wedding|ceiling|king|ring|bring|sing|wing)\b)[a-z]{2,}ing\b|your\b|"
@@ -283,9 +285,7 @@ _APPROACH = re.compile(
     r"analog\w*|examples?|checklists?|pictures?|diagrams?|plans?|steps?|tables?|quiz\w*|breakdown|lists?|metaphors?|"
     r"exercises?|method|trick|technique|idea|suggestion|tips?|advice|approach|framing|questions?|summar\w*|"
     r"drawing|sketch|outline|template|schedule|routine|script|roadmap|timeline|version|comparison|story|stories|"
-    r"role[- ]?play\w*|games?|mnemonics?|"
-    # what I did named as a thing: "the Ana/Ben thing with actual rows", "that predicting thing"
-    r"(?:the|that|this|your)\s+(?!(?:whole|same|other|first|last|only|one|next|best|worst)\b)\S+\s+thing)\b"
+    r"role[- ]?play\w*|games?|mnemonics?|" + _NAMED_THING + r")\b"
 )
 # Picking shared work up needs a sign that it continues: what is done, what is left, "again", "last time".
 _CONTINUES = re.compile(
@@ -712,9 +712,8 @@ class _ProbeReading(NamedTuple):
 _NO_READING = _ProbeReading(credit=False, wants=False, sure_credit=False)
 
 
-_A_THING_OF_OURS = re.compile(
-    r"(?i)^\W*(?:the|that|this)\s+(?!(?:whole|same|other|first|last|only|one|next)\b)\S+\s+thing\b"
-)
+# A sentence that opens with such a thing: where the probe is sure it credits something, what it credits is mine.
+_A_THING_OF_OURS = re.compile(r"(?i)^\W*" + _NAMED_THING + r"\b")
 
 
 def _credits_what_i_did(sentence: str, match: Match) -> bool:
