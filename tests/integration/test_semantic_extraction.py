@@ -1030,3 +1030,22 @@ def test_the_whole_message_adds_no_kind_its_sentences_were_kept_as(model: RulesL
     said = "I'm set on running a marathon before I turn 40. Can you suggest a first training block?"
 
     assert [k for k, _ in user(model, chat((U, said)))] == ["goal"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "In my last job my manager wrote every report in two languages at once, it was a mess.",
+        "I walk every morning, so I had assumed it was the exercise.",
+    ],
+)
+def test_what_was_only_believed_or_felt_is_no_cause_found(model: RulesLanguageModel, said: str) -> None:
+    found = relational(
+        model,
+        chat(
+            (U, "My ankles have been swollen since I started the new tablets, and the report layout is odd too."),
+            (A, "Swelling is a common side effect of that medicine; mention it to your doctor."),
+            (U, said),
+        ),
+    )
+    assert not any(kind == "collaboration_outcome" for kind, _ in found), found

@@ -481,6 +481,13 @@ SITUATIONS: tuple[Situation, ...] = (
 # --- relational memories: cues across the exchange ----------------------------------------------------------------
 
 _OUTCOME_END = r"(?=[.,;:!?—–\n]|$| again| when| after| since| and | but | all along| after all| that| which| causing)"
+# "It was the cache" found; not what was only believed ("I had assumed it was the exercise") and not how something felt
+# ("it was a mess", "it was a nightmare").
+_IT_WAS_FOUND = (
+    r"(?<!assumed )(?<!thought )(?<!figured )(?<!guessed )(?<!expected )(?<!if )\bit was "
+    r"(?!(?:a|an|the) (?:mess|nightmare|disaster|joke|pain|relief|blast|hit|success|lot|bit|shame|pity|surprise|shock|"
+    r"treat|struggle|battle|chaos|carnage|zoo|circus|good|great|nice|long|big|huge|fun|total|real|complete)\b)"
+)
 
 FEATURES: tuple[Feature, ...] = (
     # The problem, as the user first put it.
@@ -501,12 +508,16 @@ FEATURES: tuple[Feature, ...] = (
     Feature(
         "resolution",
         r"(?i)\b(?:that|it|this) (?:worked|fixed it|did it|did the trick|solved it|was it)\b|\b(?:works|working) now\b|"
-        r"\b(?:fixed|solved|sorted|resolved)(?: it)?\b|\bit was (?:the|a|an|my|our)\b|\bproblem solved\b",
+        r"\b(?:fixed|solved|sorted|resolved)(?: it)?\b|" + _IT_WAS_FOUND + r"(?:the|a|an|my|our)\b|\bproblem solved\b",
         prefer="last",
         answers=True,
     ),
     # What it turned out to be: the last word on it wins.
-    Feature("cause", r"(?i:\bit was) (?P<value>(?i:the|a|an|my|our) [\w\-/. ]{2,40}?)" + _OUTCOME_END, prefer="last"),
+    Feature(
+        "cause",
+        r"(?i:" + _IT_WAS_FOUND + r")(?P<value>(?i:the|a|an|my|our) [\w\-/. ]{2,40}?)" + _OUTCOME_END,
+        prefer="last",
+    ),
     Feature(
         "cause",
         r"(?i:\b(?:the )?(?:root cause|culprit|problem|issue) (?:was|is|turned out to be)) "
