@@ -155,15 +155,24 @@ def test_an_ending_said_in_words_shows_a_question_was_a_problem_when_it_ends_the
     ],
 )
 def test_a_sitting_that_ends_still_failing_is_no_outcome(model: RulesLanguageModel, ending: str) -> None:
-    found = relational(
-        model,
-        chat(
-            (U, "The nightly migration keeps failing with a deadlock error."),
-            (A, "Clear the stale lock row in the migrations table, then run it again."),
-            (U, ending),
-        ),
-    )
+    problem = (U, "The nightly migration keeps failing with a deadlock error.")
+    answer = (A, "Clear the stale lock row in the migrations table, then run it again.")
+    found = relational(model, chat(problem, answer, (U, ending)))
     assert not any(kind == "collaboration_outcome" for kind, _ in found), ending
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "In my last job my manager wrote every report in two languages at once, it was a mess.",
+        "I walk every morning, so I had assumed it was the exercise.",
+    ],
+)
+def test_what_was_only_believed_or_felt_is_no_cause_found(model: RulesLanguageModel, said: str) -> None:
+    problem = (U, "My ankles have been swollen since I started the new tablets, and the report layout is odd too.")
+    answer = (A, "Swelling is a common side effect of that medicine; mention it to your doctor.")
+    found = relational(model, chat(problem, answer, (U, said)))
+    assert not any(kind == "collaboration_outcome" for kind, _ in found), found
 
 
 def test_a_rejection_brought_to_me_and_solved_is_an_outcome(model: RulesLanguageModel) -> None:
@@ -1030,22 +1039,3 @@ def test_the_whole_message_adds_no_kind_its_sentences_were_kept_as(model: RulesL
     said = "I'm set on running a marathon before I turn 40. Can you suggest a first training block?"
 
     assert [k for k, _ in user(model, chat((U, said)))] == ["goal"]
-
-
-@pytest.mark.parametrize(
-    "said",
-    [
-        "In my last job my manager wrote every report in two languages at once, it was a mess.",
-        "I walk every morning, so I had assumed it was the exercise.",
-    ],
-)
-def test_what_was_only_believed_or_felt_is_no_cause_found(model: RulesLanguageModel, said: str) -> None:
-    found = relational(
-        model,
-        chat(
-            (U, "My ankles have been swollen since I started the new tablets, and the report layout is odd too."),
-            (A, "Swelling is a common side effect of that medicine; mention it to your doctor."),
-            (U, said),
-        ),
-    )
-    assert not any(kind == "collaboration_outcome" for kind, _ in found), found

@@ -637,8 +637,11 @@ _HERE_TO_YOU = r"\bhere (?:I am|we are|(?:it )?(?:is|are)|it['’]s)\b|\bhere['�
 _AS_USUAL = re.compile(r"(?i)\b(?:(?:as|like) (?:usual|always|ever)|again|(?:my|our) usual)\b")
 
 
+_HERE_TO_YOU_SAID = re.compile(r"(?i)" + _HERE_TO_YOU)
+
+
 def _come_as_usual(sentence: str) -> bool:
-    return bool(_AS_USUAL.search(sentence) and re.search(_HERE_TO_YOU, sentence, re.IGNORECASE))
+    return bool(_AS_USUAL.search(sentence) and _HERE_TO_YOU_SAID.search(sentence))
 
 
 # What I do in it, or do for them: "you tell me…", "pick a word for me", "I usually come to you"; not "you were right
