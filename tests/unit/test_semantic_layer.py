@@ -171,6 +171,18 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("The analogy you used made it click.", "the analogy I used made it click"),
         ("the roleplay where you were the landlord", "the roleplay where I was the landlord"),
         ("I kept the options for you listed below.", "they kept the options for me listed below"),
+        # after a noun named with "the", "a", "that"…, "you" is the subject of the clause that names it
+        ("The seed you need is in the packet.", "the seed I need is in the packet"),
+        ("the step-by-step list you wrote was perfect", "the step-by-step list I wrote was perfect"),
+        ("check whether you think it's ok", "check whether I think it's ok"),
+        ("give the team you trust the easy parts", "give the team I trust the easy parts"),
+        ("a thank you card", "a thank you card"),
+        ("that made you laugh", "that made me laugh"),
+        # asked, "you" follows its verb, and the verb agrees with "I"
+        ("Are you sure that helps?", "am I sure that helps"),
+        ("ok but why were you so brief", "but why was I so brief"),
+        ("did you get my notes", "did I get their notes"),
+        ("I told you twice.", "they told me twice"),
         # news openers are the chat's, not the note's; "update" asked for is kept
         ("Quick update: the query we rewrote runs in 3 minutes.", "the query we rewrote runs in 3 minutes"),
         ("Good news: the letter we wrote got me an interview!", "the letter we wrote got them an interview"),

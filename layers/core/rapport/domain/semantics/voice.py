@@ -90,7 +90,7 @@ _IRREGULAR = {
 _IRREGULAR_PAST = frozenset(
     "got had went made took left came gave found kept felt began bought brought thought told said ran met saw knew "
     "grew wrote spent lost sold sent built became chose drove flew forgot held paid taught won woke broke fell sat "
-    "stood swam threw understood".split()
+    "stood swam threw understood laid drew spoke".split()
 )
 _WORD = re.compile(r"[A-Za-z’']+")
 # The assistant's voice: the user's "you" is the assistant. Before a verb it is "I", otherwise "me".
@@ -153,7 +153,8 @@ _YOU_SUBJECT_BEFORE = frozenset(
 # Words after which "you" opens a clause, and so is its subject whatever verb follows: "when you rewrote my paragraph",
 # "if you number the steps". After a verb or a preposition it is the object ("thank you", "with you").
 _YOU_SUBJECT_AFTER = frozenset(
-    "when whenever if because since as after before until once while so and but that how what where why who unless "
+    "when whenever if whether because since as after before until once while so and but that how what where why who "
+    "unless "
     "though although than rather then".split()
 )
 # Words that follow an object "you" rather than a subject's verb: "you too", "you all", "for you and me".
@@ -223,36 +224,55 @@ def assistant_voice(sentence: str) -> str:
         following = found[position + 1].lower() if position + 1 < len(found) else ""
         # After a comma, a colon or a dash a clause opens, as at the start ("here's the chapter, you flag the rest").
         before = found[position - 1].lower() if position > 0 and not _CLAUSE_OPENS.search(words[position]) else ""
-        out.append(_assistant_word(word, following, before))
+        named = found[position - 2].lower() if position > 1 and before else ""
+        out.append(_assistant_word(word, following, before, named))
         out.append(words[position + 1])
     return lower_first(_third("".join(out)))
 
 
 _GERUND = re.compile(r"[a-z]{2,}ing")
 # A past tense makes "you" its subject wherever it stands: "the analogy you used", "the plan you drew up" ("need" and
-# "feed" are no past).
+# "feed" are no past; nor, here, "set" or "put", which may be a present after an object: "let you set it").
 _PAST = re.compile(r"[a-z]{2,}(?<!e)ed")
 # Words after which "you" is an object, whatever follows ("the options for you listed below").
 _OBJECT_AFTER = frozenset("for to with at of from on in about by".split())
 # The verb after a subject "you", as it agrees with "I".
 _AGREEING_WITH_I = {"are": "am", "were": "was", "weren't": "wasn't", "weren’t": "wasn’t", "aren't": "am not"}
+# The verb before "you" in a question ("are you sure", "why were you so brief"), as it agrees with "I".
+_ASKED_OF_I = {"are": "am", "were": "was", "weren't": "wasn't", "weren’t": "wasn’t"}
+# The verbs a question puts before its subject: after one, "you" is the subject ("did you get it", "can you see").
+_ASKING = frozenset(
+    "are were aren't weren't do did don't didn't does can could can't couldn't will would won't wouldn't should "
+    "shouldn't have haven't had hadn't shall".split()
+)
+# Articles: after one, a noun and then "you" opens a clause naming it ("the seed you need", "a place you like").
+# Not "that" or "this", which are as often a subject before a verb ("that made you laugh").
+_NAMING = frozenset("the a an every another".split())
 _THANK_YOU_THINGS = frozenset("note notes card cards letter letters email emails gift gifts message messages".split())
 _NOT_A_GERUND = frozenset("bring sing ring swing sting cling fling spring wring string".split())
 _CLAUSE_OPENS = re.compile(r"[,;:—–]|\s-\s")
 
 
-def _assistant_word(word: str, following: str, before: str) -> str:
-    """`before`: the word before it, "" at the clause's start, where "you" is a subject too ("You rewrote it")."""
+def _assistant_word(word: str, following: str, before: str, named: str = "") -> str:
+    """`before`: the word before it, "" at the clause's start, where "you" is a subject too ("You rewrote it");
+    `named`: the word before that."""
     lowered = word.lower()
+    if following == "you" and lowered in _ASKED_OF_I:
+        return _ASKED_OF_I[lowered]  # "are you sure" is noted "am I sure"
     if lowered == "you":
         if before == "thank" and following in _THANK_YOU_THINGS:
             return word  # "thank you notes" are the user's to send
         if _GERUND.fullmatch(following) and following not in _NOT_A_GERUND:
             return "\x00me"  # the doer of a gerund: "you playing the landlord helped" is "me playing the landlord"
-        opens = before in _YOU_SUBJECT_AFTER or not before
+        opens = (
+            before in _YOU_SUBJECT_AFTER
+            or not before
+            or (named in _NAMING and before not in _OBJECT_AFTER and before not in _NAMING)
+        )
         subject = (
             following in _YOU_SUBJECT_BEFORE
-            or (bool(_PAST.fullmatch(following)) and before not in _OBJECT_AFTER)
+            or before in _ASKING
+            or ((bool(_PAST.fullmatch(following)) or following in _IRREGULAR_PAST) and before not in _OBJECT_AFTER)
             or (opens and following and following not in _NOT_A_VERB)
         )
         return "\x00I" if subject else "\x00me"
