@@ -47,8 +47,16 @@ NONE = "none"
 # Writers Q's and R's credits and wants are kept to check on: taught their odd lines, the probe found 4 more credits
 # on the sets' even lines (76 -> 80 of 121) but invented 5 more lessons in the longer conversations and lost two of
 # dev's wants said as "stop…" (docs/pipeline.md, "Writer O's longer conversations and writer P's kinds").
+# Writer Z's likewise: taught its odd lines, the probe read a refusal of advice ("I didn't ask for your opinion on my
+# spending, just do the sum") as a credit and invented that lesson, and three more in the longer conversations.
 NOT_TAUGHT = frozenset(
-    {"ways-and-returns-e.txt", "outcomes-and-work-f.txt", "credits-and-wants-q.txt", "credits-and-wants-r.txt"}
+    {
+        "ways-and-returns-e.txt",
+        "outcomes-and-work-f.txt",
+        "credits-and-wants-q.txt",
+        "credits-and-wants-r.txt",
+        "credits-and-wants-z.txt",
+    }
 )
 # Class-balanced full-batch gradient descent: the weights a few thousand steps reach from zero, ridge-penalised a
 # little so no weight grows without bound on the sentences it can already tell apart.

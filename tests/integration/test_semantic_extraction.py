@@ -1039,3 +1039,72 @@ def test_the_whole_message_adds_no_kind_its_sentences_were_kept_as(model: RulesL
     said = "I'm set on running a marathon before I turn 40. Can you suggest a first training block?"
 
     assert [k for k, _ in user(model, chat((U, said)))] == ["goal"]
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        # a taste said outright, behind a lead-in or as how the other way feels
+        ("heads up, I find most supermarket curries way too sweet, always have", "preference"),
+        ("I never sit with my back to the door in a restaurant, it drives me mad", "preference"),
+        # a fact said outright, however far under its bar the topic puts it
+        ("we live on a houseboat so storage is tiny, where do winter coats go?", "fact"),
+        ("I own a 2009 Toyota Yaris with 200k on the clock. Is a new gearbox worth it?", "fact"),
+        # an aim said with its resolve, before the short question it asks
+        ("I'm determined to pay off my car loan by March, snowball or avalanche?", "goal"),
+    ],
+)
+def test_a_kind_said_outright_is_kept_as_that_kind(model: RulesLanguageModel, said: str, kind: str) -> None:
+    assert [k for k, _ in user(model, chat((U, said)))] == [kind]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # a colleague's or a neighbour's news is theirs
+        "My colleague Ravi just got promoted to head of sales, what's a good line for his card?",
+        "our neighbours just had twins, any gift ideas under 40?",
+    ],
+)
+def test_a_colleagues_or_a_neighbours_news_is_theirs(model: RulesLanguageModel, said: str) -> None:
+    # what is so of the people they know stays a fact of their circle ("User's colleague is Ravi")
+    assert [k for k, _ in user(model, chat((U, said))) if k != "fact"] == []
+
+
+def test_a_wish_only_wondered_about_is_no_fact_of_their_life(model: RulesLanguageModel) -> None:
+    assert user(model, chat((U, "I'm thinking about maybe getting a rowing machine but idk. Are they loud?"))) == []
+
+
+def test_news_of_a_friend_that_comes_back_to_the_user_is_still_theirs(model: RulesLanguageModel) -> None:
+    kinds = [k for k, _ in user(model, chat((U, "My best friend is moving to Berlin next month and I'm heartbroken.")))]
+
+    assert kinds == ["event"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the traffic light analogy you used for voting rules is why I finally passed the civics quiz, 15/20 this time",
+        "the way you sketch the call stack in little boxes is honestly why recursion stopped scaring me",
+        "Your habit of closing each answer with one question to chew on is what keeps me studying every night.",
+    ],
+)
+def test_a_way_of_helping_credited_as_the_reason_is_an_approach_that_worked(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert "approach_effectiveness" in {k for k, _ in relational(model, chat((U, said)))}
+
+
+def test_a_reason_given_with_which_is_why_credits_nothing(model: RulesLanguageModel) -> None:
+    said = "My landlord raised the rent again, which is why I'm asking what my rights are."
+
+    assert "approach_effectiveness" not in {k for k, _ in relational(model, chat((U, said)))}
+
+
+def test_the_order_of_my_answers_asked_to_stand_is_a_preference_about_answers(model: RulesLanguageModel) -> None:
+    # near a way of working for its "start with … then", by meaning alone
+    said = "From now on, start with a two-line summary of where the plan stands, then the details."
+
+    kinds = {k for k, _ in relational(model, chat((U, said)))}
+
+    assert "communication_preference" in kinds and "working_style" not in kinds

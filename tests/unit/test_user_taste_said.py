@@ -29,7 +29,21 @@ def test_a_taste_said_outright_is_the_taste(sentence: str, kind: str) -> None:
     assert _evidenced_label(nearest_a_fact(0.40), sentence, BAR) == kind
 
 
-def test_a_taste_below_its_bar_stays_the_fact() -> None:
-    assert (
-        _evidenced_label(nearest_a_fact(BAR.bar("preference") - 0.01), "I'm obsessed with Sichuan food", BAR) == "fact"
-    )
+def test_a_taste_said_outright_within_the_margin_of_its_bar_is_the_taste_and_further_below_the_fact() -> None:
+    said = "I'm obsessed with Sichuan food"
+    near = BAR.bar("preference") - BAR.margin + 0.01
+    far = BAR.bar("preference") - BAR.margin - 0.01
+
+    assert _evidenced_label(nearest_a_fact(near), said, BAR) == "preference"
+    assert _evidenced_label(nearest_a_fact(far), said, BAR) == "fact"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "fair warning, I find most supermarket curries far too sweet",  # a judgment of their own, behind a lead-in
+        "I never sit with my back to the door, it drives me mad",  # what they do, and how the other way feels
+    ],
+)
+def test_a_taste_said_in_other_words_is_the_taste(sentence: str) -> None:
+    assert _evidenced_label(nearest_a_fact(0.40), sentence, BAR) == "preference"

@@ -140,7 +140,11 @@ _EVIDENCE = {
         # "saves us a lot of time"
         r"reason (?:why )?I|until you|did it|saves|"
         # "is honestly why I didn't freeze", "that's what got me to decide", "what made Ohm's law land"
-        r"why I|what (?:got|made|finally|helped|saved|stopped)|made itself|"
+        r"why I|what (?:got|made|finally|helped|saved|stopped|keeps|kept|gets)|made itself|"
+        # "is honestly why linked lists stopped scaring me", "is how we found it"
+        r"(?<!which )(?<!that )(?<!this )(?<!it )is (?:honestly |really |exactly |literally |the reason )?why|"
+        r"is how (?:I|we) (?:finally )?(?:found|got|"
+        r"cracked|fixed|solved|learn(?:ed|t))|"
         r"less (?:scary|overwhelming)|best (?:part|bit))\b"
     ),
     "format": re.compile(
@@ -275,7 +279,11 @@ _YOU_DID = (
     r"sent|got|spent|read|put)"
 )
 # or as it went on: "what really helped was you showing me the plan", "thank you for asking for the code first"
-_I_DID = re.compile(r"(?i)\b(?:the way you|" + _YOU_DID + r"|you (?:for )?[a-z]{2,}ing)\b")
+# or as a way of mine: "your habit of ending each answer with one small thing to try"
+_I_DID = re.compile(
+    r"(?i)\b(?:the way you|" + _YOU_DID + r"|you (?:for )?[a-z]{2,}ing|"
+    r"your (?:habit|way|trick|idea|method|approach|rule|system|practice|knack) of [a-z]{2,}ing)\b"
+)
 # What I did named as a thing: "the Ana/Ben thing with actual rows", "that predicting thing" (not "the whole thing").
 _NAMED_THING = r"(?:the|that|this|your)\s+(?!(?:whole|same|other|first|last|only|one|next|best|worst)\b)\S+\s+thing"
 _APPROACH = re.compile(
@@ -409,8 +417,10 @@ def _by_meaning(
             named[index] = sentence.text
         label = told or _label_of(match, sentence.text, layer)
         if (
-            label in _CREDIT_MISREAD_AS
-            and (sure_credit or _CREDITED_IN_WORDS.search(sentence.text))
+            (
+                (label in _CREDIT_MISREAD_AS and sure_credit)
+                or ((label in _CREDIT_MISREAD_AS or label is None) and _CREDITED_IN_WORDS.search(sentence.text))
+            )
             and (not ends_it or (sure_credit and _CREDITED_IN_WORDS.search(sentence.text)))
             and (_credits_what_i_did(sentence.text, match) or (sure_credit and _A_THING_OF_OURS.search(sentence.text)))
         ):
@@ -419,6 +429,13 @@ def _by_meaning(
             # Said to be how we work ("here's how I work best with you: …", "two ground rules for us: …"), it is,
             # whatever else the work it names sits near.
             label = "working_style"
+        elif (
+            label == "working_style"
+            and _STANDING.search(sentence.text)
+            and _ORDER_OF_MY_ANSWERS.search(sentence.text)
+            and not _HOW_WE_SPLIT_THE_WORK.search(sentence.text)
+        ):
+            label = "format"
         elif label in {"format", "suggestions", "habit"} and _HOW_WE_SPLIT_THE_WORK.search(sentence.text):
             # Who does what first ("I'd rather write it myself first, then you go over it", "I wait for your ok
             # before the next one") is how we work, whatever form of my answers or habit of ours it sits near.
@@ -607,6 +624,16 @@ _HOW_WE_SPLIT_THE_WORK = re.compile(
     r"whole \w+)|"
     r"before (?:we|you) (?:touch|start|write|change|dive)\b[^.!?]*\b(?:plan|outline|agree))"
 )
+# The order of what I say, asked to stand: "from now on, start with a one-line summary, then the details", "always
+# point out the biggest weakness first, before any positives". Near a way of working for its "first … then", it asks
+# how to answer them.
+_ORDER_OF_MY_ANSWERS = re.compile(
+    r"(?i)\b(?:start|open|lead|begin) with\b[^.!?]*\b(?:summary|verdict|conclusion|bottom line|tl;?dr|answer|code|"
+    r"command|example|weakness\w*|positives?|negatives?|problems?|headline|gist)\b|"
+    r"\b(?:summary|verdict|conclusion|bottom line|tl;?dr|answer|code|command|examples?|weakness\w*|positives?|"
+    r"negatives?|problems?|headline|gist|big picture)\s+first\b|\bfirst,? (?:before|then) (?:any |the )?"
+    r"(?:positives?|negatives?|details|reasons|explanation)\b|\bthen the (?:details|reasons|explanation)\b"
+)
 # How we work, said to be that: "here's how I work best with you", "here's how I want us to go about this", "how I'd
 # like to do this with you", "two ground rules for us".
 _HOW_WE_WORK_SAID = re.compile(
@@ -669,8 +696,13 @@ _CREDITED_IN_WORDS = re.compile(
     r"works? (?:so |really |way |much )?(?:well|better|wonders)|"
     r"is what (?:really |actually )?works|"
     # "the first time it made sense", "is what made it click", "was honestly the best part"
-    r"made (?:it |things |everything )?(?:click|sense)|(?:is|was) what did it|(?:was|is) (?:honestly |really )?the "
-    r"best (?:part|bit|thing))\b"
+    r"made (?:it |things |everything )?(?:make )?(?:click|sense)|(?:is|was) what did it|"
+    r"(?:was|is) (?:honestly |really )?the best (?:part|bit|thing)|"
+    # "is honestly why linked lists stopped scaring me", "is what keeps me going", "is how we found it"
+    # ("which is why I'm asking" only reasons)
+    r"(?<!which )(?<!that )(?<!this )(?<!it )is (?:honestly |really |exactly |literally |the reason )?why|"
+    r"is (?:honestly |really )?what (?:keeps|kept|gets|"
+    r"got)|is how (?:I|we) (?:finally )?(?:found|got|cracked|fixed|solved|learn(?:ed|t)))\b"
 )
 # A piece of work asked for now ("give me an outline for it in three points", "can you write this email in a more
 # formal tone?"): its form is for that work. The probe reads such a request as near a preference as one that stands;
@@ -815,8 +847,8 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     # Asked for this once ("keep it brief this time") or told of the user's past ("back in school I needed…"), it says
     # how to answer now, or how they were: no lesson for the next conversation.
-    if label in _LESSONS and for_this_once(sentence):
-        return False
+    if label in _LESSONS and label != "approach_worked" and for_this_once(sentence):
+        return False  # a way of helping credited says when it worked ("14/20 this time"), not how to answer now
     if label in _LESSONS | {"habit"} and _only_their_past(sentence):
         return False
     # A habit of ours speaks of us or asks me ("the usual: check my cover letter", "here are my numbers"), or opens

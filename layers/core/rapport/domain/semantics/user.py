@@ -53,15 +53,25 @@ _KIND_EVIDENCE = {
     "goal": re.compile(
         r"(?i)\b(?:want(?:s|ed)? to|wanna|hop(?:e|ing) to|goal|aim\w*|plan(?:ning)? to|my plan|trying to|try to|"
         r"saving (?:up )?(?:to|for)|training for|learning|would love to|'d love to|'d like to|would like to|dream\w*|"
-        r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution)\b"
+        r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution|"
+        r"determined to|committed to|intend(?:ing)? to|set on)\b"
     ),
 }
 # A taste said outright, "I" and a verb of taste first ("I'm obsessed with Ethiopian food", "I can't stand cilantro"),
 # is a taste however near a fact its topic puts it; not one of what is theirs ("I love my job"), which is the fact.
 _TASTE_SAID = re.compile(
-    r"(?i)^\W*(?:(?:honestly|tbh|really|and|but)\W+)?I(?:['’]m| am)? (?:really |absolutely |totally |just )?"
+    r"(?i)^\W*(?:(?:honestly|tbh|really|and|but)\W+|[\w' ]{1,20},\s*)?I(?:['’]m| am)? "
+    r"(?:really |absolutely |totally |just )?"
     r"(?:obsessed with|crazy about|in love with|a (?:huge |big )?fan of|a sucker for|love|adore|hate|loathe|"
-    r"can['’]?t stand|cannot stand|detest)\b(?! my\b)"
+    r"can['’]?t stand|cannot stand|can['’]?t bear|cannot bear|detest|"
+    # a judgment of their own: "I find anchovies way too fishy"
+    r"find\b[^.,;!?]{1,40}?\b(?:way |far |much |a bit |a little |just )?too \w+)\b(?! my\b)"
+    # or what they do, said with how the other way feels: "I never carry anything on one shoulder, it drives me mad"
+    r"|^\W*I\b[^.;!?]*\b(?:drives?|driving) me (?:mad|crazy|nuts|bonkers|insane|up the wall|round the bend)\b"
+)
+# A fact said outright, "I" or "we" and a verb of how they live: "we live on a narrowboat", "I own a 2014 Honda Jazz".
+_FACT_SAID = re.compile(
+    r"(?i)^\W*(?:I|we)\s+(?:(?:still|currently|now|both|all)\s+)?(?:live|rent|own|grew up|was born|were born|speak)\b"
 )
 # An aim only wondered about ("maybe I'll learn guitar someday, who knows") is no goal yet.
 _WONDERED = re.compile(r"(?i)\b(?:maybe|perhaps|might|who knows)\b")
@@ -86,6 +96,14 @@ _SOMEONE_ELSE = re.compile(
     r"(?i)^\W*(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:friend|colleague|co-?worker|boss|manager|sister|brother|mum|mom|dad|"
     r"mother|father|wife|husband|partner|son|daughter|kid|girlfriend|boyfriend|neighbou?r|cousin|aunt|uncle|"
     r"grand\w+|parents?)(?:'s|’s)\s+\w+"
+)
+# News whose subject is a colleague or a neighbour ("My colleague Priya just got promoted", "our neighbours just had a
+# baby") is that person's, unless it comes back to the user ("…and I'm gutted", "…and she asked me to…"); a family's
+# or a friend's news is the user's life too ("my dad passed away over Easter", "my oldest friend is moving to New
+# Zealand"), and a boss's most often the user's work's. What is so of them stays a fact of the user's circle.
+_OTHERS_NEWS = re.compile(
+    r"(?i)^\W*(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:colleagues?|co-?workers?|neighbou?rs?|"
+    r"classmates?|flatmates?|roommates?|housemates?|teammates?)\b(?!['’]s)(?![^.!?]*\b(?:me|us|I|we)\b)"
 )
 # A fact about the user starts from them ("I…", "my…"); "and here's one of the agencies they are looking into" or
 # "[shares a photo: …]" is none. An event is often told without ("Tomorrow is the big day, my operation").
@@ -132,7 +150,9 @@ _QUESTION_WORDS = (
 )
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;\u2014\u2013()]|\s-\s|" + _EMOJI + r")\s*|,\s*(?=(?:so|but|and|now|because|since|though|although|"
-    rf"while|{_QUESTION_WORDS})\b)|\s+(?=so (?:my|our|I|we|it|that|this|the)\b)",
+    rf"while|{_QUESTION_WORDS})\b)|\s+(?=so (?:my|our|I|we|it|that|this|the)\b)|"
+    # a short question after a comma closes a sentence that first says something: "…by June, avalanche or snowball?"
+    r",\s+(?=[^,.;!?]{1,40}\?\s*$)",
     re.IGNORECASE,
 )
 _CONSEQUENCE = re.compile(r"(?i)so\b")  # a clause that opens with "so" follows from the one before
@@ -235,7 +255,9 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
             return
         kind = USER_KINDS[label]
-        if kind == "goal" and _WONDERED.search(text):
+        if kind in ("goal", "fact") and _WONDERED.search(text):
+            return  # "I'm thinking about maybe getting a standing desk" is no aim yet, nor how things are
+        if kind == "event" and _OTHERS_NEWS.search(said):
             return
         if kind in read:
             return  # the patterns read it as that kind already, and surer
@@ -348,9 +370,22 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
         and by_label.get("goal", 0.0) >= calibration.bar("goal")
     ):
         return "goal"
-    if match.label == "fact" and _TASTE_SAID.match(sentence) and clears("preference"):
+    # A taste said outright is a taste however near a fact its topic puts it, and said in its own words it needs to
+    # come within the margin of its bar, as news told with when does below.
+    if (
+        match.label in ("fact", None)
+        and _TASTE_SAID.match(sentence)
+        and by_label.get("preference", 0.0) >= max(calibration.bar("preference") - calibration.margin, best_none)
+    ):
         return "preference"
     if match.label is None:
+        # A fact said outright, nearest a fact, on the same terms.
+        if (
+            nearest == "fact"
+            and _FACT_SAID.match(with_subject(sentence))
+            and match.score >= max(calibration.bar("fact") - calibration.margin, best_none)
+        ):
+            return "fact"
         # No kind won by the margin. News told as done and said with when ("we lost the match on Sunday, 3-1", "just
         # got back from two weeks away yesterday") sits nearest an event, under its bar or its margin over keeping
         # nothing: its words say that it happened to them, and when, so it needs to come within the margin of the bar.
