@@ -56,6 +56,7 @@ NOT_TAUGHT = frozenset(
         "credits-and-wants-q.txt",
         "credits-and-wants-r.txt",
         "credits-and-wants-z.txt",
+        "returns-and-research-z.txt",  # routines and shared work, which the probe does not speak for
     }
 )
 # Class-balanced full-batch gradient descent: the weights a few thousand steps reach from zero, ridge-penalised a

@@ -1108,3 +1108,51 @@ def test_the_order_of_my_answers_asked_to_stand_is_a_preference_about_answers(mo
     kinds = {k for k, _ in relational(model, chat((U, said)))}
 
     assert "communication_preference" in kinds and "working_style" not in kinds
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "rent's paid, so here's the statement for you to go through with me like every month",
+        "As is now our custom, I'm sending you the minutes of the residents' meeting to tidy up before Friday.",
+        "The bulb order form came, which means our spring ritual: I list what I fancy, you tell me what fits the bed.",
+        "physics test tomorrow, do the flashcard thing with me like always so I can revise on the bus",
+    ],
+)
+def test_a_routine_of_our_talks_named_as_custom_ritual_or_like_always_is_one(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert "interaction_pattern" in {k for k, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # a routine of the user's own life with someone else, and one of theirs alone
+        "As is our family custom, we all go to my gran's for Sunday lunch.",
+        "my yearly ritual: I clear out the garage the first weekend of spring",
+    ],
+)
+def test_a_custom_of_the_users_own_life_is_no_routine_of_ours(model: RulesLanguageModel, said: str) -> None:
+    assert "interaction_pattern" not in {k for k, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The 10-week swim plan we made: I'm in week 4 and my shoulder aches. Can we ease off weeks 5 and 6?",
+        "the chore rota we drew up for the flat: Sam says the bathroom slot is unfair. swap it?",
+        "the budget spreadsheet from last time, rent went up by 60 so the savings row is off now",
+        "We compared those two prams last week and I went with the lighter one. Now I need a car seat that fits it.",
+    ],
+)
+def test_work_of_ours_named_with_what_it_was_or_when_we_did_it_is_shared_work_picked_up(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert "shared_context" in {k for k, _ in relational(model, chat((U, said)))}
+
+
+def test_work_made_with_someone_else_is_not_ours(model: RulesLanguageModel) -> None:
+    said = "The chore rota we drew up with my flatmates is working, nobody has complained this week."
+
+    assert "shared_context" not in {k for k, _ in relational(model, chat((U, said)))}

@@ -96,7 +96,8 @@ _ARTIFACT = (
     r"proposal|report|doc|document|docs|outline|draft|post|article|chapter|pitch|bio|summary|notes|guide|"
     r"workout|routine|meal plan|diet|study plan|list|prompt|setup|solution|approach|answer|"
     r"page|pages|site|website|descriptions?|listings?|profile|menu|newsletter|captions?|wording|book|story|cards?|"
-    r"system|process|workflow|sheet|cleanup|clean-up|restructur\w*|rewrite|appeal|complaint|claim|application)"
+    r"system|process|workflow|sheet|cleanup|clean-up|restructur\w*|rewrite|appeal|complaint|claim|application|"
+    r"tracker|chart|estimate|quote|poem|translation|questions|shortlist|comparison|calendar|playlist|rota|roster)"
 )
 _OUR_WORK = re.compile(
     r"(?i)\b(?:(?:the|that|this|those|these|our|(?:last|yesterday|this)\s*\w*['’]s)\s+(?:[\w'’-]+\s+){0,2}?"
@@ -105,7 +106,22 @@ _OUR_WORK = re.compile(
     + r"\s+(?:(?:to|for|about|on|from|of|with)\s+(?:\S+\s+){1,3}?)?(?:that\s+)?"
     r"(?:we|you and I)\s+(?:[a-z]+\s+)?(?:designed|built|wrote|drafted|planned|put together|came up with|set up|"
     r"prepared|worked out|figured out|rewrote|reworked|polished|trimmed|tuned|optimi[sz]ed|refactored|sketched|"
-    r"outlined|edited|debugged|fixed|made|added|picked|chose|created|did|worked on|drew up))\b"
+    r"outlined|edited|debugged|fixed|made|added|picked|chose|created|did|worked on|drew up|laid out|mapped out|"
+    r"prepped|composed|translated|shortlisted|compared|sorted|organi[sz]ed|(?:were|was) (?:\w+ing)))\b"
+)
+# Work of ours named by when it was made: "the scraper script from last time", "the keto meal plan from two weeks
+# ago", "the tiling estimate from Sunday".
+_OUR_WORK_FROM = re.compile(
+    r"(?i)\b(?:the|that|our)\s+(?:[\w'’-]+\s+){0,2}?"
+    + _ARTIFACT
+    + r"\s+from\s+(?:last (?:time|week|month|night)|yesterday|the other day|earlier|(?:a|one|two|three|a few|\d+) "
+    r"(?:days?|weeks?|months?) ago|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+)
+# Research or work of ours told as done at a time: "We compared those three laptops last week and I ended up…".
+_WE_DID_THEN = re.compile(
+    r"(?i)^\W*(?:so\s+)?(?:you and I|we)\s+(?:compared|looked at|researched|went through|shortlisted|planned|drafted|"
+    r"wrote|mapped out|laid out|worked out|picked|chose)\b[^.!?]{1,80}?\b(?:last (?:time|week|month|night)|"
+    r"yesterday|the other day|(?:on |last )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
 )
 # Read by its words, a told outcome is as sure as a pattern's reading (`relational_rules.RULE_CONFIDENCE`), whatever
 # it is nearest by meaning.
@@ -130,6 +146,8 @@ _WITH_OTHERS = re.compile(
 # comparison; a way of working, the user speaking of themselves or of us; a habit, a recurrence; research, "we".
 # "New week, new batch of job postings", "another DIY weekend, another … chat": a recurrence said by the calendar.
 _TURN_OF_THE_CALENDAR = r"(?:new|another) [^,.!?]{1,30}, (?:new|another)"
+# A custom of the user's people is theirs, not ours: "as is our family custom", "my team's ritual".
+_NOT_OF_THEIR_PEOPLE = r"(?!(?:family|household|village|office|team|church|school|club|team['’]s|family['’]s)\b)"
 _EVIDENCE = {
     "approach_worked": re.compile(
         r"(?i)\b(?:work(?:ed|s)|help(?:ed|s|ful)?|click(?:ed)?|made (?:it|this|that|things|all|me|the|sense)|"
@@ -163,7 +181,10 @@ _EVIDENCE = {
     ),
     "habit": re.compile(
         r"(?i)\b(?:usual(?:ly)?|always|every|each|again|routine|whenever|weekly|monthly|daily|nightly|ritual|same|"
-        r"go-to|back for|as ever|regular|customary|end up|"
+        r"go-to|back for|as ever|regular|customary|as per (?:usual|tradition|custom)|end up|"
+        r"(?:our|my) "
+        + _NOT_OF_THEIR_PEOPLE
+        + r"(?:[\w-]+ )?(?:custom|tradition)|"
         # "new week, new batch … for you": a turn of the calendar brings it to me, not "another Monday, another pile
         # of laundry"
         + _TURN_OF_THE_CALENDAR
@@ -467,7 +488,13 @@ def _by_meaning(
         said = message.content
         # Work picked up with someone else ("the trip we planned with my parents") is not ours.
         ours = message.role is MessageRole.USER and not _WITH_OTHERS.search(said)
-        picked_up = ours and bool(_CONTINUED.search(said) or _LAST_TIME.search(said))
+        picked_up = ours and bool(
+            _CONTINUED.search(said)
+            or _LAST_TIME.search(said)
+            or _OUR_WORK.search(said)
+            or _OUR_WORK_FROM.search(said)
+            or _WE_DID_THEN.search(said)
+        )
         # Work named only to tell what came of it ("remember the appeal letter we wrote? they approved it!!") is that
         # outcome, not work picked up again, unless the message says what is still to do or that the work goes on.
         only_its_outcome = ("our_outcome", message.index) in used and not (
@@ -526,14 +553,17 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
     - Then a preference about answers the probe is sure of, in words no prototype is near: it needs no word of the
       want (as a sentence `_SURE` near its prototype), and still passes every other check of a lesson; not a form
       asked for the work at hand (`_FOR_THE_TASK`)."""
+    routine = _OUR_ROUTINE.search(sentence) and _TO_ME_OR_FOR_ME.search(sentence)
     if _ASKED_OF_ME.search(sentence) or _standing_request(sentence):
         yield "format", None
+    elif routine:
+        # a routine named as one, even where the probe half reads a credit ("our spring ritual: I list what I
+        # fancy, you tell me what fits", "here's the breakdown for you to go through with me like every month")
+        yield "habit", None
     elif credit:
         yield "approach_worked", None
         if _SAID_TO_US.search(sentence):
             yield "approach_worked", _SURE
-    elif _OUR_ROUTINE.search(sentence) and _TO_ME_OR_FOR_ME.search(sentence):
-        yield "habit", None
     elif _HOW_WE_SPLIT_THE_WORK.search(sentence) and _SAID_TO_US.search(sentence):
         yield "working_style", _SURE
     if wants and not _FOR_THE_TASK.search(sentence):
@@ -651,6 +681,13 @@ _OUR_ROUTINE = re.compile(
     # 'is this wall load-bearing' chat with you", "every time it makes a noise I end up asking you", "as has become
     # customary in our correspondence"
     r"customary|I (?:always |usually )?end up (?:asking|coming to|bugging|messaging) you|"
+    # "as is now our custom", "our yearly ritual", "as per tradition", "like you normally do", "before every call",
+    # "the monthly thing"
+    r"(?:our|my) "
+    + _NOT_OF_THEIR_PEOPLE
+    + r"(?:[\w-]+ )?(?:custom|tradition|ritual)|as per (?:usual|tradition|custom)|"
+    r"like (?:you|we) (?:normally|usually|always) do|before (?:every|each) \w+|"
+    r"the (?:weekly|monthly|daily|yearly|annual|fortnightly|nightly) thing|"
     # "meal plan time again", "ok its that time again"
     r"(?:that|\w+) time again)\b|"
     r"^\W*usual\b|\b" + _TURN_OF_THE_CALENDAR + r"\b"
@@ -675,7 +712,9 @@ def _come_as_usual(sentence: str) -> bool:
 # as usual".
 _TO_ME_OR_FOR_ME = re.compile(
     r"(?i)\b(?:for me|with you|to you|(?:you|u)\s+(?!(?:were|was|are|re|said|know)\b)[a-z]+|"
-    r"(?:give|tell|show|pick|send|sort|check|find|make|start|quiz|test)\s+me|please)\b|\byou['’]ll\b|" + _HERE_TO_YOU
+    r"(?:give|tell|show|pick|send|sort|check|find|make|start|quiz|test)\s+me|please)\b|\byou['’]ll\b|"
+    # what we do together: "do the quiz thing with me", "go through it with me"
+    r"\b(?:do|go through|run through|practi[sc]e|drill|rehearse)\s+(?:[\w'’-]+\s+){0,4}?with me\b|" + _HERE_TO_YOU
 )
 
 # How sure the probe must be that a sentence credits a way of helping, and that it states a preference about answers
