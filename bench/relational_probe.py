@@ -56,7 +56,9 @@ NOT_TAUGHT = frozenset(
         "credits-and-wants-q.txt",
         "credits-and-wants-r.txt",
         "credits-and-wants-z.txt",
-        "returns-and-research-z.txt",  # routines and shared work, which the probe does not speak for
+        # routines and shared work, which the probe does not speak for
+        "returns-and-research-z.txt",
+        "returns-and-research-z3.txt",
     }
 )
 # Class-balanced full-batch gradient descent: the weights a few thousand steps reach from zero, ridge-penalised a

@@ -1156,3 +1156,43 @@ def test_work_made_with_someone_else_is_not_ours(model: RulesLanguageModel) -> N
     said = "The chore rota we drew up with my flatmates is working, nobody has complained this week."
 
     assert "shared_context" not in {k for k, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Weeknight stretch done. You know the drill by now, give me tomorrow's routine.",
+        "that's how I like our Friday ones: quiz me on ten words, then the score, nothing else",
+        "this is the part of every Friday night I hand over to you: spot any shifts that look off below",
+        "Sort this the way you sort my Mondays: call the vet, pay the nursery, renew the car tax.",
+    ],
+)
+def test_a_routine_of_ours_named_by_its_slot_or_its_turn_is_one(model: RulesLanguageModel, said: str) -> None:
+    assert "interaction_pattern" in {k for k, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Since we went with the smaller tent, the packing list you gave me is too long. Can you trim it?",
+        "The two gyms we compared, I've now done a trial week at both. Can you help me reweigh them?",
+        "Went with option A from our laptop comparison and it arrived today, but the dock won't charge it. Ideas?",
+        "Ran the SQL you gave me for the weekly sales report, but June comes back empty. Is the join wrong?",
+    ],
+)
+def test_a_decision_we_took_or_what_i_made_built_on_now_is_shared_work_picked_up(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert "shared_context" in {k for k, _ in relational(model, chat((U, said)))}
+
+
+def test_what_i_made_only_told_of_as_it_went_is_no_work_picked_up(model: RulesLanguageModel) -> None:
+    said = "the packing list you made kept the whole trip calm, my brother forgot half his stuff and was so jealous"
+
+    assert "shared_context" not in {k for k, _ in relational(model, chat((U, said)))}
+
+
+def test_a_trip_we_went_on_with_the_cheaper_option_is_still_ours(model: RulesLanguageModel) -> None:
+    said = "since we went with the cheaper flights, can you redo the day plan for a 6am arrival?"
+
+    assert "shared_context" in {k for k, _ in relational(model, chat((U, said)))}

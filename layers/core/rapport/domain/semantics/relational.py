@@ -88,7 +88,7 @@ _MIN_WORDS = 2
 # (`_told_outcome`). A "we" of the user's own life (the house we built, the cake we made, the plan we made with my
 # brother) names nothing we made, or someone else.
 _ARTIFACT = (
-    r"(?:code|script|query|queries|regex|function|fix|patch|tests?|config\w*|dockerfile|pipeline|schema|migration|job|"
+    r"(?:code|script|query|queries|sql|regex|function|fix|patch|tests?|config\w*|dockerfile|pipeline|schema|migration|job|"
     r"import(?:er)?|parser|macro|automation|integration|module|component|feature|plugin|"
     r"index|cache|caching layer|layer|endpoints?|api|design|architecture|refactor\w*|prototype|tool|bot|app|"
     r"plan|schedule|itinerary|timeline|roadmap|budget|spreadsheet|formula|model|strategy|checklist|template|"
@@ -117,6 +117,26 @@ _OUR_WORK_FROM = re.compile(
     + r"\s+from\s+(?:last (?:time|week|month|night)|yesterday|the other day|earlier|(?:a|one|two|three|a few|\d+) "
     r"(?:days?|weeks?|months?) ago|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
 )
+# A decision we took, built on now: "since we went with the cheaper van, …", "the three achievements we picked for the
+# cover letter", "that point we left hanging", "went with option B from our printer comparison", "keep the sentences
+# we settled on".
+_OUR_DECISION = re.compile(
+    r"(?i)\b(?:since|now that|as|so) we (?:went with|settled on|agreed on|picked|chose|decided on)\b|"
+    r"\b(?:the|that|those)\s+(?:[\w'’\"-]+\s+){1,4}?we\s+(?:picked|chose|settled on|agreed on|went with|"
+    r"compared|left hanging|shortlisted|ranked|scored|ruled out)\b|"
+    r"\bfrom our (?:[\w-]+ )?(?:comparison|shortlist|research|list|ranking)\b|\bour draft\b"
+)
+# What I made for them, used now: "the SQL you gave me for the churn report", "that spreadsheet with the three tabs
+# you laid out for me" (not credited: "the checklist you gave me really helped" is a way of helping).
+_YOU_MADE_FOR_ME = re.compile(
+    r"(?i)\b(?:the|that|your)\s+(?:[\w'’-]+\s+){0,6}?"
+    + _ARTIFACT
+    + r"\b[^.!?]{0,40}?\byou (?:also )?(?:gave me|laid out|sketched|wrote|drew up|made|put together|set up|built|"
+    r"drafted)\b"
+)
+# What I made, built on now: asked about or asked to change ("…doesn't work — can you rework the sequence?"), not
+# only told of ("the schedule you made kept it from getting chaotic", which is what came of it).
+_BUILT_ON = re.compile(r"\?|(?i:\b(?:can|could|would) you\b|\bhelp me\b|\b(?:rework|redo|update|change|fix|adjust)\b)")
 # Research or work of ours told as done at a time: "We compared those three laptops last week and I ended up…".
 _WE_DID_THEN = re.compile(
     r"(?i)^\W*(?:so\s+)?(?:you and I|we)\s+(?:compared|looked at|researched|went through|shortlisted|planned|drafted|"
@@ -136,7 +156,8 @@ _WITH_THEIR_PEOPLE = re.compile(
 )
 # Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
 _WITH_OTHERS = re.compile(
-    r"(?i)\b(?:we\s+(?:[\w'’-]+\s+){1,3}?with (?:my|our|the|his|her|their|a) [\w'’-]+|(?:my|our) [\w'’-]+ and I|"
+    r"(?i)\b(?:we\s+(?!(?:went|go|going|gone) with\b)(?:[\w'’-]+\s+){1,3}?with (?:my|our|the|his|her|their|a) "
+    r"[\w'’-]+|(?:my|our) [\w'’-]+ and I|"
     r"(?-i:[A-Z][a-z]+) and I\b|"  # a name, capitalised: not "went live monday and I sold six"
     r"as a (?:family|team|class|group)|at (?:work|school|the office)|our team|my team|in (?:high )?school)\b"
 )
@@ -148,6 +169,18 @@ _WITH_OTHERS = re.compile(
 _TURN_OF_THE_CALENDAR = r"(?:new|another) [^,.!?]{1,30}, (?:new|another)"
 # A custom of the user's people is theirs, not ours: "as is our family custom", "my team's ritual".
 _NOT_OF_THEIR_PEOPLE = r"(?!(?:family|household|village|office|team|church|school|club|team['’]s|family['’]s)\b)"
+# A routine of ours named by its slot or its turn: "it's our Korean slot", "our 7am thesis hour", "that's how I like
+# our Sunday ones", "the part of every dispatch night I hand over to you", "the one I do with you each April", "the
+# way you sort my Mondays", "the shape she expects from your bedtime ones", "what you've seen from me on other
+# Saturdays".
+_WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_ROUTINE_NAMED = (
+    r"\bour (?:[\w-]+ ){0,2}?(?:slot|session|hour|ones|check-?in)\b|"
+    r"\b(?:every|each) (?:[\w-]+ ){0,3}?(?:night|day|morning|evening|week|month|year|" + _WEEKDAYS + r")\b"
+    r"[^.!?]{0,40}?\b(?:to|with) you\b|\bwith you (?:every|each)\b|"
+    r"\bthe way you (?:always |usually )?\w+ my (?:" + _WEEKDAYS + r"|week|morning|evening|weekend)s\b|"
+    r"\byour (?:[\w-]+ )?ones\b|\bother (?:" + _WEEKDAYS + r"|week|month)s\b"
+)
 _EVIDENCE = {
     "approach_worked": re.compile(
         r"(?i)\b(?:work(?:ed|s)|help(?:ed|s|ful)?|click(?:ed)?|made (?:it|this|that|things|all|me|the|sense)|"
@@ -181,7 +214,9 @@ _EVIDENCE = {
     ),
     "habit": re.compile(
         r"(?i)\b(?:usual(?:ly)?|always|every|each|again|routine|whenever|weekly|monthly|daily|nightly|ritual|same|"
-        r"go-to|back for|as ever|regular|customary|as per (?:usual|tradition|custom)|end up|"
+        r"go-to|back for|as ever|regular|customary|as per (?:usual|tradition|custom)|end up|the drill|"
+        + _ROUTINE_NAMED
+        + r"|"
         r"(?:our|my) "
         + _NOT_OF_THEIR_PEOPLE
         + r"(?:[\w-]+ )?(?:custom|tradition)|"
@@ -494,6 +529,8 @@ def _by_meaning(
             or _OUR_WORK.search(said)
             or _OUR_WORK_FROM.search(said)
             or _WE_DID_THEN.search(said)
+            or _OUR_DECISION.search(said)
+            or (_YOU_MADE_FOR_ME.search(said) and _BUILT_ON.search(said) and not _CREDITED_IN_WORDS.search(said))
         )
         # Work named only to tell what came of it ("remember the appeal letter we wrote? they approved it!!") is that
         # outcome, not work picked up again, unless the message says what is still to do or that the work goes on.
@@ -674,7 +711,9 @@ _HOW_WE_WORK_SAID = re.compile(
 # thing: pick a word of the day for me", "I usually come to you right after standup". MiniLM reads such a sentence by
 # the work it names (a slow query reads as a problem report); the routine is in its frame.
 _OUR_ROUTINE = re.compile(
-    r"(?i)\b(?:same drill|you know the drill|the drill|(?:as|like) (?:usual|always|ever|every (?:week|day|time|morning|"
+    r"(?i)"
+    + _ROUTINE_NAMED
+    + r"|\b(?:same drill|you know the drill|the drill|(?:as|like) (?:usual|always|ever|every (?:week|day|time|morning|"
     r"evening|night|month))|(?:my|our|the) usual|I (?:usually|always|normally|often) (?:come|ask|bring|send|paste|"
     r"check in|run)|"
     # "Usual bedtime vocab quiz please", "new week, new batch of job postings for you", "another DIY weekend, another
