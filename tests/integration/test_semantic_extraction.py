@@ -1196,3 +1196,48 @@ def test_a_trip_we_went_on_with_the_cheaper_option_is_still_ours(model: RulesLan
     said = "since we went with the cheaper flights, can you redo the day plan for a 6am arrival?"
 
     assert "shared_context" in {k for k, _ in relational(model, chat((U, said)))}
+
+
+def test_a_way_of_explaining_that_landed_after_the_user_was_lost_is_what_worked(model: RulesLanguageModel) -> None:
+    conversation = chat(
+        (U, "what's amortisation on a loan, in normal words"),
+        (A, "Amortisation is the allocation of each payment between interest and principal over the loan's term."),
+        (U, "that's the textbook line, I still don't get it"),
+        (A, "Picture a pizza you pay for in slices. Early slices are mostly delivery fee, later ones mostly pizza."),
+        (U, "ohh so the early payments are mostly interest. why didn't the bank just say that"),
+    )
+
+    found = [c for k, c in relational(model, conversation) if k == "approach_effectiveness"]
+
+    # how I put it, in my words, and their reaction, in the assistant's voice
+    assert len(found) == 1 and "pizza" in found[0] and "early payments are mostly interest" in found[0]
+    assert "collaboration_outcome" not in {k for k, _ in relational(model, conversation)}
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "the pizza thing makes it even more confusing, can you just show the numbers",  # the new way did not help
+        "thanks, got it",  # a thanks, no reaction to the way
+    ],
+)
+def test_a_reaction_that_says_no_better_or_only_thanks_credits_no_way(model: RulesLanguageModel, last: str) -> None:
+    conversation = chat(
+        (U, "what's amortisation on a loan, in normal words"),
+        (A, "Amortisation is the allocation of each payment between interest and principal over the loan's term."),
+        (U, "I still don't get it"),
+        (A, "Picture a pizza you pay for in slices. Early slices are mostly delivery fee, later ones mostly pizza."),
+        (U, last),
+    )
+
+    assert not [c for k, c in relational(model, conversation) if "another way" in c]
+
+
+def test_understood_without_having_been_lost_is_no_change_of_way(model: RulesLanguageModel) -> None:
+    conversation = chat(
+        (U, "what's amortisation on a loan"),
+        (A, "Each payment splits between interest and principal; early on it's mostly interest."),
+        (U, "makes sense, thanks"),
+    )
+
+    assert not [c for k, c in relational(model, conversation) if "another way" in c]

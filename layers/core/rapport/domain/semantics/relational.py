@@ -545,9 +545,71 @@ def _by_meaning(
                     memories.remove(researched[message.index])
                 used.add(("project", message.index))
                 memories.append(_memory(content, "shared_context", 1.0, [message.index]))
+    reframed = _reframe_credit(conversation)
+    if reframed is not None and not any(
+        m.type is RelationalMemoryKind.APPROACH_EFFECTIVENESS and m.evidence == reframed.evidence[-1:] for m in memories
+    ):
+        memories.append(reframed)
+        # What the way of explaining brought is understanding, told by the credit: no problem solved besides.
+        if outcome is not None and reframed.evidence[-1] in outcome.evidence:
+            outcome = None
     if outcome is not None:
         memories.append(outcome)
     return memories
+
+
+# Lost, said of an explanation: "I don't get where it comes from", "human words I said", "too abstract", "the trapdoor
+# part loses me", "every blog says that", "I can read that but I don't hear it", "nothing is sticking".
+_LOST = re.compile(
+    r"(?i)\b(?:(?:still |really )?(?:don['’]?t|do not|didn['’]?t|can['’]?t) (?:really )?(?:get|understand|follow|see|"
+    r"hear)(?! (?:back|home|in|out|up)\b)|confus\w*|lost me|loses me|(?:I['’]m|I am) (?:completely |totally )?lost|"
+    r"over my head|too (?:abstract|technical|dense|mathy|jargon\w*)|(?:human|plain|simple) (?:words|english)|"
+    r"can read that but|glaze\w* over|sounds the same|every (?:blog|book|site|video|tutorial) says|makes no sense|"
+    r"nothing is sticking|not sticking|keep forgetting|means nothing to me|what does that even mean)"
+)
+# Got it, in reaction to the way I put it: "ok THAT I get", "should've started there", "oh so it's just nudging",
+# "speedometer vs odometer omg", "why didn't my teacher say that", "this is the first explanation that stuck".
+_GOT_IT = re.compile(
+    r"(?i)\b(?:that I (?:get|understand)|(?:now|finally) I (?:get|see|understand)|I (?:finally )?get it(?: now)?|"
+    r"got it now|makes? (?:so much |total |perfect )?sense(?: now)?|clicked|should['’]?ve started|"
+    r"why didn['’]?t (?:my|anyone|they|you)|first (?:time|explanation|one) (?:that|it)|(?:that|it)['’]?s? stuck|"
+    r"o+h+ so|a+h+ so|wait so|so it['’]?s (?:just|basically|literally|like)|so (?:learning|it) is (?:literally|just)|"
+    r"exactly how I needed|that did it|light ?bulb|omg)\b"
+)
+# A reaction that says the new way did not help either is no credit of it.
+_NOT_IT = re.compile(
+    r"(?i)\b(?:(?:is|was|isn['’]?t|wasn['’]?t) (?:not )?helping|(?:made|makes) it (?:more|even more|worse)|"
+    r"lost me|loses me|(?:still|even more) (?:lost|confused)|doesn['’]?t help|didn['’]?t help|go back to)\b"
+)
+
+
+def _reframe_credit(conversation: ConversationInput) -> ExtractedRelationalMemory | None:
+    """A way of explaining that worked, shown by the reaction to it: the user lost on an answer of mine ("human words
+    I said lol", `_LOST`), I put it another way, and their last word is that this one landed ("speedometer vs
+    odometer omg, why didn't my teacher say that", `_GOT_IT`). The note says how I put it, in my words, and their
+    reaction: the user rarely names the way ("ok THAT I get. should've started there")."""
+    messages = conversation.messages
+    if not messages or messages[-1].role is not MessageRole.USER:
+        return None
+    last = messages[-1]
+    before = list(messages[:-1])
+    if not before or before[-1].role is not MessageRole.ASSISTANT:
+        return None
+    lost = [m for m in before if m.role is MessageRole.USER and _LOST.search(m.content)]
+    if not lost or not any(m.role is MessageRole.ASSISTANT and m.index > lost[-1].index for m in before):
+        return None
+    said = last.content
+    if not _GOT_IT.search(said) or _NOT_IT.search(said) or _LOST.search(said) or len(said.split()) > 40:
+        return None
+    told = [s for s in sentences(before[-1].content) if len(s.split()) >= _MIN_WORDS]
+    if not told:
+        return None
+    reaction = assistant_voice(said)
+    # its first two sentences: "Fair — let's drop the word. You know Optional in Java?"
+    put = from_assistant(clause(" ".join(told[:2])), patterns.LEXICON)
+    content = f"What worked with this user: putting it another way ({put}) — they said: {reaction}"
+    evidence = [before[-1].index, last.index]
+    return _memory(content[: 2 * MAX_QUOTED_CHARS], "approach_effectiveness", _TOLD_CONFIDENCE, evidence)
 
 
 # What I help with: a tip, an idea, a drawing, an exercise. Another's ("my therapist's breathing trick", "the podcast's
