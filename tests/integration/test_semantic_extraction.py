@@ -1241,3 +1241,17 @@ def test_understood_without_having_been_lost_is_no_change_of_way(model: RulesLan
     )
 
     assert not [c for k, c in relational(model, conversation) if "another way" in c]
+
+
+def test_a_way_that_landed_after_an_answer_that_did_not_is_what_worked_in_other_words(
+    model: RulesLanguageModel,
+) -> None:
+    conversation = chat(
+        (U, "why does bread go stale"),
+        (A, "Staling is mostly starch retrogradation: the starch recrystallises and the crumb firms up."),
+        (U, "yeah but why does the fridge make it worse"),
+        (A, "Think of the starch as a crowd that settles into neat rows when it's cool. The fridge is coolest."),
+        (U, "a crowd settling into rows in the cold, that sold me. freezer it is"),
+    )
+
+    assert any("another way" in c for k, c in relational(model, conversation) if k == "approach_effectiveness")

@@ -565,7 +565,9 @@ _LOST = re.compile(
     r"hear)(?! (?:back|home|in|out|up)\b)|confus\w*|lost me|loses me|(?:I['’]m|I am) (?:completely |totally )?lost|"
     r"over my head|too (?:abstract|technical|dense|mathy|jargon\w*)|(?:human|plain|simple) (?:words|english)|"
     r"can read that but|glaze\w* over|sounds the same|every (?:blog|book|site|video|tutorial) says|makes no sense|"
-    r"nothing is sticking|not sticking|keep forgetting|means nothing to me|what does that even mean)"
+    r"nothing is sticking|not sticking|keep forgetting|means nothing to me|what does that even mean|"
+    # the first answer did not land: "yes but why is it such a big deal", "I've read the list 50 times"
+    r"(?:yes|yeah|ok|okay) but why|(?:read|heard) (?:it|that|the \w+) (?:\d+|so many|a million|a hundred) times)"
 )
 # Got it, in reaction to the way I put it: "ok THAT I get", "should've started there", "oh so it's just nudging",
 # "speedometer vs odometer omg", "why didn't my teacher say that", "this is the first explanation that stuck".
@@ -574,7 +576,9 @@ _GOT_IT = re.compile(
     r"got it now|makes? (?:so much |total |perfect )?sense(?: now)?|clicked|should['’]?ve started|"
     r"why didn['’]?t (?:my|anyone|they|you)|first (?:time|explanation|one) (?:that|it)|(?:that|it)['’]?s? stuck|"
     r"o+h+ so|a+h+ so|wait so|so it['’]?s (?:just|basically|literally|like)|so (?:learning|it) is (?:literally|just)|"
-    r"exactly how I needed|that did it|light ?bulb|omg)\b"
+    r"exactly how I needed|that did it|light ?bulb|omg|"
+    # "it's already stuck", "I can explain it back now", "hearing it did more than the theory", "sold me"
+    r"(?:already |finally )stuck|can explain it back|did more than|sold me|won me over)\b"
 )
 # A reaction that says the new way did not help either is no credit of it.
 _NOT_IT = re.compile(
