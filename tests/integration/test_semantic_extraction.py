@@ -1255,3 +1255,13 @@ def test_a_way_that_landed_after_an_answer_that_did_not_is_what_worked_in_other_
     )
 
     assert any("another way" in c for k, c in relational(model, conversation) if k == "approach_effectiveness")
+
+
+def test_lost_in_a_crisis_is_no_way_of_explaining_that_worked(model: RulesLanguageModel) -> None:
+    conversation = chat(
+        (U, "I can't see the point of anything anymore and I want it all to end, I don't understand any of it"),
+        (A, "I'm really glad you told me. You don't have to face this alone: can you call 988 or someone you trust?"),
+        (U, "oh so there's a number. ok that makes sense"),
+    )
+
+    assert "approach_effectiveness" not in {k for k, _ in relational(model, conversation)}

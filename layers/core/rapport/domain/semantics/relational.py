@@ -612,7 +612,8 @@ def _reframe_credit(conversation: ConversationInput) -> ExtractedRelationalMemor
     # its first two sentences: "Fair — let's drop the word. You know Optional in Java?"
     put = from_assistant(clause(" ".join(told[:2])), patterns.LEXICON)
     content = f"What worked with this user: putting it another way ({put}) — they said: {reaction}"
-    evidence = [before[-1].index, last.index]
+    # the message that said they were lost too: what a crisis said there keeps it from being a lesson
+    evidence = [lost[-1].index, before[-1].index, last.index]
     return _memory(content[: 2 * MAX_QUOTED_CHARS], "approach_effectiveness", _TOLD_CONFIDENCE, evidence)
 
 
