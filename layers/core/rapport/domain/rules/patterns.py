@@ -882,7 +882,14 @@ LEXICON = Lexicon(
         "we": "they",
         "us": "them",
     },
-    second_person={"you": "they", "your": "their", "yours": "theirs", "yourself": "themselves"},
+    second_person={
+        "you": "they",
+        "your": "their",
+        "yours": "theirs",
+        "yourself": "themselves",
+        # "you're driving", "if you've got a pool of 5"
+        **{f"you{a}{end}": f"they{a}{end}" for a in "'’" for end in ("re", "ve", "ll", "d")},
+    },
     gerunds={
         "add": "adding",
         "use": "using",
