@@ -361,6 +361,10 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
         score = by_label.get(label, 0.0)
         return score >= calibration.bar(label) and score - best_none >= calibration.margin
 
+    def comes_near(label: str) -> bool:
+        """Within the margin of its bar, and above keeping nothing: what a kind said in its own words needs."""
+        return by_label.get(label, 0.0) >= max(calibration.bar(label) - calibration.margin, best_none)
+
     # An aim said outright ("my plan is to visit every national park before I turn 50") is an aim, however near a
     # piece of news or a fact its topic puts it; its words say it is something to keep, so it needs its bar only,
     # not the margin over keeping nothing.
@@ -372,19 +376,11 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
         return "goal"
     # A taste said outright is a taste however near a fact its topic puts it, and said in its own words it needs to
     # come within the margin of its bar, as news told with when does below.
-    if (
-        match.label in ("fact", None)
-        and _TASTE_SAID.match(sentence)
-        and by_label.get("preference", 0.0) >= max(calibration.bar("preference") - calibration.margin, best_none)
-    ):
+    if match.label in ("fact", None) and _TASTE_SAID.match(sentence) and comes_near("preference"):
         return "preference"
     if match.label is None:
         # A fact said outright, nearest a fact, on the same terms.
-        if (
-            nearest == "fact"
-            and _FACT_SAID.match(with_subject(sentence))
-            and match.score >= max(calibration.bar("fact") - calibration.margin, best_none)
-        ):
+        if nearest == "fact" and _FACT_SAID.match(with_subject(sentence)) and comes_near("fact"):
             return "fact"
         # No kind won by the margin. News told as done and said with when ("we lost the match on Sunday, 3-1", "just
         # got back from two weeks away yesterday") sits nearest an event, under its bar or its margin over keeping
