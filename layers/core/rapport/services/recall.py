@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import islice
@@ -182,6 +183,32 @@ class _Scored:
         evidence_from = self.scoring.evidence_from
         return list(map(evidence_from, self.matches, self.added, self.weights))
 
+    def under(self, scoring: RecallScoring) -> _Scored:
+        """The same candidates, contexts and relation components scored by another `scoring`."""
+        again = _Scored.of(scoring, self.candidates, list(self.contexts), self.query_terms)
+        again.relations = list(self.relations)
+        again.scores = scoring.scores_from(
+            again.standings, [relation.score for relation in again.relations], again.added, again.weights
+        )
+        return again
+
+    def placed(self, position: dict[str, int]) -> list[Placed]:
+        """The candidates as ranking sees them (`Placed`), best score first; `position`: their ids in their order."""
+        candidates = self.candidates
+        keywords = [c.keyword for c in candidates]
+        return placed_order(
+            map(
+                Placed,
+                position,  # its ids, in the candidates' order
+                self.scores,
+                [round(c.similarity, SCORE_PLACES) for c in candidates],
+                self.evidences(),
+                keywords,
+                [frozenset(c.terms) for c in candidates],
+                keyword_evidences(self.scoring, keywords, self.weights),
+            )
+        )
+
     def signals(self, n: int, *, weighed: bool = True) -> RecallSignals:
         """The signals the score is of; `weighed`: with whose words they are (what `RecallScoring.weighed` makes)."""
         c, relation = self.candidates[n], self.relations[n]
@@ -279,8 +306,7 @@ class Recall:
         if self._settings.recall_inference_boost > 0 and asks_inference(asked.text):
             self._with_preferences(scored)
         if asks_across(asked.text):
-            signals = {c.memory.id: scored.signals(n, weighed=False) for n, c in enumerate(candidates)}
-            return self._best_across(scope, query, asked, candidates, signals)
+            return self._best_across(scope, query, asked, scored.under(self._across_scoring), position, by_meaning)
         return self._best(scored, query.limit, asked.now, position, by_meaning)
 
     def _best(
@@ -290,60 +316,51 @@ class Recall:
         ranked on scores alone, and only those returned built as hits. `position`: each candidate's place, by id, in
         the candidates' order; `by_meaning`: their ids closest by cosine first, equal cosines by id
         (`by_meaning_order`)."""
-        candidates = scored.candidates
-        similarities = [c.similarity for c in candidates]
-        keywords = [c.keyword for c in candidates]
-        placed = placed_order(
-            map(
-                Placed,
-                position,  # its ids, in the candidates' order
-                scored.scores,
-                [round(similarity, SCORE_PLACES) for similarity in similarities],
-                scored.evidences(),
-                keywords,
-                [frozenset(c.terms) for c in candidates],
-                keyword_evidences(self._scoring, keywords, scored.weights),
-            )
-        )
-        chosen = self._kept(placed, by_meaning, limit)
-        return [
-            self._scoring.hit(self._shown(candidates[n], now), scored.signals(n), scored.scores[n])
-            for n in (position[memory_id] for memory_id in chosen)
-        ]
+        chosen = self._kept(scored.placed(position), by_meaning, limit)
+        return self._hits(scored, now, [position[memory_id] for memory_id in chosen])
+
+    def _hits(self, scored: _Scored, now: datetime, chosen: Iterable[int]) -> list[RecallHit]:
+        """The candidates at the `chosen` positions as hits, at the scores ranking gave them."""
+        candidates, scoring = scored.candidates, scored.scoring
+        return [scoring.hit(self._shown(candidates[n], now), scored.signals(n), scored.scores[n]) for n in chosen]
 
     def _best_across(
         self,
         scope: Scope,
         query: RecallQuery,
         asked: _Asked,
-        candidates: list[_Candidate],
-        signals: dict[str, RecallSignals],
+        scored: _Scored,
+        position: dict[str, int],
+        by_meaning: list[str],
     ) -> list[RecallHit]:
         """The `limit` hits for a question gathered across the history (docs/recall.md, "A second pass for multi-hop
-        questions"): scored as of the whole history, taken from each sitting in turn, and with the second pass on,
-        fused with what the first hits lead to: one more index search, and one store read of what only it found.
-        Strong semantic matches keep their places throughout (`keeping_best_by_meaning`)."""
-        scoring = self._across_scoring
+        questions"): `scored` as of the whole history (`_across_scoring`), taken from each sitting in turn, and with
+        the second pass on, fused with what the first hits lead to: one more index search, and one store read of what
+        only it found. Strong semantic matches keep their places throughout (`keeping_best_by_meaning`)."""
+        candidates = scored.candidates
+        sittings = {c.memory.id: c.place.conversation or c.memory.id for c in candidates}
+        spread = self._across.spread(scored.placed(position), sittings, 2 * query.limit)
+        order = self._kept(spread, by_meaning, query.limit, every=True)
+        if not (self._across.second_pass and order):
+            return self._hits(scored, asked.now, [position[memory_id] for memory_id in order[: query.limit]])
+        scoring = scored.scoring
         memories = {c.memory.id: c.memory for c in candidates}
-        weighed = {i: scoring.weighed(memories[i], s) for i, s in signals.items()}
+        weighed = {c.memory.id: scored.signals(n) for n, c in enumerate(candidates)}
         similarity = {c.memory.id: c.similarity for c in candidates}
-        spread = self._across.spread(_placed(candidates, weighed, scoring), memories, 2 * query.limit)
-        order = self._kept(spread, by_meaning_order(similarity), query.limit, every=True)
-        if self._across.second_pass and order:
-            fed = self._across.feedback(asked.text, asked.vector, order, memories)
-            again = replace(asked, text=fed.text, vector=fed.vector, terms=len(dict.fromkeys(tokenize(fed.text))))
-            found = self._candidates(scope, query, again, known=memories, every_vector=True)
-            found_signals = self._signals(found, again)
-            found_weighed = {c.memory.id: scoring.weighed(c.memory, found_signals[c.memory.id]) for c in found}
-            order = self._across.fuse(order, [p.memory_id for p in _placed(found, found_weighed, scoring)])
-            for candidate in found:
-                if candidate.memory.id not in memories:  # found by the second pass alone: scored against the question
-                    alone = self._alone(candidate, asked)
-                    memories[alone.memory.id] = alone.memory
-                    similarity[alone.memory.id] = alone.similarity
-                    weighed[alone.memory.id] = scoring.weighed(alone.memory, self._signals_of(alone, asked))
-            by_rank = [Placed(i, float(-n), round(similarity[i], SCORE_PLACES)) for n, i in enumerate(order)]
-            order = self._kept(by_rank, by_meaning_order(similarity), query.limit)
+        fed = self._across.feedback(asked.text, asked.vector, order, memories)
+        again = replace(asked, text=fed.text, vector=fed.vector, terms=len(dict.fromkeys(tokenize(fed.text))))
+        found = self._candidates(scope, query, again, known=memories, every_vector=True)
+        found_signals = self._signals(found, again)
+        found_weighed = {c.memory.id: scoring.weighed(c.memory, found_signals[c.memory.id]) for c in found}
+        order = self._across.fuse(order, [p.memory_id for p in _placed(found, found_weighed, scoring)])
+        for candidate in found:
+            if candidate.memory.id not in memories:  # found by the second pass alone: scored against the question
+                alone = self._alone(candidate, asked)
+                memories[alone.memory.id] = alone.memory
+                similarity[alone.memory.id] = alone.similarity
+                weighed[alone.memory.id] = scoring.weighed(alone.memory, self._signals_of(alone, asked))
+        by_rank = [Placed(i, float(-n), round(similarity[i], SCORE_PLACES)) for n, i in enumerate(order)]
+        order = self._kept(by_rank, by_meaning_order(similarity), query.limit)
         return [
             scoring.hit(decayed_to(memories[i], asked.now, self._settings.governance), weighed[i])
             for i in order[: query.limit]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from rapport.domain.feedback import bridging_terms, feedback_vector, fused_order, spread_by_sitting
 from rapport.domain.models import Memory
-from rapport.domain.recall import Placed, place_of, placed_order
+from rapport.domain.recall import Placed, placed_order
 from rapport.settings import RecallAcrossSettings
 
 
@@ -31,16 +31,13 @@ class AcrossHistory:
     def second_pass(self) -> bool:
         return self._settings.second_pass
 
-    def spread(self, placed: Sequence[Placed], memories: Mapping[str, Memory], depth: int) -> list[Placed]:
-        """`placed` (best score first) taken from each sitting in turn, the first `depth` chosen one by one; each
-        keeps its cosine and carries the score it was chosen at, so the order holds when the keep rule
-        (`keeping_best_by_meaning`) re-sorts it."""
+    def spread(self, placed: Sequence[Placed], sittings: Mapping[str, str], depth: int) -> list[Placed]:
+        """`placed` (best score first) taken from each sitting in turn (`sittings`: each id's), the first `depth`
+        chosen one by one; each keeps its cosine and carries the score it was chosen at, so the order holds when the
+        keep rule (`keeping_best_by_meaning`) re-sorts it."""
         similarity = {p.memory_id: p.similarity for p in placed}
         chosen = spread_by_sitting(
-            [(p.memory_id, p.score) for p in placed],
-            lambda memory_id: place_of(memories[memory_id]).conversation or memory_id,
-            self._settings.sitting_spread,
-            depth,
+            [(p.memory_id, p.score) for p in placed], sittings.__getitem__, self._settings.sitting_spread, depth
         )
         return placed_order(Placed(i, score, similarity[i]) for i, score in chosen)
 
