@@ -49,11 +49,10 @@ parts = st.tuples(
 )
 
 
-@given(st.lists(parts, min_size=1, max_size=12), st.lists(unit, min_size=12, max_size=12), st.data())
-def test_the_scores_ranked_on_are_the_scores_of_the_signals_shown(
+def linked_and_leaned(
     rows: list[tuple[float, float, float, float, Trust]], lifts: list[float], data: st.DataObject
-) -> None:
-    # Given candidates with their conversations' context, some then linked by the graph and some leaned on
+) -> _Scored:
+    """Candidates with their conversations' context, scored, then some linked by the graph and some leaned on."""
     candidates = [candidate(n, *row) for n, row in enumerate(rows)]
     contexts = [ContextBoost(answer=lifts[n] / 3, conversation=lifts[-1 - n] / 5) for n in range(len(rows))]
     scored = _Scored.of(SCORING, candidates, contexts, query_terms=2)
@@ -61,6 +60,16 @@ def test_the_scores_ranked_on_are_the_scores_of_the_signals_shown(
         scored.link(n, RelationScore(lifts[n], ("SUPPORTS",)))
     for n in data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=4)):
         scored.lean(n, ContextBoost(preference=0.05, time=lifts[n] / 7))
+    return scored
+
+
+@given(st.lists(parts, min_size=1, max_size=12), st.lists(unit, min_size=12, max_size=12), st.data())
+def test_the_scores_ranked_on_are_the_scores_of_the_signals_shown(
+    rows: list[tuple[float, float, float, float, Trust]], lifts: list[float], data: st.DataObject
+) -> None:
+    # Given candidates with their conversations' context, some then linked by the graph and some leaned on
+    scored = linked_and_leaned(rows, lifts, data)
+    candidates = scored.candidates
     evidences = scored.evidences()
     unweighed = scored.unweighed_scores()
     keyword_parts = keyword_evidences(SCORING, [c.keyword for c in candidates], scored.weights)
@@ -86,13 +95,8 @@ def test_candidates_scored_again_under_other_weights_keep_their_parts_and_score_
     rows: list[tuple[float, float, float, float, Trust]], lifts: list[float], data: st.DataObject
 ) -> None:
     # Given scored candidates, some linked by the graph and some leaned on
-    candidates = [candidate(n, *row) for n, row in enumerate(rows)]
-    contexts = [ContextBoost(answer=lifts[n] / 3, conversation=lifts[-1 - n] / 5) for n in range(len(rows))]
-    scored = _Scored.of(SCORING, candidates, contexts, query_terms=2)
-    for n in data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=4)):
-        scored.link(n, RelationScore(lifts[n], ("SUPPORTS",)))
-    for n in data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=4)):
-        scored.lean(n, ContextBoost(preference=0.05, time=lifts[n] / 7))
+    scored = linked_and_leaned(rows, lifts, data)
+    candidates = scored.candidates
     # When they are scored again as of the whole history (recency and strength weigh nothing)
     again = scored.under(WHOLE_HISTORY)
     position = {c.memory.id: n for n, c in enumerate(candidates)}
