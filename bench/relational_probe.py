@@ -56,6 +56,8 @@ NOT_TAUGHT = frozenset(
         "credits-and-wants-q.txt",
         "credits-and-wants-r.txt",
         "credits-and-wants-z.txt",
+        "outcomes-and-ways-w1.txt",
+        "wants-and-ways-w4.txt",
         # routines and shared work, which the probe does not speak for
         "returns-and-research-z.txt",
         "returns-and-research-z3.txt",

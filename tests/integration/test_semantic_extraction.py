@@ -1265,3 +1265,84 @@ def test_lost_in_a_crisis_is_no_way_of_explaining_that_worked(model: RulesLangua
     )
 
     assert "approach_effectiveness" not in {k for k, _ in relational(model, conversation)}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The fix we settled on for the flaky upload, retrying with a fresh token, has held all week in staging.",
+        "the seating plan tweaks we made for the reception worked, nobody sat next to their ex",
+        "so the road trip itinerary we built fell apart on day two when the pass was closed",
+    ],
+)
+def test_what_came_of_work_we_settled_on_tweaked_or_that_fell_apart(model: RulesLanguageModel, said: str) -> None:
+    assert "collaboration_outcome" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_where_we_left_off_with_a_thing_picks_our_work_up(model: RulesLanguageModel) -> None:
+    said = "we left off with the invoice macro skipping blank rows. I added the check you wrote, now it stops at row 40"
+    assert "shared_context" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "our sunday thing: here's my week of spending, tell me where it leaked and one thing to cut next week",
+        "month end so you know the drill, here's the receipts dump below, sort them into the usual buckets",
+    ],
+)
+def test_a_routine_of_ours_named_or_said_in_its_own_words_is_a_habit(model: RulesLanguageModel, said: str) -> None:
+    assert "interaction_pattern" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_a_form_asked_for_all_future_answers_of_a_kind_is_a_preference_about_answers(
+    model: RulesLanguageModel,
+) -> None:
+    said = "For all future workouts, kilos please, not pounds. I never know what a pound plate is."
+    assert "communication_preference" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    ("said", "lead_in"),
+    [
+        (
+            "the flashcard deck you set up for my anatomy exam didn't help, I just kept flipping without remembering",
+            "What did not work with this user: the flashcard deck I set up",
+        ),
+        (
+            "The 30-item packing list you put together for me was too much, I gave up halfway through.",
+            "What did not work with this user: the 30-item packing list I put together",
+        ),
+        (
+            "the long essay plan didn't work, but the three questions you asked me first really helped",
+            "What worked with this user:",
+        ),
+    ],
+)
+def test_a_way_of_helping_that_did_not_help_is_noted_as_that(
+    model: RulesLanguageModel, said: str, lead_in: str
+) -> None:
+    notes = [content for kind, content in relational(model, chat((U, said))) if kind == "approach_effectiveness"]
+    assert notes and notes[0].startswith(lead_in), notes
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("any apps for meal prep on a budget, I work nights at a care home in Leeds", "fact"),
+        ("I'm committed to running a sub-2 half marathon, what should my long runs look like?", "goal"),
+        ("My main target this year is to pay off the car loan early. Should I overpay monthly?", "goal"),
+        ("I've had tinnitus for years so loud bars are out, where can we celebrate?", "fact"),
+    ],
+)
+def test_a_fact_an_aim_or_a_lasting_state_said_in_passing(model: RulesLanguageModel, said: str, kind: str) -> None:
+    assert kind in {found for found, _ in user(model, chat((U, said)))}
+
+
+def test_an_aim_before_a_question_that_asks_to_know_is_still_the_aim(model: RulesLanguageModel) -> None:
+    conversation = chat(
+        (U, "Could you help me plan a route?"),
+        (A, "Sure, where to?"),
+        (U, "not sure yet, but my big ambition is to walk the Camino de Santiago, so I want to know how long it takes"),
+    )
+    assert "goal" in {kind for kind, _ in user(model, conversation)}

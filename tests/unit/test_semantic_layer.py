@@ -176,6 +176,11 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("the step-by-step list you wrote was perfect", "the step-by-step list I wrote was perfect"),
         ("check whether you think it's ok", "check whether I think it's ok"),
         ("give the team you trust the easy parts", "give the team I trust the easy parts"),
+        # named in two or three words, as in one ("set", "put", "cut" are no past by their form)
+        ("the packing list you set up for me", "the packing list I set up for them"),
+        ("the spaced repetition deck you put together helped", "the spaced repetition deck I put together helped"),
+        ("I will let you set it up", "they will let me set it up"),
+        ("help you cut it down", "help me cut it down"),
         ("a thank you card", "a thank you card"),
         ("that made you laugh", "that made me laugh"),
         # asked, "you" follows its verb, and the verb agrees with "I"

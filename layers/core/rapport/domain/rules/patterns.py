@@ -433,6 +433,7 @@ FOR_NOW = (
 )
 STANDING = (
     r"(?i)\b(?:every ?time|each time|always|whenever|from (?:now|here) on|in (?:the )?future|going forward|"
+    r"for (?:all |any )?(?:future|upcoming) \w+|"
     r"all (?:of )?your|by default|default to|as a (?:general )?rule)\b"
 )
 # The user's past ("back in school I needed everything explained three times", "I used to love long explanations"):

@@ -97,17 +97,19 @@ _ARTIFACT = (
     r"workout|routine|meal plan|diet|study plan|list|prompt|setup|solution|approach|answer|"
     r"page|pages|site|website|descriptions?|listings?|profile|menu|newsletter|captions?|wording|book|story|cards?|"
     r"system|process|workflow|sheet|cleanup|clean-up|restructur\w*|rewrite|appeal|complaint|claim|application|"
-    r"tracker|chart|estimate|quote|poem|translation|questions|shortlist|comparison|calendar|playlist|rota|roster)"
+    r"tracker|chart|estimate|quote|poem|translation|questions|shortlist|comparison|calendar|playlist|rota|roster|"
+    r"layout|tweaks?|changes|adjustments|recipe|workaround|sequence|lesson|setlist|agenda|timetable|invite|toast)"
 )
 _OUR_WORK = re.compile(
-    r"(?i)\b(?:(?:the|that|this|those|these|our|(?:last|yesterday|this)\s*\w*['’]s)\s+(?:[\w'’-]+\s+){0,2}?"
+    r"(?i)\b(?:(?:the|that|this|those|these|our|(?:last|yesterday|this)\s*\w*['’]s)\s+(?:[\w'’-]+\s+){0,3}?"
     + _ARTIFACT
     # what it was for, between the work and its makers: "the complaint letter to the airline we wrote"
     + r"\s+(?:(?:to|for|about|on|from|of|with)\s+(?:\S+\s+){1,3}?)?(?:that\s+)?"
     r"(?:we|you and I)\s+(?:[a-z]+\s+)?(?:designed|built|wrote|drafted|planned|put together|came up with|set up|"
     r"prepared|worked out|figured out|rewrote|reworked|polished|trimmed|tuned|optimi[sz]ed|refactored|sketched|"
     r"outlined|edited|debugged|fixed|made|added|picked|chose|created|did|worked on|drew up|laid out|mapped out|"
-    r"prepped|composed|translated|shortlisted|compared|sorted|organi[sz]ed|(?:were|was) (?:\w+ing)))\b"
+    r"prepped|composed|translated|shortlisted|compared|sorted|organi[sz]ed|landed on|settled on|hashed out|"
+    r"(?:were|was) (?:\w+ing)))\b"
 )
 # Work of ours named by when it was made: "the scraper script from last time", "the keto meal plan from two weeks
 # ago", "the tiling estimate from Sunday".
@@ -156,7 +158,9 @@ _WITH_THEIR_PEOPLE = re.compile(
 )
 # Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
 _WITH_OTHERS = re.compile(
-    r"(?i)\b(?:we\s+(?!(?:went|go|going|gone) with\b)(?:[\w'’-]+\s+){1,3}?with (?:my|our|the|his|her|their|a) "
+    # not a phrasal verb's "with": "we left off with the scraper dying", "we came up with the plan"
+    r"(?i)\b(?:we\s+(?!(?:went|go|going|gone) with\b)(?:[\w'’-]+\s+){1,3}?(?<!\boff )(?<!\bup )(?<!\bon )"
+    r"with (?:my|our|the|his|her|their|a) "
     r"[\w'’-]+|(?:my|our) [\w'’-]+ and I|"
     r"(?-i:[A-Z][a-z]+) and I\b|"  # a name, capitalised: not "went live monday and I sold six"
     r"as a (?:family|team|class|group)|at (?:work|school|the office)|our team|my team|in (?:high )?school)\b"
@@ -175,7 +179,8 @@ _NOT_OF_THEIR_PEOPLE = r"(?!(?:family|household|village|office|team|church|schoo
 # Saturdays".
 _WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _ROUTINE_NAMED = (
-    r"\bour (?:[\w-]+ ){0,2}?(?:slot|session|hour|ones|check-?in)\b|"
+    r"\bour (?:[\w-]+ ){0,2}?(?:slot|session|hour|ones|check-?in|catch-?up|ritual|(?:" + _WEEKDAYS + r"|weekly|"
+    r"monthly|nightly|morning|evening) thing)\b|"
     r"\b(?:every|each) (?:[\w-]+ ){0,3}?(?:night|day|morning|evening|week|month|year|" + _WEEKDAYS + r")\b"
     r"[^.!?]{0,40}?\b(?:to|with) you\b|\bwith you (?:every|each)\b|"
     r"\bthe way you (?:always |usually )?\w+ my (?:" + _WEEKDAYS + r"|week|morning|evening|weekend)s\b|"
@@ -196,7 +201,9 @@ _EVIDENCE = {
         r"(?<!which )(?<!that )(?<!this )(?<!it )is (?:honestly |really |exactly |literally |the reason )?why|"
         r"is how (?:I|we) (?:finally )?(?:found|got|"
         r"cracked|fixed|solved|learn(?:ed|t))|"
-        r"less (?:scary|overwhelming)|best (?:part|bit))\b"
+        r"less (?:scary|overwhelming)|best (?:part|bit)|"
+        # or did not: "were too much for my knee", "total flop", "backfired"
+        r"too (?:much|hard|fast|slow|complicated|confusing|overwhelming|intense|rigid)|flop|backfired)\b"
     ),
     "format": re.compile(
         r"(?i)\b(?:please|pls|prefer|rather|instead|better|easier|clearer|keep|always|never|don'?t|do not|stop|just|"
@@ -263,6 +270,8 @@ _RESULT = re.compile(
     r"improved|reduced|increased|doubled|halved|dropped|without (?:a|any)|no more|gone|"
     # what came of it for whom it was for: "it was a hit", "went live on Monday", "they paid", "did it"
     r"(?:a|such a) (?:\w+ )?hit|went live|paid|approved|refunded|granted|sold|did it|"
+    # or badly, or by how those it was for took it: "fell apart on day 3", "the kids were glued to it"
+    r"fell apart|went wrong|went sideways|backfired|flopped|glued to|"
     r"(?:exactly )?what (?:she|he|they|I|we) (?:wanted|needed))\b"
 )
 # The words a lesson needs guard against nearness alone at the bars (0.35-0.45 of cosine), where a life event or a
@@ -686,6 +695,17 @@ def _standing_request(sentence: str) -> bool:
     )
 
 
+# A routine of ours said in so many words, and brought to me: "you know the drill", "like every evening" with the
+# next batch of the work it is for.
+_ROUTINE_SAID = re.compile(
+    r"(?i)\byou know the drill\b|\b(?:the|our) usual drill\b|"
+    r"\b(?:like|as) (?:every|each) (?:day|week|month|morning|evening|night|weekend|" + _WEEKDAYS + r")\b"
+    r"(?=[^.!?]*\b(?:you|please|pls|here['’]?s|below)\b)|"
+    r"\b(?:next|another|this \w+['’]s) (?:batch|round|lot|set|pile|load|bunch)\b[^.!?]{0,60}?"
+    r"\b(?:like|as) (?:every|each|usual|always|ever)\b"
+)
+
+
 def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
     """The match's label, but a credit to something I proposed that is nearest a way of working is an approach that
     worked: the credit tells the two apart where the margin between them cannot. And where no label won by the
@@ -701,6 +721,27 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
         return match.label
     by_label = match.by_label
     best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
+    # Our routine said in its own words and brought to me ("end of the month so you know the drill, dumping the bank
+    # export below", "next batch of customer emails for the candle shop, like every evening"): nearest a habit of ours
+    # and within the margin of its bar, as a taste said in its own words is among the user's kinds.
+    if (
+        match.nearest == "habit"
+        and _ROUTINE_SAID.search(sentence)
+        and by_label["habit"] >= calibration.bar("habit") - calibration.margin
+        and by_label["habit"] > best_none
+    ):
+        return "habit"
+    # A form of my answers asked of me to stand ("for all future recipes, metric please, grams not cups"), on the
+    # same terms; not how someone else explains ("Kenji always explains these way better than the textbook").
+    if (
+        match.nearest == "format"
+        and _STANDING.search(sentence)
+        and (_SAID_TO_US.search(sentence) or _ASKS_ME.search(sentence))
+        and _EVIDENCE["format"].search(sentence)
+        and by_label["format"] >= calibration.bar("format") - calibration.margin
+        and by_label["format"] > best_none
+    ):
+        return "format"
     # Each label as near as the runner-up could be (within the margin of the nearest), nearest first: "I like to get
     # a rough version working first and clean it up afterwards" sits nearest an approach, then a format, and says a
     # way of working, third by 0.03.
@@ -1073,7 +1114,31 @@ def _note(label: str, sentence: str) -> str | None:
     said = assistant_voice(sentence)
     if len(said.split()) < _MIN_WORDS:
         return None
+    if label == "approach_worked" and _did_not_work(sentence):
+        return _DID_NOT_WORK_LEAD_IN.format(said=said)
     return _LEAD_INS[label].format(said=said)
+
+
+# A way of helping found not to help is a lesson too, and its note says so: "the pomodoro schedule you set up for me
+# didn't work", "the 90-second intervals you designed were too much for my knee", "total flop". Unless the sentence
+# also says what did help ("it didnt help at all, the bit where you built it up piece by piece is what made sense",
+# "made it easier, I didn't feel overwhelmed"): a credit beside the failure is the lesson that worked, as before.
+_DID_NOT_WORK = re.compile(
+    r"(?i)\b(?:(?:didn['’]?t|did not|doesn['’]?t|does not|isn['’]?t|is not|wasn['’]?t|was not|won['’]?t|never|"
+    r"hasn['’]?t|has not|haven['’]?t|have not)\s+(?:really |actually |quite |exactly |ever |feel |felt )?"
+    r"(?:work|help|click|stick|land|do (?:it|much|anything)|overwhelm)\w*|"
+    r"too (?:much|hard|fast|slow|long|many|complicated|confusing|overwhelming|intense|rigid|vague)|"
+    r"(?:total |complete |a )?flop|backfired|(?<!less )overwhelm\w*|froze me|made (?:it|things|everything) worse|"
+    r"made (?:me|it|things) (?:even )?more (?:anxious|stressed|confused|nervous|worried|overwhelmed|lost|confusing)|"
+    r"(?:no|not any) (?:help|use|good)|waste of time)\b"
+)
+_DID_NOT_WORK_LEAD_IN = "What did not work with this user: {said}"
+
+
+def _did_not_work(sentence: str) -> bool:
+    """Whether the sentence tells a way of helping that did not help (`_DID_NOT_WORK`) and no credit beside it."""
+    rest, failed = _DID_NOT_WORK.subn(" ", sentence)
+    return failed > 0 and not _EVIDENCE["approach_worked"].search(rest)
 
 
 def _project(message: PromptMessage) -> str | None:

@@ -10,7 +10,7 @@ from rapport.domain.prompts.conversation import ConversationInput
 from rapport.domain.prompts.extract_user import ExtractedUserMemory, UserMemoryKind
 from rapport.domain.rules import patterns
 from rapport.domain.rules.schema import FactRule
-from rapport.domain.rules.wording import compiled, sentences
+from rapport.domain.rules.wording import compiled, sentences, starts_with_any, tidy
 from rapport.domain.semantics.matcher import Calibration, Match, SemanticLayer
 from rapport.domain.semantics.prototypes import USER_KINDS
 from rapport.domain.semantics.relational import continues_our_work
@@ -54,7 +54,7 @@ _KIND_EVIDENCE = {
         r"(?i)\b(?:want(?:s|ed)? to|wanna|hop(?:e|ing) to|goal|aim\w*|plan(?:ning)? to|my plan|trying to|try to|"
         r"saving (?:up )?(?:to|for)|training for|learning|would love to|'d love to|'d like to|would like to|dream\w*|"
         r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution|"
-        r"determined to|committed to|intend(?:ing)? to|set on)\b"
+        r"determined to|committed to|intend(?:ing)? to|set on|ambitions?|targets?|objectives?|mission)\b"
     ),
 }
 # A taste said outright, "I" and a verb of taste first ("I'm obsessed with Ethiopian food", "I can't stand cilantro"),
@@ -71,15 +71,27 @@ _TASTE_SAID = re.compile(
 )
 # A fact said outright, "I" or "we" and a verb of how they live: "we live on a narrowboat", "I own a 2014 Honda Jazz".
 _FACT_SAID = re.compile(
-    r"(?i)^\W*(?:I|we)\s+(?:(?:still|currently|now|both|all)\s+)?(?:live|rent|own|grew up|was born|were born|speak)\b"
+    r"(?i)^\W*(?:I|we)\s+(?:(?:still|currently|now|both|all)\s+)?(?:live|rent|own|grew up|was born|were born|speak|"
+    # how they earn a living, not a task ("I work on my thesis") nor how they work with me ("I work best when…")
+    r"work\b(?!\s+(?:out|on|through|best|better|well|badly|hard|harder|it|this|that|with|around|fine|quickly|"
+    r"slowly|faster|in bursts|alone|together)\b))"
+)
+# A state that has lasted is how things are, not news, whatever its topic puts it nearest: "I've had a herniated disc
+# for years", "we've lived here since I was a kid".
+_LASTING = re.compile(
+    r"(?i)\b(?:I|we)(?:['’]ve| have) (?:had|been|lived|owned|worked|used|played|known|suffered|struggled)\b[^.;!?]*?"
+    r"\b(?:for (?:years|decades|ages|a long time|most of my life|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|"
+    r"many|several|a few|a couple of) (?:years|decades))|since (?:I was|we were|childhood|birth|my teens|school))\b"
 )
 # An aim only wondered about ("maybe I'll learn guitar someday, who knows") is no goal yet.
 _WONDERED = re.compile(r"(?i)\b(?:maybe|perhaps|might|who knows)\b")
 # An aim said as one: "my plan is to…", "my goal for this year is…", "I'm saving up to…".
 _AIM_STATED = re.compile(
-    r"(?i)^\W*(?:(?:so|and|but|well|honestly|basically),?\s+)?"
-    r"(?:(?:my|the) (?:plan|goal|aim|dream|resolution)s?(?: for [\w ]{1,20}?)? (?:is|are) (?:to|that)\b|"
-    r"I(?:['’]m| am) (?:aiming|planning|saving up|hoping) to\b)"
+    r"(?i)^\W*(?:(?:so|and|but|well|honestly|basically|[\w' ]{1,20},),?\s+)?"
+    r"(?:(?:(?:my|the|our) (?:(?:big|main|real|biggest|one|only|ultimate|long-term|new)\s+)?)?"
+    r"(?:plan|goal|aim|dream|resolution|ambition|target|objective|mission)s?(?: for [\w ]{1,20}?)? (?:is|are) "
+    r"(?:to|that)\b|"
+    r"I(?:['’]m| am) (?:aiming|planning|saving up|hoping|determined|committed|set on) to\b)"
 )
 # Told as done: a verb in the past at the start, with or without its "I" ("finished…", "I ran…", "we got…").
 _DONE = re.compile(
@@ -152,7 +164,9 @@ _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;\u2014\u2013()]|\s-\s|" + _EMOJI + r")\s*|,\s*(?=(?:so|but|and|now|because|since|though|although|"
     rf"while|{_QUESTION_WORDS})\b)|\s+(?=so (?:my|our|I|we|it|that|this|the)\b)|"
     # a short question after a comma closes a sentence that first says something: "…by June, avalanche or snowball?"
-    r",\s+(?=[^,.;!?]{1,40}\?\s*$)",
+    r",\s+(?=[^,.;!?]{1,40}\?\s*$)|"
+    # how they live, said after what they ask: "whats a good app for tracking shifts, I work rotating 12s at…"
+    r",\s*(?=I\s+(?:work|live|own|rent|speak)\b)",
     re.IGNORECASE,
 )
 _CONSEQUENCE = re.compile(r"(?i)so\b")  # a clause that opens with "so" follows from the one before
@@ -285,6 +299,8 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             label, pick = label or "fact", pick._replace(text=change)
         elif odds is not None:
             label = _probed_label(label, odds, news=news)
+        if label == "event" and _LASTING.search(with_subject(pick.text)):
+            label = "fact"
         consider(pick, match, label, odds)
     # A message the probe reads whole as a kind none of its sentences was kept as: that kind, from its sentence the
     # probe puts nearest it (docs/pipeline.md, "The probe over the whole message").
@@ -379,8 +395,9 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
     if match.label in ("fact", None) and _TASTE_SAID.match(sentence) and comes_near("preference"):
         return "preference"
     if match.label is None:
-        # A fact said outright, nearest a fact, on the same terms.
-        if nearest == "fact" and _FACT_SAID.match(with_subject(sentence)) and comes_near("fact"):
+        # A fact said outright, or a state that has lasted, nearest a fact or news, on the same terms.
+        said = with_subject(sentence)
+        if nearest in _PLAIN_KINDS and (_FACT_SAID.match(said) or _LASTING.search(said)) and comes_near("fact"):
             return "fact"
         # No kind won by the margin. News told as done and said with when ("we lost the match on Sunday, 3-1", "just
         # got back from two weeks away yesterday") sits nearest an event, under its bar or its margin over keeping
@@ -493,7 +510,17 @@ def _kinds_read_by_patterns(text: str) -> frozenset[str] | None:
     stripped = text.strip()
     if any(compiled(trigger).search(stripped) for s in patterns.SITUATIONS for trigger in s.triggers):
         return None
-    read = [rule for rule in patterns.USER_FACTS if compiled(rule.pattern).search(patterns_text(rule, stripped))]
+    read = [rule for rule in patterns.USER_FACTS if _reads(rule, patterns_text(rule, stripped))]
     if any(rule.whole for rule in read):
         return None
     return frozenset(rule.type for rule in read)
+
+
+def _reads(rule: FactRule, text: str) -> bool:
+    """Whether the rule reads a memory in the text: a match whose values it does not reject ("I want to know how many
+    days it takes" is no aim, so the rule leaves the sentence, and the ambition said before it, to meaning)."""
+    for match in compiled(rule.pattern).finditer(text):
+        values = [tidy(raw, patterns.LEXICON) for raw in match.groupdict().values() if raw is not None]
+        if all(value is not None and not starts_with_any(value, rule.reject) for value in values):
+            return True
+    return False

@@ -225,9 +225,28 @@ def assistant_voice(sentence: str) -> str:
         # After a comma, a colon or a dash a clause opens, as at the start ("here's the chapter, you flag the rest").
         before = found[position - 1].lower() if position > 0 and not _CLAUSE_OPENS.search(words[position]) else ""
         named = found[position - 2].lower() if position > 1 and before else ""
+        if named and named not in _NAMING:
+            named = _article_naming(found, words, position) or named
         out.append(_assistant_word(word, following, before, named))
         out.append(words[position + 1])
     return lower_first(_third("".join(out)))
+
+
+def _article_naming(found: list[str], words: list[str], position: int) -> str:
+    """The article three or four words before the "you" at `position` when the words after it name a thing ("the
+    pomodoro schedule you set up", "the lesson plan template you set up"): none of them ends a clause, opens one, or
+    takes an object; "" otherwise."""
+    for back in (3, 4):
+        if position < back:
+            return ""
+        between = [w.lower() for w in found[position - back + 1 : position]]
+        if any(_CLAUSE_OPENS.search(words[n]) for n in range(position - back + 1, position + 1)) or any(
+            w in _OBJECT_AFTER or w in _YOU_SUBJECT_AFTER or w in _ASKING or w in _NAMING for w in between
+        ):
+            return ""
+        if found[position - back].lower() in _NAMING:
+            return found[position - back].lower()
+    return ""
 
 
 _GERUND = re.compile(r"[a-z]{2,}ing")
