@@ -1346,3 +1346,20 @@ def test_an_aim_before_a_question_that_asks_to_know_is_still_the_aim(model: Rule
         (U, "not sure yet, but my big ambition is to walk the Camino de Santiago, so I want to know how long it takes"),
     )
     assert "goal" in {kind for kind, _ in user(model, conversation)}
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        # a family member's day is the user's news too
+        ("my dad's knee operation is on the 9th, what should he eat beforehand?", "event"),
+        ("I've got type 1 diabetes, any low-carb pudding ideas?", "fact"),
+    ],
+)
+def test_news_of_their_family_and_a_condition_said_outright(model: RulesLanguageModel, said: str, kind: str) -> None:
+    assert kind in {found for found, _ in user(model, chat((U, said)))}
+
+
+def test_what_an_answer_should_lead_with_is_a_preference_about_answers(model: RulesLanguageModel) -> None:
+    said = "for money questions, give me the worst case first, I'm the careful sort."
+    assert "communication_preference" in {kind for kind, _ in relational(model, chat((U, said)))}

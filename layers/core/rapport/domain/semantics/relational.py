@@ -209,7 +209,9 @@ _EVIDENCE = {
         r"(?i)\b(?:please|pls|prefer|rather|instead|better|easier|clearer|keep|always|never|don'?t|do not|stop|just|"
         r"only|more|less|fewer|like it when|works for me|from now on|in future|next time|too|shorter|simpler|plain|"
         r"short|brief|straight|skip|use|write|explain|show|give|put|answer(?:ed|s)?|"
-        r"repl(?:y|ies)|appreciate|would help|helps me|enough)\b"
+        r"repl(?:y|ies)|appreciate|would help|helps me|enough|"
+        # what comes first in an answer: "lead with the risks", "want the downside first"
+        r"lead with|open with|start with|begin with|(?<!at )first|up front|(?:at|to) the top)\b"
     ),
     # How the user works is said in the present, of themselves or of us ("I like to…", "I work best…", "give me…"):
     # "I took the first step and applied" is something that happened.
@@ -915,7 +917,7 @@ _ON_WHAT_IS_HERE = re.compile(
     r"(?:a |an )?(?:\w+ )?(?:bullet points?|bullets|list|table|numbered steps|steps|summary|outline) (?:of|for) |"
     # or what it names is here: "bold the key dates in that last reply", "smooth the English of the text below"
     r"[^.!?]{0,40}?\b(?:now|below|above|(?:that|this|your) (?:last |previous |first )?"
-    r"(?:reply|answer|message|draft|version|paragraph|email|list|text))\b)"
+    r"(?:reply|answer|message|draft|version|paragraph|email|list|text|bit|part|step|line|sentence|section|point))\b)"
 )
 
 

@@ -71,10 +71,15 @@ _TASTE_SAID = re.compile(
 )
 # A fact said outright, "I" or "we" and a verb of how they live: "we live on a narrowboat", "I own a 2014 Honda Jazz".
 _FACT_SAID = re.compile(
-    r"(?i)^\W*(?:I|we)\s+(?:(?:still|currently|now|both|all)\s+)?(?:live|rent|own|grew up|was born|were born|speak|"
+    r"(?i)^\W*(?:I|we)(?:\s+|(?=['’]ve got))(?:(?:still|currently|now|both|all)\s+)?"
+    r"(?:live|rent|own|grew up|was born|were born|speak|"
     # how they earn a living, not a task ("I work on my thesis") nor how they work with me ("I work best when…")
     r"work\b(?!\s+(?:out|on|through|best|better|well|badly|hard|harder|it|this|that|with|around|fine|quickly|"
-    r"slowly|faster|in bursts|alone|together)\b))"
+    r"slowly|faster|in bursts|alone|together)\b)|"
+    # a condition they live with: "I have coeliac disease", "I've got type 1 diabetes"
+    r"(?:have|['’]ve got|suffer from|live with)\s+(?:(?:type [12]|mild|severe|chronic)\s+)?(?:[\w-]+\s+)?"
+    r"(?:disease|syndrome|disorder|allergy|allergies|diabetes|asthma|epilepsy|adhd|autism|arthritis|migraines?|"
+    r"tinnitus|dyslexia|anxiety|depression|ibs|endometriosis|lupus|psoriasis|eczema|sleep apnoea|sleep apnea))\b"
 )
 # A state that has lasted is how things are, not news, whatever its topic puts it nearest: "I've had a herniated disc
 # for years", "we've lived here since I was a kid".
@@ -107,7 +112,10 @@ _DONE = re.compile(
 _SOMEONE_ELSE = re.compile(
     r"(?i)^\W*(?:my|our)\s+(?:[\w-]+\s+){0,2}?(?:friend|colleague|co-?worker|boss|manager|sister|brother|mum|mom|dad|"
     r"mother|father|wife|husband|partner|son|daughter|kid|girlfriend|boyfriend|neighbou?r|cousin|aunt|uncle|"
-    r"grand\w+|parents?)(?:'s|’s)\s+\w+"
+    r"grand\w+|parents?)(?:'s|’s)\s+"
+    # unless what is theirs is a day of the user's life too: "my mum's hip surgery is on 3 March"
+    r"(?!(?:[\w-]+\s+)?(?:surgery|operation|op|wedding|funeral|birthday|graduation|appointment|christening|"
+    r"retirement|diagnosis|due date|hen|stag)\b)\w+"
 )
 # News whose subject is a colleague or a neighbour ("My colleague Priya just got promoted", "our neighbours just had a
 # baby") is that person's, unless it comes back to the user ("…and I'm gutted", "…and she asked me to…"); a family's
