@@ -161,6 +161,7 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         # and after a comma, a colon or a dash, where a clause opens
         ("Here's the chapter, you flag anything unclear.", "here's the chapter, I flag anything unclear"),
         ("Thank you, that was quick.", "Thank me, that was quick"),
+        ("thank you, you put it well", "thank me, I put it well"),
         # thank-you notes are the user's to send
         ("I owe everyone thank you cards.", "they owe everyone thank you cards"),
         # the doer of a gerund is "me"
@@ -181,6 +182,8 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("the spaced repetition deck you put together helped", "the spaced repetition deck I put together helped"),
         ("I will let you set it up", "they will let me set it up"),
         ("help you cut it down", "help me cut it down"),
+        ("can I let you put the numbers in", "can they let me put the numbers in"),
+        ("that video made you put it off", "that video made me put it off"),
         ("a thank you card", "a thank you card"),
         ("that made you laugh", "that made me laugh"),
         # asked, "you" follows its verb, and the verb agrees with "I"

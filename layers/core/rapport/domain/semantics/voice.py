@@ -267,6 +267,11 @@ _ASKING = frozenset(
 # Articles: after one, a noun and then "you" opens a clause naming it ("the seed you need", "a place you like").
 # Not "that" or "this", which are as often a subject before a verb ("that made you laugh").
 _NAMING = frozenset("the a an every another".split())
+# Verbs whose object does what follows ("let you set it up", "made you put it off", "help you cut it down"): "you"
+# after one is that object, whatever verb follows.
+_OBJECT_BEFORE_INFINITIVE = frozenset(
+    "let lets letting made make makes making help helps helped helping watch watched see saw hear heard".split()
+)
 _THANK_YOU_THINGS = frozenset("note notes card cards letter letters email emails gift gifts message messages".split())
 _NOT_A_GERUND = frozenset("bring sing ring swing sting cling fling spring wring string".split())
 _CLAUSE_OPENS = re.compile(r"[,;:—–]|\s-\s")
@@ -283,6 +288,8 @@ def _assistant_word(word: str, following: str, before: str, named: str = "") -> 
             return word  # "thank you notes" are the user's to send
         if _GERUND.fullmatch(following) and following not in _NOT_A_GERUND:
             return "\x00me"  # the doer of a gerund: "you playing the landlord helped" is "me playing the landlord"
+        if before in _OBJECT_BEFORE_INFINITIVE:
+            return "\x00me"  # "let you set it up", "made you put it off": the object of the verb before it
         opens = (
             before in _YOU_SUBJECT_AFTER
             or not before
@@ -335,8 +342,9 @@ def _third(text: str, *, ours: bool = True) -> str:
     parts = text.split("\x00")
     converted = [third_person(parts[0], lexicon)]
     for part in parts[1:]:
-        marked, _, tail = part.partition(" ")
-        converted.append(marked + (" " + third_person(tail, lexicon) if tail else ""))
+        # The space after a marked word stays, before the next one too ("thank me, I put it well").
+        marked, space, tail = part.partition(" ")
+        converted.append(marked + space + (third_person(tail, lexicon) if tail else ""))
     return "".join(converted)
 
 
