@@ -142,8 +142,10 @@ class _Scored:
         contexts: list[ContextBoost],
         query_terms: int,
         matches: list[float] | None = None,
+        relations: list[RelationScore] | None = None,
     ) -> _Scored:
-        """`matches`: each candidate's query match (`_query_matches`), when the caller has them already."""
+        """`matches`: each candidate's query match (`_query_matches`), when the caller has them already;
+        `relations`: the graph's relation components read already (none linked when None)."""
         if matches is None:
             matches = _query_matches(candidates, scoring.weights)
         weights = scoring.speaker_weights([c.memory for c in candidates])
@@ -154,9 +156,9 @@ class _Scored:
             [c.strength for c in candidates],
         )
         added = [context.total for context in contexts]
-        unlinked = [_UNLINKED] * len(candidates)
-        scored = cls(scoring, candidates, query_terms, contexts, unlinked, weights, matches, standings, [], added)
-        scored.scores = scoring.scores_from(standings, [0.0] * len(candidates), added, weights)
+        linked = list(relations) if relations is not None else [_UNLINKED] * len(candidates)
+        scored = cls(scoring, candidates, query_terms, contexts, linked, weights, matches, standings, [], added)
+        scored.scores = scoring.scores_from(standings, [relation.score for relation in linked], added, weights)
         return scored
 
     def _score(self, n: int, weight: float) -> float:
@@ -185,12 +187,7 @@ class _Scored:
 
     def under(self, scoring: RecallScoring) -> _Scored:
         """The same candidates, contexts and relation components scored by another `scoring`."""
-        again = _Scored.of(scoring, self.candidates, list(self.contexts), self.query_terms)
-        again.relations = list(self.relations)
-        again.scores = scoring.scores_from(
-            again.standings, [relation.score for relation in again.relations], again.added, again.weights
-        )
-        return again
+        return _Scored.of(scoring, self.candidates, list(self.contexts), self.query_terms, relations=self.relations)
 
     def placed(self, position: dict[str, int]) -> list[Placed]:
         """The candidates as ranking sees them (`Placed`), best score first; `position`: their ids in their order."""

@@ -11,12 +11,11 @@ from rapport.domain.rules import patterns
 from rapport.domain.rules.schema import FactRule, Situation
 from rapport.domain.rules.wording import (
     compiled,
+    kept_values,
     sentence_case,
     sentences,
     squeeze,
-    starts_with_any,
     third_person,
-    tidy,
 )
 from rapport.domain.semantics.matcher import SemanticLayer
 from rapport.domain.semantics.user import patterns_text, user_memories, vetted
@@ -87,20 +86,14 @@ def _apply(rule: FactRule, sentence: str, supposed: int) -> list[tuple[str, str 
     for match in compiled(rule.pattern).finditer(sentence):
         if match.start() < supposed:
             continue
-        values: dict[str, str] = {}
-        for name, raw in match.groupdict().items():
-            if raw is None:
-                values[name] = ""
-                continue
-            value = tidy(raw, patterns.LEXICON)
-            if value is None or starts_with_any(value, rule.reject):
-                break
-            values[name] = third_person(value, patterns.LEXICON)
-        else:
-            if _VERB in values:
-                values[_VERB] = _third_person_verb(values[_VERB])
-            replaces = _replaced_value(values.get(_OLD_VALUE, ""))
-            found.append((sentence_case(squeeze(rule.template.format(**values))), replaces))
+        kept = kept_values(rule, match)
+        if kept is None:
+            continue
+        values = {name: third_person(value, patterns.LEXICON) if value else "" for name, value in kept.items()}
+        if _VERB in values:
+            values[_VERB] = _third_person_verb(values[_VERB])
+        replaces = _replaced_value(values.get(_OLD_VALUE, ""))
+        found.append((sentence_case(squeeze(rule.template.format(**values))), replaces))
     return found
 
 

@@ -6,7 +6,7 @@ import functools
 import re
 
 from rapport.domain.rules import patterns
-from rapport.domain.rules.schema import Lexicon
+from rapport.domain.rules.schema import FactRule, Lexicon
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z’']+")
@@ -97,6 +97,21 @@ def gerund(value: str, lexicon: Lexicon) -> str:
 def sentence_case(text: str) -> str:
     text = squeeze(text)
     return text[:1].upper() + text[1:]
+
+
+def kept_values(rule: FactRule, match: re.Match[str]) -> dict[str, str] | None:
+    """Each named group of a rule's match, tidied ("" where the group took nothing); None when one is empty once tidied
+    or starts with what the rule rejects ("I want to know…"): the rule reads no memory there."""
+    values: dict[str, str] = {}
+    for name, raw in match.groupdict().items():
+        if raw is None:
+            values[name] = ""
+            continue
+        value = tidy(raw, patterns.LEXICON)
+        if value is None or starts_with_any(value, rule.reject):
+            return None
+        values[name] = value
+    return values
 
 
 def starts_with_any(value: str, prefixes: tuple[str, ...]) -> bool:

@@ -186,6 +186,8 @@ _ROUTINE_NAMED = (
     r"\bthe way you (?:always |usually )?\w+ my (?:" + _WEEKDAYS + r"|week|morning|evening|weekend)s\b|"
     r"\byour (?:[\w-]+ )?ones\b|\bother (?:" + _WEEKDAYS + r"|week|month)s\b"
 )
+# How people say a way of helping failed them (the words of the lesson, and of its note: `_DID_NOT_WORK`).
+_FAILED = r"too (?:much|hard|fast|slow|complicated|confusing|overwhelming|intense|rigid)|flop|backfired"
 _EVIDENCE = {
     "approach_worked": re.compile(
         r"(?i)\b(?:work(?:ed|s)|help(?:ed|s|ful)?|click(?:ed)?|made (?:it|this|that|things|all|me|the|sense)|"
@@ -201,9 +203,8 @@ _EVIDENCE = {
         r"(?<!which )(?<!that )(?<!this )(?<!it )is (?:honestly |really |exactly |literally |the reason )?why|"
         r"is how (?:I|we) (?:finally )?(?:found|got|"
         r"cracked|fixed|solved|learn(?:ed|t))|"
-        r"less (?:scary|overwhelming)|best (?:part|bit)|"
+        r"less (?:scary|overwhelming)|best (?:part|bit)|" + _FAILED + r")\b"
         # or did not: "were too much for my knee", "total flop", "backfired"
-        r"too (?:much|hard|fast|slow|complicated|confusing|overwhelming|intense|rigid)|flop|backfired)\b"
     ),
     "format": re.compile(
         r"(?i)\b(?:please|pls|prefer|rather|instead|better|easier|clearer|keep|always|never|don'?t|do not|stop|just|"
@@ -723,25 +724,22 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
         return match.label
     by_label = match.by_label
     best_none = max((v for k, v in by_label.items() if k.startswith("none")), default=0.0)
-    # Our routine said in its own words and brought to me ("end of the month so you know the drill, dumping the bank
-    # export below", "next batch of customer emails for the candle shop, like every evening"): nearest a habit of ours
-    # and within the margin of its bar, as a taste said in its own words is among the user's kinds.
-    if (
-        match.nearest == "habit"
-        and _ROUTINE_SAID.search(sentence)
-        and by_label["habit"] >= calibration.bar("habit") - calibration.margin
-        and by_label["habit"] > best_none
-    ):
+    # Nearest a label and within the margin of its bar, above keeping nothing, said in its own words: as a taste
+    # said in its own words is among the user's kinds.
+    near = by_label[match.nearest] >= calibration.bar(match.nearest) - calibration.margin
+    near = near and by_label[match.nearest] > best_none
+    # Our routine brought to me ("end of the month so you know the drill, dumping the bank export below", "next batch
+    # of customer emails for the candle shop, like every evening").
+    if near and match.nearest == "habit" and _ROUTINE_SAID.search(sentence):
         return "habit"
-    # A form of my answers asked of me to stand ("for all future recipes, metric please, grams not cups"), on the
-    # same terms; not how someone else explains ("Kenji always explains these way better than the textbook").
+    # A form of my answers asked of me to stand ("for all future recipes, metric please, grams not cups"); not how
+    # someone else explains ("Kenji always explains these way better than the textbook").
     if (
-        match.nearest == "format"
+        near
+        and match.nearest == "format"
         and _STANDING.search(sentence)
         and (_SAID_TO_US.search(sentence) or _ASKS_ME.search(sentence))
         and _EVIDENCE["format"].search(sentence)
-        and by_label["format"] >= calibration.bar("format") - calibration.margin
-        and by_label["format"] > best_none
     ):
         return "format"
     # Each label as near as the runner-up could be (within the margin of the nearest), nearest first: "I like to get
@@ -1129,8 +1127,8 @@ _DID_NOT_WORK = re.compile(
     r"(?i)\b(?:(?:didn['’]?t|did not|doesn['’]?t|does not|isn['’]?t|is not|wasn['’]?t|was not|won['’]?t|never|"
     r"hasn['’]?t|has not|haven['’]?t|have not)\s+(?:really |actually |quite |exactly |ever |feel |felt )?"
     r"(?:work|help|click|stick|land|do (?:it|much|anything)|overwhelm)\w*|"
-    r"too (?:much|hard|fast|slow|long|many|complicated|confusing|overwhelming|intense|rigid|vague)|"
-    r"(?:total |complete |a )?flop|backfired|(?<!less )overwhelm\w*|froze me|made (?:it|things|everything) worse|"
+    r"(?:total |complete |a )?(?:" + _FAILED + r")|too (?:long|many|vague)|(?<!less )overwhelm\w*|froze me|"
+    r"made (?:it|things|everything) worse|"
     r"made (?:me|it|things) (?:even )?more (?:anxious|stressed|confused|nervous|worried|overwhelmed|lost|confusing)|"
     r"(?:no|not any) (?:help|use|good)|waste of time)\b"
 )

@@ -10,7 +10,7 @@ from rapport.domain.prompts.conversation import ConversationInput
 from rapport.domain.prompts.extract_user import ExtractedUserMemory, UserMemoryKind
 from rapport.domain.rules import patterns
 from rapport.domain.rules.schema import FactRule
-from rapport.domain.rules.wording import compiled, sentences, starts_with_any, tidy
+from rapport.domain.rules.wording import compiled, kept_values, sentences
 from rapport.domain.semantics.matcher import Calibration, Match, SemanticLayer
 from rapport.domain.semantics.prototypes import USER_KINDS
 from rapport.domain.semantics.relational import continues_our_work
@@ -527,8 +527,4 @@ def _kinds_read_by_patterns(text: str) -> frozenset[str] | None:
 def _reads(rule: FactRule, text: str) -> bool:
     """Whether the rule reads a memory in the text: a match whose values it does not reject ("I want to know how many
     days it takes" is no aim, so the rule leaves the sentence, and the ambition said before it, to meaning)."""
-    for match in compiled(rule.pattern).finditer(text):
-        values = [tidy(raw, patterns.LEXICON) for raw in match.groupdict().values() if raw is not None]
-        if all(value is not None and not starts_with_any(value, rule.reject) for value in values):
-            return True
-    return False
+    return any(kept_values(rule, match) is not None for match in compiled(rule.pattern).finditer(text))
