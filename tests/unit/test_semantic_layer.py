@@ -177,6 +177,8 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("the step-by-step list you wrote was perfect", "the step-by-step list I wrote was perfect"),
         ("check whether you think it's ok", "check whether I think it's ok"),
         ("give the team you trust the easy parts", "give the team I trust the easy parts"),
+        ("that timeline you set out worked", "that timeline I set out worked"),
+        ("these notes you keep sending help", "these notes I keep sending help"),
         # named in two or three words, as in one ("set", "put", "cut" are no past by their form)
         ("the packing list you set up for me", "the packing list I set up for them"),
         ("the spaced repetition deck you put together helped", "the spaced repetition deck I put together helped"),
@@ -195,6 +197,7 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("Quick update: the query we rewrote runs in 3 minutes.", "the query we rewrote runs in 3 minutes"),
         ("Good news: the letter we wrote got me an interview!", "the letter we wrote got them an interview"),
         ("update the docs with one example each please", "update the docs with one example each please"),
+        ("hey again; so the trip we planned is booked", "the trip we planned is booked"),
     ],
 )
 def test_a_relational_note_speaks_as_the_assistant_of_the_user(sentence: str, said: str) -> None:
@@ -253,6 +256,10 @@ def test_the_language_models_fallback_is_the_rule_layer_with_its_semantic_layer(
         ("I got a mac for home back in august", "User got a mac for home back in august"),
         ("I ran a marathon", "User ran a marathon"),
         ("I run marathons", "User runs marathons"),
+        # a verb whose past is its present is a past when the sentence says when
+        ("I put my back out lifting boxes yesterday", "User put their back out lifting boxes yesterday"),
+        ("I cut my hand cooking last night", "User cut their hand cooking last night"),
+        ("I put the kettle on every morning", "User puts the kettle on every morning"),
     ],
 )
 def test_a_past_form_without_ed_takes_no_s(said: str, told: str) -> None:

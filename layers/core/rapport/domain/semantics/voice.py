@@ -12,9 +12,9 @@ from rapport.domain.text import STOPWORDS
 MAX_QUOTED_CHARS = 220
 
 _OPENERS = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|well|honestly|hey|hi|hi again|hello|oh|um|ugh|yeah|yes|yep|big news|fun fact|btw|by the way|"
-    r"quick one|quick question|(?:quick|small|little) update|update(?=\s*[:—–-])|good news|bad news|anyway|alright|"
-    r"right|morning|good morning|ha|haha|lol|exactly)\b[\s,:;!.—–-]*)+",
+    r"^(?:(?:ok(?:ay)?|so|well|honestly|(?:hey|hi|hello)(?: again)?|oh|um|ugh|yeah|yes|yep|big news|fun fact|btw|"
+    r"by the way|quick one|quick question|(?:quick|small|little) update|update(?=\s*[:—–-])|good news|bad news|"
+    r"anyway|alright|right|morning|good morning|ha|haha|lol|exactly)\b[\s,:;!.—–-]*)+",
     re.IGNORECASE,
 )
 _POLITE = re.compile(
@@ -203,7 +203,7 @@ def about_user(sentence: str) -> str:
             leading.append(words.pop(0))
         if not words:
             return ""
-        verb = _conjugated(words[0])
+        verb = words[0] if _TOLD_AS_PAST.search(rest) and words[0].lower() in _SAME_IN_PAST else _conjugated(words[0])
         rest = _BUT_VERB.sub(_but_conjugated, _third(" ".join(words[1:]), ours=False))
         return sentence_case(squeeze(" ".join(["User", *leading, verb, rest])))
     mine = _MY_START.match(text)
@@ -225,7 +225,7 @@ def assistant_voice(sentence: str) -> str:
         # After a comma, a colon or a dash a clause opens, as at the start ("here's the chapter, you flag the rest").
         before = found[position - 1].lower() if position > 0 and not _CLAUSE_OPENS.search(words[position]) else ""
         named = found[position - 2].lower() if position > 1 and before else ""
-        if named and named not in _NAMING:
+        if named and named not in _NAMING_NEAR:
             named = _article_naming(found, words, position) or named
         out.append(_assistant_word(word, following, before, named))
         out.append(words[position + 1])
@@ -266,7 +266,11 @@ _ASKING = frozenset(
 )
 # Articles: after one, a noun and then "you" opens a clause naming it ("the seed you need", "a place you like").
 # Not "that" or "this", which are as often a subject before a verb ("that made you laugh").
+# Words that name a thing before "you" ("the plan you drew up"): "you" after the noun they open is the subject of
+# what follows. Right before that noun, so do the demonstratives ("that timeline you set out"); further back "that"
+# is as often a clause's ("that means blog draft, then you…").
 _NAMING = frozenset("the a an every another".split())
+_NAMING_NEAR = _NAMING | frozenset("this that these those".split())
 # Verbs whose object does what follows ("let you set it up", "made you put it off", "help you cut it down"): "you"
 # after one is that object, whatever verb follows.
 _OBJECT_BEFORE_INFINITIVE = frozenset(
@@ -293,7 +297,7 @@ def _assistant_word(word: str, following: str, before: str, named: str = "") -> 
         opens = (
             before in _YOU_SUBJECT_AFTER
             or not before
-            or (named in _NAMING and before not in _OBJECT_AFTER and before not in _NAMING)
+            or (named in _NAMING_NEAR and before not in _OBJECT_AFTER and before not in _NAMING)
         )
         subject = (
             following in _YOU_SUBJECT_BEFORE
@@ -351,6 +355,16 @@ def _third(text: str, *, ours: bool = True) -> str:
 def _but_conjugated(found: re.Match[str]) -> str:
     verb = found.group("verb")
     return f"but {_conjugated(verb)}" if verb in _COMMON_VERBS else found.group(0)
+
+
+# Verbs whose past is their present: "I put my back out yesterday" is noted "User put…", not "User puts…", when the
+# sentence says it happened before now.
+_SAME_IN_PAST = frozenset("put set cut hit hurt let quit shut split spread cost bet burst read".split())
+_TOLD_AS_PAST = re.compile(
+    r"\b(?:yesterday|ago|last (?:night|week|weekend|month|year|time|summer|winter|spring|autumn|fall|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)|the other day|earlier today|this morning)\b",
+    re.IGNORECASE,
+)
 
 
 def _conjugated(verb: str) -> str:
