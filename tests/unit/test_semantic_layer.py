@@ -179,6 +179,10 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("give the team you trust the easy parts", "give the team I trust the easy parts"),
         ("that timeline you set out worked", "that timeline I set out worked"),
         ("these notes you keep sending help", "these notes I keep sending help"),
+        # "you and I" are the assistant and the user
+        ("the complaint that you and I drafted worked", "the complaint that they and I drafted worked"),
+        # a clause that ends after "you" has no verb of its
+        ("I'm blocking you, just kidding", "they are blocking me, just kidding"),
         # named in two or three words, as in one ("set", "put", "cut" are no past by their form)
         ("the packing list you set up for me", "the packing list I set up for them"),
         ("the spaced repetition deck you put together helped", "the spaced repetition deck I put together helped"),

@@ -157,6 +157,7 @@ _YOU_SUBJECT_AFTER = frozenset(
     "unless "
     "though although than rather then".split()
 )
+_YOU_AND_I = re.compile(r"\b(you) and (I)\b", re.IGNORECASE)
 # Words that follow an object "you" rather than a subject's verb: "you too", "you all", "for you and me".
 _NOT_A_VERB = frozenset("too all both guys so very again for to with and or in on at of from".split())
 _ASSISTANT_SWAPS = {
@@ -216,12 +217,15 @@ def assistant_voice(sentence: str) -> str:
     """The user's words as the assistant writes them down: the user is "they", the assistant "I" or "me", and "we"
     stays ours ("give me a hint, I want to figure it out myself" -> "give them a hint, they want to figure it out
     themselves")."""
-    text = clause(sentence)
+    # "you and I" are the assistant and the user: "the letter you and I drafted" is "the letter they and I drafted".
+    text = _YOU_AND_I.sub(lambda m: f"{m.group(2)} and {m.group(1)}", clause(sentence))
     words = _WORD.split(text)
     found = _WORD.findall(text)
     out: list[str] = [words[0]]
     for position, word in enumerate(found):
-        following = found[position + 1].lower() if position + 1 < len(found) else ""
+        # A clause that ends after the word has nothing following it ("I'm blocking you, just kidding").
+        ends = _CLAUSE_OPENS.search(words[position + 1]) or _SENTENCE_ENDS.search(words[position + 1])
+        following = found[position + 1].lower() if position + 1 < len(found) and not ends else ""
         # After a comma, a colon or a dash a clause opens, as at the start ("here's the chapter, you flag the rest").
         before = found[position - 1].lower() if position > 0 and not _CLAUSE_OPENS.search(words[position]) else ""
         named = found[position - 2].lower() if position > 1 and before else ""
@@ -279,6 +283,7 @@ _OBJECT_BEFORE_INFINITIVE = frozenset(
 _THANK_YOU_THINGS = frozenset("note notes card cards letter letters email emails gift gifts message messages".split())
 _NOT_A_GERUND = frozenset("bring sing ring swing sting cling fling spring wring string".split())
 _CLAUSE_OPENS = re.compile(r"[,;:—–]|\s-\s")
+_SENTENCE_ENDS = re.compile(r"[.!?]")
 
 
 def _assistant_word(word: str, following: str, before: str, named: str = "") -> str:
