@@ -82,9 +82,11 @@ class Driver:
 
         now = datetime.now(UTC).isoformat()
         ids = [str(uuid.uuid4()) for _ in texts]
+        # Mem0's own content hash (what its `add` writes), not a security measure.
+        digests = [hashlib.md5(t.encode(), usedforsecurity=False).hexdigest() for t in texts]
         payloads = [
-            {"data": t, "hash": hashlib.md5(t.encode()).hexdigest(), "created_at": now, "user_id": user_id}
-            for t in texts
+            {"data": t, "hash": digest, "created_at": now, "user_id": user_id}
+            for t, digest in zip(texts, digests, strict=True)
         ]
         self.memory.vector_store.insert(vectors=vectors, payloads=payloads, ids=ids)
         return {"ids": ids}

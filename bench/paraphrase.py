@@ -171,7 +171,94 @@ FRESH: tuple[tuple[str, str], ...] = (
     ("I play chess online every night before bed", "What board game do I do in the evenings?"),
     ("The dishwasher stopped draining yesterday", "Which appliance broke down this week?"),
 )
-SETS: dict[str, tuple[tuple[str, str], ...]] = {"tuning": PAIRS, "held-out": HELD_OUT, "fresh": FRESH}
+# Written on 2026-12-06 by a helper session that saw neither the code nor the other sets, in the same manner, to check
+# a rule chosen on `FRESH` (which then becomes a tuning set): read once per such change, and reported; never tuned on.
+FRESH2: tuple[tuple[str, str], ...] = (
+    (
+        "My grandmother taught me to knit when I was seven.",
+        "Who showed me how to make things with yarn and needles as a kid?",
+    ),
+    ("I'm allergic to shellfish, especially prawns and crab.", "Which seafood makes me break out in a reaction?"),
+    ("My sister lives in Melbourne with her two dogs.", "Which Australian city is my female sibling based in?"),
+    (
+        "I work night shifts at the hospital three times a week.",
+        "How frequently do I do overnight stints at my medical job?",
+    ),
+    (
+        "We paid off our mortgage last spring after twenty-two years.",
+        "When did we finally clear the loan on our house?",
+    ),
+    (
+        "I've been learning Portuguese on an app for about eight months.",
+        "How long have I been studying the language spoken in Brazil?",
+    ),
+    ("Our cat is terrified of the vacuum cleaner.", "Is our moggy scared of any household appliance?"),
+    ("I ran my first marathon in Berlin in 2019.", "Which city hosted the debut long-distance race I finished?"),
+    ("My dad had a heart bypass operation two years ago.", "What cardiac procedure did my father go through?"),
+    ("I drink my coffee black with no sugar.", "How do I take my morning brew?"),
+    ("My son is starting secondary school in September.", "When is my boy moving up from primary?"),
+    ("I keep bees on my allotment, about three hives.", "How many colonies of honey-makers do I look after?"),
+    ("I broke my left wrist falling off a skateboard at fourteen.", "How did I injure my hand joint as a teen?"),
+    ("My wife and I got married on a beach in Crete.", "Where did my spouse and I have our wedding?"),
+    ("I'm saving up for a camper van to tour Scotland.", "What vehicle am I putting money aside for?"),
+    ("I always read for half an hour before bed.", "What's my nightly wind-down routine?"),
+    ("My landlord refuses to fix the damp in the bathroom.", "What problem won't the owner of my rental sort out?"),
+    ("I failed my driving test twice before passing.", "Did I get my licence on the first attempt?"),
+    ("We adopted a greyhound from a rescue centre last year.", "What breed of dog did we take in from a shelter?"),
+    ("My brother is a firefighter in Manchester.", "What does my male sibling do for a living?"),
+    ("I'm lactose intolerant, so I stick to oat milk.", "Can I have cheese and cream without problems?"),
+    ("I grow tomatoes and cucumbers in a small greenhouse.", "What vegetables do I raise under glass?"),
+    ("My first job was stacking shelves at a supermarket.", "What was my earliest paid work?"),
+    (
+        "I play five-a-side football every Thursday evening.",
+        "Which night of the week do I have my small-team soccer game?",
+    ),
+    (
+        "I've had tinnitus in my right ear since a concert in 2015.",
+        "What's the cause of the ringing I hear on one side?",
+    ),
+    ("My mum is turning seventy in November.", "When is my mother's big birthday milestone coming up?"),
+    (
+        "We're planning to move to the coast once the kids leave home.",
+        "Where do we hope to relocate after our children grow up and go?",
+    ),
+    ("I spend about £150 a month on my phone and internet.", "How much do my mobile and broadband bills come to?"),
+    ("I used to live in Tokyo for three years teaching English.", "What did I do during my years in Japan?"),
+    ("My daughter plays the cello in the school orchestra.", "Which stringed instrument does my girl practise?"),
+    ("I can't eat anything spicy because of my stomach ulcer.", "Why do I stay away from hot food?"),
+    ("My grandad fought in the Korean War.", "Which conflict did my grandfather serve in?"),
+    ("I've been vegetarian since I was at university.", "How long have I not eaten meat?"),
+    ("I take the train to work, it's forty minutes each way.", "How long is my daily commute by rail?"),
+    ("Our boiler broke down on Christmas Eve last year.", "When did our heating system pack in?"),
+    ("I collect vinyl records, mostly jazz from the sixties.", "What kind of music do I have on LPs?"),
+    ("I'm training to become a chartered accountant.", "What professional qualification am I working towards?"),
+    ("My best friend moved to Canada after her divorce.", "Which country did my closest pal relocate to?"),
+    (
+        "I snore so loudly my partner sleeps in the spare room.",
+        "Why does my other half go to another bedroom at night?",
+    ),
+    ("We went to Iceland for our tenth anniversary.", "Where did we travel to celebrate a decade together?"),
+    ("I have a standing desk because of my back pain.", "Why do I work on my feet at the office?"),
+    ("My nephew is getting baptised next month.", "What religious ceremony is coming up for my sibling's boy?"),
+    (
+        "I owe my parents about two thousand pounds for the car repairs.",
+        "How much money do I still have to pay back to mum and dad?",
+    ),
+    ("I sing alto in a community choir.", "What voice range do I perform in my local chorus?"),
+    ("I gave up smoking on my fortieth birthday.", "When did I quit cigarettes?"),
+    ("Our neighbour's rooster wakes us up at five every morning.", "What animal next door disturbs our sleep at dawn?"),
+    ("I've got a fear of flying so we usually take the ferry.", "Why do we prefer boats over planes?"),
+    ("My first car was a battered old Ford Fiesta.", "What was the earliest vehicle I owned?"),
+    ("I volunteer at a food bank on Saturday mornings.", "Where do I help out unpaid at weekends?"),
+    ("I'm on blood pressure tablets that make me dizzy sometimes.", "What medication sometimes leaves me lightheaded?"),
+)
+
+SETS: dict[str, tuple[tuple[str, str], ...]] = {
+    "tuning": PAIRS,
+    "held-out": HELD_OUT,
+    "fresh": FRESH,
+    "fresh2": FRESH2,
+}
 
 
 @dataclass(frozen=True)
