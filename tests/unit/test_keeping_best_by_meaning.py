@@ -57,6 +57,19 @@ def test_a_best_match_below_the_cut_is_kept_among_boosted_decoys() -> None:
     assert "fact" not in [p.memory_id for p in without]
 
 
+def test_a_strong_match_as_close_as_the_best_is_kept_as_the_best_is() -> None:
+    # Given: ten decoys that share the question's words above two facts a hundredth apart by cosine, the reserve
+    # (a fifth of five) keeping only the closest
+    decoys = [(f"d{n}", 0.8 - n / 100, 0.20) for n in range(10)]
+    placed = _placed([("best", 0.45, 0.385), ("tied", 0.44, 0.378), *decoys])
+    by_meaning = _by_meaning(placed)
+    # When the tie is within a hundredth, both are kept; without it only the closest
+    ids = {p.memory_id for p in keeping_best_by_meaning(placed, 5, by_meaning, 0.2, 0.4, 0.1, tie=0.01)}
+    assert {"best", "tied"} <= ids
+    ids = {p.memory_id for p in keeping_best_by_meaning(placed, 5, by_meaning, 0.2, 0.4, 0.1)}
+    assert "best" in ids and "tied" not in ids
+
+
 def test_when_nothing_matches_by_meaning_the_boosts_decide() -> None:
     placed = _placed([(f"d{n}", 0.8 - n / 100, 0.15 + n / 1000) for n in range(10)])
     chosen = keeping_best_by_meaning(placed, 5, _by_meaning(placed), share=0.5, min_similarity=0.4, margin=0.1)
@@ -70,18 +83,19 @@ rows = st.lists(
 )
 
 
-@given(rows, st.integers(1, 12), st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.3))
+@given(rows, st.integers(1, 12), st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.3), st.sampled_from([0.0, 0.01, 0.1]))
 def test_every_strong_reserved_match_is_returned_and_order_is_by_score(
-    values: list[tuple[float, float]], limit: int, share: float, min_similarity: float, margin: float
+    values: list[tuple[float, float]], limit: int, share: float, min_similarity: float, margin: float, tie: float
 ) -> None:
     placed = _placed([(f"m{n:02d}", round(score, 6), round(sim, 6)) for n, (score, sim) in enumerate(values)])
     by_meaning = _by_meaning(placed)
-    chosen = keeping_best_by_meaning(placed, limit, by_meaning, share, min_similarity, margin)
+    chosen = keeping_best_by_meaning(placed, limit, by_meaning, share, min_similarity, margin, tie)
     best = placed[[p.memory_id for p in placed].index(by_meaning[0])].similarity
     similar = {p.memory_id: p.similarity for p in placed}
-    reserved = [
-        i for i in by_meaning[: int(limit * share)] if strong_by_meaning(similar[i], best, min_similarity, margin)
-    ]
+    strong = [i for i in by_meaning if strong_by_meaning(similar[i], best, min_similarity, margin)]
+    # the strong ones among the first share x limit by cosine, and (up to the limit) those within `tie` of the best
+    reserved = [i for i in strong if i in by_meaning[: int(limit * share)]]
+    reserved += [i for i in strong[:limit] if similar[i] >= best - tie and i not in reserved] if tie > 0 else []
     ids = [p.memory_id for p in chosen]
     assert len(chosen) == min(limit, len(placed))
     assert set(reserved) <= set(ids)

@@ -513,6 +513,9 @@ class Settings(BaseSettings):
     # Up to this much below `recall_semantic_min_similarity`, a candidate is a strong match too when it is no more
     # than this short of the query's best cosine (domain.recall.strong_by_meaning; docs/recall.md).
     recall_semantic_margin: float = Field(0.1, ge=0, le=1)
+    # A strong match this close to the query's best cosine is kept as the best one is: MiniLM's cosines a hundredth
+    # apart do not say which memory answers (docs/recall.md, "Boosts never bury a strong semantic match").
+    recall_semantic_tie: float = Field(0.01, ge=0, le=1)
     recall_context: RecallContextWeights = Field(default_factory=RecallContextWeights)
     recall_time: RecallTimeWeights = Field(default_factory=RecallTimeWeights)
     recall_across: RecallAcrossSettings = Field(default_factory=RecallAcrossSettings)

@@ -266,11 +266,14 @@ def keeping_best_by_meaning(
     share: float,
     min_similarity: float,
     margin: float = 0.0,
+    tie: float = 0.0,
 ) -> list[Placed]:
     """The `limit` best of the ranked `placed`, boosts never burying a strong semantic match (`strong_by_meaning`):
 
     - the first `share` x `limit` ids of `by_meaning` (candidates best by cosine first) that are strong are kept in
-      whatever the others score: one pushed below the cut takes the place of the lowest-ranked one not so kept;
+      whatever the others score, and so is any strong one within `tie` of the best cosine (as close as the best
+      by meaning, as far as the embedder can tell; up to `limit` of them): one pushed below the cut takes the place
+      of the lowest-ranked one not so kept;
     - any other strong one below the cut takes the place of the lowest-ranked hit not kept that is above it only on
       what the query does not give (`lifted_over`), strong ones closer by cosine claiming first.
 
@@ -282,6 +285,8 @@ def keeping_best_by_meaning(
     at_least = strong_from(best, min_similarity, margin)
     strong = [i for i in by_meaning if similar.get(i, _NOT_PLACED) >= at_least]
     reserved = set(strong) & set(by_meaning[: int(limit * share)])
+    if tie > 0:
+        reserved.update(i for i in strong[:limit] if similar[i] >= best - tie)
     shown = {p.memory_id for p in top}
     missing = {i for i in reserved if i not in shown}
     if missing:

@@ -375,6 +375,7 @@ class Recall:
             settings.recall_semantic_share,
             settings.recall_semantic_min_similarity,
             settings.recall_semantic_margin,
+            settings.recall_semantic_tie,
         )
         kept = [p.memory_id for p in chosen]
         if not every:
