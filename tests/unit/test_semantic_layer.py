@@ -179,6 +179,9 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("give the team you trust the easy parts", "give the team I trust the easy parts"),
         ("that timeline you set out worked", "that timeline I set out worked"),
         ("these notes you keep sending help", "these notes I keep sending help"),
+        # ...but a demonstrative before a verb is its subject, and "you" the object
+        ("that cost you a fortune", "that cost me a fortune"),
+        ("that kept you busy", "that kept me busy"),
         # "you and I" are the assistant and the user
         ("the complaint that you and I drafted worked", "the complaint that they and I drafted worked"),
         # a clause that ends after "you" has no verb of its

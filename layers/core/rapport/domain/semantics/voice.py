@@ -269,12 +269,13 @@ _ASKING = frozenset(
     "shouldn't have haven't had hadn't shall".split()
 )
 # Articles: after one, a noun and then "you" opens a clause naming it ("the seed you need", "a place you like").
-# Not "that" or "this", which are as often a subject before a verb ("that made you laugh").
-# Words that name a thing before "you" ("the plan you drew up"): "you" after the noun they open is the subject of
-# what follows. Right before that noun, so do the demonstratives ("that timeline you set out"); further back "that"
-# is as often a clause's ("that means blog draft, then you…").
+# Not "that" or "this", which are as often a subject before a verb ("that made you laugh", "that cost you a
+# fortune"): right before "you" and its noun, they name it only when a verb whose past is its present follows ("that
+# timeline you set out"; other pasts make "you" a subject wherever it stands), and further back not at all ("that
+# means blog draft → you → trim it").
 _NAMING = frozenset("the a an every another".split())
-_NAMING_NEAR = _NAMING | frozenset("this that these those".split())
+_DEMONSTRATIVES = frozenset("this that these those".split())
+_NAMING_NEAR = _NAMING | _DEMONSTRATIVES
 # Verbs whose object does what follows ("let you set it up", "made you put it off", "help you cut it down"): "you"
 # after one is that object, whatever verb follows.
 _OBJECT_BEFORE_INFINITIVE = frozenset(
@@ -302,7 +303,11 @@ def _assistant_word(word: str, following: str, before: str, named: str = "") -> 
         opens = (
             before in _YOU_SUBJECT_AFTER
             or not before
-            or (named in _NAMING_NEAR and before not in _OBJECT_AFTER and before not in _NAMING)
+            or (
+                (named in _NAMING or (named in _DEMONSTRATIVES and following in _SAME_IN_PAST))
+                and before not in _OBJECT_AFTER
+                and before not in _NAMING
+            )
         )
         subject = (
             following in _YOU_SUBJECT_BEFORE
