@@ -467,7 +467,9 @@ def test_a_product_split_across_cores_gives_the_scores_of_one_product(
     # One part per core covering the rows, the first on this thread, the others on the pool's or, those the pool had
     # not started when this thread was done, on this one
     assert len(parts) == cores and sum(rows_of_part for _, rows_of_part in parts) == size
-    assert threading.current_thread().name in {name for name, _ in parts}
+    here = threading.current_thread().name
+    assert here in {name for name, _ in parts}
+    assert all(name == here or name.startswith("rapport-cores") for name, _ in parts)
     # And the scores are those of the whole product, row for row, within float32's rounding (BLAS's own blocks give
     # a row's score in one product the last bit it has in another)
     assert split.dtype == np.float32 and np.allclose(split, rows @ probe, rtol=0, atol=1e-6)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from rapport.domain.models import DateSpan, Granularity, Memory
 from rapport.domain.rendering import search_text
 from rapport.domain.temporal_recall import in_ranges, temporal_question, time_boosts
-from rapport.domain.time_expressions import has_time_phrase, render_span, says_when, time_spans
+from rapport.domain.time_expressions import has_time_phrase, render_span, says_when, tells_of_past, time_spans
 from rapport.settings import RecallTimeWeights
 
 # A Wednesday.
@@ -98,6 +98,21 @@ def test_words_that_name_no_date_are_left_alone(text: str) -> None:
 )
 def test_says_when_tells_a_time_from_a_habit_or_a_number(text: str, placed: bool) -> None:
     assert says_when(text) is placed
+
+
+@pytest.mark.parametrize(
+    ("text", "past"),
+    [
+        ("put my back out lifting boxes yesterday", True),
+        ("quit my job at the bank last Friday", True),
+        ("cut it two years ago", True),
+        ("will set it up next week", False),  # looks ahead
+        ("put the kettle on every Sunday", False),  # a habit
+        ("put the kettle on first thing", False),  # no time at all
+    ],
+)
+def test_tells_of_past_is_a_time_placed_before_it_was_said(text: str, past: bool) -> None:
+    assert tells_of_past(text) is past
 
 
 def test_several_phrases_come_back_in_text_order() -> None:

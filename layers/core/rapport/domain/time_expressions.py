@@ -104,6 +104,12 @@ def says_when(text: str) -> bool:
     return has_time_phrase(text) and next(_placing(text), None) is not None
 
 
+def tells_of_past(text: str) -> bool:
+    """Whether the text places something before it was said ("yesterday", "last Friday", "two years ago"): a time
+    phrase that places it, in a sentence that does not look ahead (`_speaks_of_future`); without resolving it."""
+    return has_time_phrase(text) and any(not _speaks_of_future(text, m.start(), m.end()) for m in _placing(text))
+
+
 def _placing(text: str) -> Iterator[re.Match[str]]:
     """The time phrases of the text that place something, in text order: "every Sunday" is a habit, not a date."""
     for match in _PHRASE.finditer(text):

@@ -45,8 +45,10 @@ def across_cores(parts: Sequence[Callable[[], _T]]) -> list[_T]:
     thread would, where waiting for the pool made a 0.3 ms product wait for whatever held it."""
     others = [CORES.pool().submit(part) for part in parts[1:]]
     first = parts[0]()
-    pending = reversed(list(enumerate(zip(parts[1:], others, strict=True))))  # the pool starts them from the first
-    taken_back = {n: part() for n, (part, other) in pending if other.cancel()}
+    taken_back: dict[int, _T] = {}
+    for n in reversed(range(len(others))):  # from the last: the pool starts them from the first
+        if others[n].cancel():
+            taken_back[n] = parts[n + 1]()
     return [first, *(taken_back[n] if n in taken_back else other.result() for n, other in enumerate(others))]
 
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from rapport.domain.rules import patterns
 from rapport.domain.rules.wording import sentence_case, squeeze, third_person
 from rapport.domain.text import STOPWORDS
+from rapport.domain.time_expressions import tells_of_past
 
 MAX_QUOTED_CHARS = 220
 
@@ -204,7 +205,7 @@ def about_user(sentence: str) -> str:
             leading.append(words.pop(0))
         if not words:
             return ""
-        verb = words[0] if _TOLD_AS_PAST.search(rest) and words[0].lower() in _SAME_IN_PAST else _conjugated(words[0])
+        verb = words[0] if words[0].lower() in _SAME_IN_PAST and tells_of_past(rest) else _conjugated(words[0])
         rest = _BUT_VERB.sub(_but_conjugated, _third(" ".join(words[1:]), ours=False))
         return sentence_case(squeeze(" ".join(["User", *leading, verb, rest])))
     mine = _MY_START.match(text)
@@ -368,13 +369,8 @@ def _but_conjugated(found: re.Match[str]) -> str:
 
 
 # Verbs whose past is their present: "I put my back out yesterday" is noted "User put…", not "User puts…", when the
-# sentence says it happened before now.
+# sentence places it before now (`tells_of_past`).
 _SAME_IN_PAST = frozenset("put set cut hit hurt let quit shut split spread cost bet burst read".split())
-_TOLD_AS_PAST = re.compile(
-    r"\b(?:yesterday|ago|last (?:night|week|weekend|month|year|time|summer|winter|spring|autumn|fall|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday)|the other day|earlier today|this morning)\b",
-    re.IGNORECASE,
-)
 
 
 def _conjugated(verb: str) -> str:
