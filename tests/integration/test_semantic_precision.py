@@ -141,6 +141,39 @@ def test_a_standing_rule_said_while_asking_for_a_piece_of_writing_is_still_a_les
 
 
 @pytest.mark.parametrize(
+    "said",
+    [
+        "Please explain the rules of cricket to me.",
+        "Convert 350°F to Celsius for me",
+        "could u translate the menu on this photo for me",
+        "sorry, can you explain that last bit again? the du/dx part lost me",
+    ],
+)
+def test_a_task_asked_with_no_word_of_how_to_answer_is_no_lesson(model: RulesLanguageModel, said: str) -> None:
+    # Given a request that opens with the task itself and says nothing of how answers should be, then it is this
+    # conversation's work, not how to answer this user.
+    assert relational(model, chat((U, said))) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "gist"),
+    [
+        ("Please always explain things with an example first.", "example first"),
+        ("sorry, can you keep your answers shorter? I read them on my phone.", "shorter"),
+        ("pls explain things in plain words, no jargon", "plain words"),
+    ],
+)
+def test_a_task_asked_with_how_to_answer_it_is_a_lesson_in_my_voice(
+    model: RulesLanguageModel, said: str, gist: str
+) -> None:
+    found = relational(model, chat((U, said)))
+
+    assert [t for t, _ in found] == ["communication_preference"], found
+    note = found[0][1].lower()
+    assert gist in note and not any(word in note for word in ("sorry", "can i", "pls", "can you")), note
+
+
+@pytest.mark.parametrize(
     ("said", "gist"),
     [
         ("These days I swim before work instead of after it, four times a week.", "swim"),
@@ -562,3 +595,19 @@ def test_an_aim_said_without_its_i_is_read_by_the_patterns_too(model: RulesLangu
 def test_news_said_without_its_i_keeps_its_own_words_and_time(model: RulesLanguageModel) -> None:
     said = "Got promoted to senior nurse at St Anne's last Monday!! how do I run a handover meeting?"
     assert user(model, chat((U, said))) == [("event", "User got promoted to senior nurse at St Anne's last Monday")]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The packing list you made for the camping trip worked. Next: what food should I bring for three days?",
+        "the 20-step morning routine you gave me just froze me up, way too much. can we cut it to three things?",
+        "the study timetable you drew up for me didn't help much, I ignored it after day two. can you redo it?",
+    ],
+)
+def test_work_of_mine_told_as_helping_or_not_is_credit_not_work_picked_up(model: RulesLanguageModel, said: str) -> None:
+    # Given something I made, said to have worked or not before more is asked, then the message credits a way of
+    # helping: it is not a shared piece of work picked up again.
+    found = relational(model, chat((U, said)))
+
+    assert [t for t, _ in found] == ["approach_effectiveness"], found

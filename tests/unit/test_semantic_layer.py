@@ -205,6 +205,13 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("Good news: the letter we wrote got me an interview!", "the letter we wrote got them an interview"),
         ("update the docs with one example each please", "update the docs with one example each please"),
         ("hey again; so the trip we planned is booked", "the trip we planned is booked"),
+        # a request put to me is kept as what it asks, not as the assistant asking ("can I lead with…")
+        ("from now on can you lead with the steps", "from now on lead with the steps"),
+        ("Like every week, could you help me sort my inbox?", "Like every week, help them sort their inbox"),
+        ("could you, in general, write to me in plain English", "in general, write to them in plain English"),
+        ("sorry, can u explain that last bit more simply?", "explain that last bit more simply"),
+        ("pls stop with the emojis", "stop with the emojis"),
+        ("what can you do about my slow laptop", "what can I do about their slow laptop"),
     ],
 )
 def test_a_relational_note_speaks_as_the_assistant_of_the_user(sentence: str, said: str) -> None:

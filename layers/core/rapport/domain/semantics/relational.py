@@ -880,6 +880,11 @@ _CREDIT_MISREAD_AS = frozenset({"format", "suggestions", "habit", "shared_resear
 _CREDITED_IN_WORDS = re.compile(
     r"(?i)\b(?:(?:really |actually |so |totally )?helped|(?:really|totally|honestly|actually) worked|"
     r"works? (?:so |really |way |much )?(?:well|better|wonders)|"
+    # or said not to have helped: "didn't help me much", "just froze me up"; "worked." alone, or "has gotten so
+    # much better since", "got us there"
+    r"(?:didn['’]?t|did not|doesn['’]?t|does not) (?:really )?(?:help|work)|froze me|"
+    r"worked(?=\s*(?:[.!,;]|$|\s+(?:a treat|like a charm|perfectly|great|first time)))|"
+    r"(?:got|gotten|getting) (?:so |way |a lot |much )*better|got (?:us|me) there|"
     r"is what (?:really |actually )?works|"
     # "the first time it made sense", "is what made it click", "was honestly the best part"
     r"made (?:it |things |everything )?(?:make )?(?:click|sense)|(?:is|was) what did it|"
@@ -906,10 +911,10 @@ _FOR_THE_TASK = re.compile(
 # A form asked for what is in front of us ("put those in a short list I can screenshot", "make it shorter"): how to
 # answer now, unless said to stand.
 _ON_WHAT_IS_HERE = re.compile(
-    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|right|great|perfect|cool|just)[,\s]+)*"
+    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|right|great|perfect|cool|just|sorry)[,\s]+)*"
     r"(?:(?:can|could|would|will) you\s+|please\s+|pls\s+)?"
     r"(?:give|write|make|rewrite|redo|turn|put|list|format|convert|lay out|summari[sz]e|shorten|trim|say|cut|bold|"
-    r"smooth|tighten|simplify|polish|reword|rephrase|condense|tweak|soften)\s+(?:me\s+)?"
+    r"explain|smooth|tighten|simplify|polish|reword|rephrase|condense|tweak|soften)\s+(?:me\s+)?"
     r"(?:those|these|this|that|it|them|all (?:that|this|of (?:it|that|this))|the whole (?:thing|lot)|everything|"
     # or a form of something named now: "bullet points of what to say", "a table of the three areas"
     r"(?:a |an )?(?:\w+ )?(?:bullet points?|bullets|list|table|numbered steps|steps|summary|outline) (?:of|for) |"
@@ -922,6 +927,38 @@ _ON_WHAT_IS_HERE = re.compile(
 def _for_what_is_here(sentence: str) -> bool:
     """A form asked for what is in front of us (`_ON_WHAT_IS_HERE`) and not said to stand."""
     return bool(_ON_WHAT_IS_HERE.search(sentence)) and not _STANDING.search(sentence)
+
+
+# A task asked of me, opening the sentence: "please explain the rules of cricket to me", "convert 350°F to Celsius for
+# me". What it asks is this conversation's work; how to answer it is said by a word of manner (`_MANNER`: "explain it
+# with an example first") or of a standing rule. Not a choice asked of me: "just pick something sensible and I'll tell
+# you if it's off" is how they want suggestions made.
+_TASK_AT_HAND = re.compile(
+    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|hi|right|sorry|quick one)[,:\s]+)*"
+    r"(?:(?:can|could|would|will) (?:you|u)\s+|please\s+|pls\s+|just\s+)*"
+    r"(?:explain|define|describe|convert|calculate|translate|draft|write|compose|"
+    r"proofread|solve|look up|summari[sz]e|compare|check)\b"
+)
+_MANNER = re.compile(
+    r"(?i)\b(?:simpl\w*|plain\w*|short\w*|brief\w*|concise\w*|bullets?|bullet points?|step[- ]by[- ]step|steps|"
+    r"examples?|analog\w*|metaphors?|diagrams?|pictures?|tables?|numbered|first|before|after|without|less|more|fewer|"
+    r"slow\w*|detail\w*|in depth|jargon|technical|human words|like (?:I['’]m|I am|to a)|eli5|one[- ]line|"
+    r"one sentence|sentences|paragraphs?|words|tone|formal|casual|honest\w*|blunt\w*|direct\w*|gentl\w*|options|"
+    r"choices|rather|instead|english|spelling|units|metric|imperial|language|code|emojis?)\b"
+)
+
+
+# Something asked of me, as a question: "sorry, can you explain that last bit again?" asks for help now and credits
+# nothing, however near its words are to a way of helping that worked.
+_ASKED_OF_ME_NOW = re.compile(
+    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|hi|right|sorry|hmm+|um+)[,:\s]+)*"
+    r"(?:can|could|would|will) (?:you|u)\b[^.!?]*\?\W*$"
+)
+
+
+def _task_at_hand(sentence: str) -> bool:
+    """A task asked of me with no word of how to answer it (`_TASK_AT_HAND`, `_MANNER`) and not said to stand."""
+    return bool(_TASK_AT_HAND.search(sentence)) and not (_MANNER.search(sentence) or _STANDING.search(sentence))
 
 
 class _ProbeReading(NamedTuple):
@@ -1049,6 +1086,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if label == "approach_worked" and (
         not _APPROACH.search(sentence)
+        or _ASKED_OF_ME_NOW.search(sentence)
         or _SOMEONE_ELSES_HELP.search(sentence)
         or _ON_THEIR_OWN.search(sentence)
         or (_MYSELF_CLOSING.search(sentence) and not compiled(patterns.OF_ME).search(sentence))
@@ -1071,6 +1109,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     if label in {"format", "suggestions"} and (
         not _OF_OUR_TALK.search(sentence)
         or _for_what_is_here(sentence)
+        or _task_at_hand(sentence)
         or (_OF_THEIR_OWN_THING.search(sentence) and not _ANSWERS_NAMED.search(sentence))
     ):
         return False

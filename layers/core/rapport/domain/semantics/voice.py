@@ -15,11 +15,12 @@ MAX_QUOTED_CHARS = 220
 _OPENERS = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|honestly|(?:hey|hi|hello)(?: again)?|oh|um|ugh|yeah|yes|yep|big news|fun fact|btw|"
     r"by the way|quick one|quick question|(?:quick|small|little) update|update(?=\s*[:—–-])|good news|bad news|"
-    r"anyway|alright|right|morning|good morning|ha|haha|lol|exactly)\b[\s,:;!.—–-]*)+",
+    r"anyway|alright|right|morning|good morning|ha|haha|lol|exactly|sorry|oops)\b[\s,:;!.—–-]*)+",
     re.IGNORECASE,
 )
 _POLITE = re.compile(
-    r"^(?:please\s+|(?:could|can|would|will) you(?: please)?\s+|i(?:'d| would) like you to\s+)", re.IGNORECASE
+    r"^(?:(?:please|pls|plz)\s+|(?:could|can|would|will) (?:you|u)(?: please| pls)?\s+|i(?:'d| would) like you to\s+)",
+    re.IGNORECASE,
 )
 _TRAILING = re.compile(r"[\s?!.,;:—–-]+$")
 # What closes a chat line and no note: "I have type 1 diabetes btw", "I moved to Berlin lol".
@@ -219,7 +220,7 @@ def assistant_voice(sentence: str) -> str:
     stays ours ("give me a hint, I want to figure it out myself" -> "give them a hint, they want to figure it out
     themselves")."""
     # "you and I" are the assistant and the user: "the letter you and I drafted" is "the letter they and I drafted".
-    text = _YOU_AND_I.sub(lambda m: f"{m.group(2)} and {m.group(1)}", clause(sentence))
+    text = _YOU_AND_I.sub(lambda m: f"{m.group(2)} and {m.group(1)}", _unasked(clause(sentence)))
     words = _WORD.split(text)
     found = _WORD.findall(text)
     out: list[str] = [words[0]]
@@ -235,6 +236,20 @@ def assistant_voice(sentence: str) -> str:
         out.append(_assistant_word(word, following, before, named))
         out.append(words[position + 1])
     return lower_first(_third("".join(out)))
+
+
+# A request put to me inside the sentence, after what leads it in: "from now on can you lead with the steps", "like
+# every month, could you help me reconcile it", "could you, in general, write to me in plain English". The note keeps
+# what is asked ("from now on lead with the steps"): "can I lead with the steps" would be the assistant asking.
+_ASKED_INSIDE = re.compile(
+    r"(?i)(?P<lead>^|[,;:—–]\s*|\b(?:so|then|and|now on|forward|general|favou?r|thing|me|us|it)\s+)"
+    r"(?:can|could|would|will) (?:you|u)(?: please| pls)?(?:,\s*(?P<aside>[^,]{1,30}),)?\s+(?=[a-z])"
+)
+
+
+def _unasked(text: str) -> str:
+    """The text without the request put to me inside it (`_ASKED_INSIDE`), what it asks kept."""
+    return _ASKED_INSIDE.sub(lambda m: m["lead"] + (f"{m['aside']}, " if m["aside"] else ""), text)
 
 
 def _article_naming(found: list[str], words: list[str], position: int) -> str:
