@@ -611,3 +611,24 @@ def test_work_of_mine_told_as_helping_or_not_is_credit_not_work_picked_up(model:
     found = relational(model, chat((U, said)))
 
     assert [t for t, _ in found] == ["approach_effectiveness"], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the colour-coded chore chart you suggested didn't work out, the kids ignored it after a week",
+        "the meal plan you made me didn't really help, I was hungry by 11 every day",
+    ],
+)
+def test_a_way_of_mine_that_did_not_work_is_noted_as_not_working(model: RulesLanguageModel, said: str) -> None:
+    found = relational(model, chat((U, said)))
+
+    assert [t for t, _ in found] == ["approach_effectiveness"], found
+    assert found[0][1].startswith("What did not work with this user:"), found
+
+
+def test_a_way_of_learning_that_does_not_work_for_them_is_how_they_work(model: RulesLanguageModel) -> None:
+    # Given no way of mine in it, then "doesn't work for me" says how they learn, not what of mine failed.
+    found = relational(model, chat((U, "I learn by doing, watching long videos doesn't work for me.")))
+
+    assert [t for t, _ in found] == ["working_style"], found

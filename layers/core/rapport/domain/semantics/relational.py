@@ -1118,7 +1118,17 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     needed = _EVIDENCE.get(label)
     if label in {"format", "suggestions"} and _ASKED_OF_ME.search(sentence):
         return True  # the request said to me is the want
+    if label == "approach_worked" and _NOT_HELPING.search(sentence) and compiled(patterns.OF_ME).search(sentence):
+        return True  # "the job search plan you wrote me didn't work": mine, and how it went
     return needed is None or needed.search(sentence) is not None
+
+
+# A way of helping said not to work: of mine, a lesson ("the rota you suggested didn't work out"); of anyone's, how the
+# user learns ("reading docs for hours doesn't work for me").
+_NOT_HELPING = re.compile(
+    r"(?i)\b(?:didn['’]?t|did not|doesn['’]?t|does not|isn['’]?t|is not|wasn['’]?t|was not) (?:really |actually )?"
+    r"(?:work|help|click|land)(?:ing)?\b"
+)
 
 
 def _of_our_talks(sentence: str) -> bool:
@@ -1177,7 +1187,11 @@ _DID_NOT_WORK_LEAD_IN = "What did not work with this user: {said}"
 def _did_not_work(sentence: str) -> bool:
     """Whether the sentence tells a way of helping that did not help (`_DID_NOT_WORK`) and no credit beside it."""
     rest, failed = _DID_NOT_WORK.subn(" ", sentence)
-    return failed > 0 and not _EVIDENCE["approach_worked"].search(rest)
+    return failed > 0 and not _EVIDENCE["approach_worked"].search(_MADE_FOR_ME.sub(" ", rest))
+
+
+# What was made for the user names the thing, and credits nothing: "the meal plan you made me didn't really help".
+_MADE_FOR_ME = re.compile(r"(?i)\b(?:you|we) made (?:me|us)\b")
 
 
 def _project(message: PromptMessage) -> str | None:
