@@ -632,3 +632,36 @@ def test_a_way_of_learning_that_does_not_work_for_them_is_how_they_work(model: R
     found = relational(model, chat((U, "I learn by doing, watching long videos doesn't work for me.")))
 
     assert [t for t, _ in found] == ["working_style"], found
+
+
+@pytest.mark.parametrize(
+    ("said", "gist"),
+    [
+        ("From here on, write to me like a fellow engineer, not a beginner.", "fellow engineer"),
+        ("Put the total at the top in future, before the breakdown.", "total at the top"),
+        ("If my plan has a hole in it, say so straight away.", "say so straight away"),
+        ("When a recipe needs an oven, give me the temperature in Celsius.", "celsius"),
+    ],
+)
+def test_a_request_said_to_stand_or_for_a_case_is_how_to_answer(
+    model: RulesLanguageModel, said: str, gist: str
+) -> None:
+    # Given an instruction for every time from now, or for every case of a kind, when it names neither me nor my
+    # answers, then it is still how to answer this user.
+    found = relational(model, chat((U, said)))
+
+    assert [t for t, _ in found] == ["communication_preference"], found
+    assert gist in found[0][1].lower(), found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My sister and I always split the bill, it's just how we do it.",
+        "if you're free later, tell me a joke",
+    ],
+)
+def test_a_custom_with_someone_else_or_a_favour_asked_once_is_no_way_to_answer(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert [t for t, _ in relational(model, chat((U, said))) if t == "communication_preference"] == []

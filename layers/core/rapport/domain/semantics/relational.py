@@ -208,7 +208,8 @@ _EVIDENCE = {
     ),
     "format": re.compile(
         r"(?i)\b(?:please|pls|prefer|rather|instead|better|easier|clearer|keep|always|never|don'?t|do not|stop|just|"
-        r"only|more|less|fewer|like it when|works for me|from now on|in future|next time|too|shorter|simpler|plain|"
+        r"only|more|less|fewer|like it when|works for me|from (?:now|here) on|going forward|in (?:the )?future|"
+        r"next time|too|shorter|simpler|plain|"
         r"short|brief|straight|skip|use|write|explain|show|give|put|answer(?:ed|s)?|"
         r"repl(?:y|ies)|appreciate|would help|helps me|enough|"
         # what comes first in an answer: "lead with the risks", "want the downside first"
@@ -334,7 +335,7 @@ _GRIEVANCE = re.compile(
 # "Don't" asks for something ("don't give me lists"); "I don't know why…" does not.
 _ASKS_FOR = re.compile(
     r"(?i)\b(?:please|pls|plz|just|stop|keep|(?:don'?t|do not)(?! (?:know|think|care|get|understand|see|remember|"
-    r"bother)\b)|from now on|next time|in future|rather|prefer|instead|"
+    r"bother)\b)|from (?:now|here) on|going forward|next time|in (?:the )?future|rather|prefer|instead|"
     r"would (?:help|be better)|better if|can you|could you|would you)\b"
 )
 # An approach that worked names what worked ("the analogy", "walking me through it", "your checklist"); "that saved
@@ -670,7 +671,7 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
       want (as a sentence `_SURE` near its prototype), and still passes every other check of a lesson; not a form
       asked for the work at hand (`_FOR_THE_TASK`)."""
     routine = _OUR_ROUTINE.search(sentence) and _TO_ME_OR_FOR_ME.search(sentence)
-    if _ASKED_OF_ME.search(sentence) or _standing_request(sentence):
+    if _ASKED_OF_ME.search(sentence) or _standing_request(sentence) or _INSTRUCTED.search(sentence):
         yield "format", None
     elif routine:
         # a routine named as one, even where the probe half reads a credit ("our spring ritual: I list what I
@@ -686,15 +687,28 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
         yield "format", _SURE
 
 
+# An instruction given for a case: "if an argument is weak, say so plainly", "when a library comes up, mention its
+# license". Said to me, as any request to stand is ("put the main warning at the top in future": `_standing_request`),
+# it speaks of our talk without naming me or my answers, and is itself a request to stand. Not a case of mine ("if
+# you're free later, tell me a joke" asks once).
+_INSTRUCTED = re.compile(
+    r"(?i)^\W*(?:if|when|whenever|where|every time)\b(?!\s+(?:you|u|possible)\b)[^,.!?;]{3,80},\s*"
+    r"(?:please\s+|pls\s+|just\s+|always\s+)?"
+    r"(?:say|tell|give|show|use|keep|flag|let|ask|stop|skip|don['’]?t|do|make|put|point|mention|write|explain|check|"
+    r"remind|warn|be|go|start|lead|list|note|add|leave|cut)\b"
+)
+
+
 def _standing_request(sentence: str) -> bool:
     """A request ("please", "just", "don't"…) said to stand ("whenever you compare options", "in future", "from here
-    on"), not opened by the user telling of themselves ("I always test things in production, don't tell anyone") and
-    no routine of ours ("back after the school run like always, can you help me…")."""
+    on"), not opened by the user telling of themselves ("I always test things in production, don't tell anyone"), no
+    routine of ours ("back after the school run like always, can you help me…") and not of them and someone else."""
     return bool(
         _STANDING.search(sentence)
         and _ASKS_FOR.search(sentence)
         and not _OPENS_WITH_I.match(sentence)
         and not _OUR_ROUTINE.search(sentence)
+        and not _WITH_OTHERS.search(sentence)  # "my co-founder and I always argue it out, it's just how we work"
     )
 
 
@@ -1107,7 +1121,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     if label == "working_style" and _HOW_WE_WORK_SAID.search(sentence):
         return True
     if label in {"format", "suggestions"} and (
-        not _OF_OUR_TALK.search(sentence)
+        not (_OF_OUR_TALK.search(sentence) or _INSTRUCTED.search(sentence) or _standing_request(sentence))
         or _for_what_is_here(sentence)
         or _task_at_hand(sentence)
         or (_OF_THEIR_OWN_THING.search(sentence) and not _ANSWERS_NAMED.search(sentence))
