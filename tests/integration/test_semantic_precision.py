@@ -641,6 +641,8 @@ def test_a_way_of_learning_that_does_not_work_for_them_is_how_they_work(model: R
         ("Put the total at the top in future, before the breakdown.", "total at the top"),
         ("If my plan has a hole in it, say so straight away.", "say so straight away"),
         ("When a recipe needs an oven, give me the temperature in Celsius.", "celsius"),
+        ("House rule: whenever you recommend a book, say how long it is.", "how long it is"),
+        ("When you explain chemistry to me, assume I stopped at GCSE.", "assume they stopped"),
     ],
 )
 def test_a_request_said_to_stand_or_for_a_case_is_how_to_answer(
@@ -659,6 +661,7 @@ def test_a_request_said_to_stand_or_for_a_case_is_how_to_answer(
     [
         "My sister and I always split the bill, it's just how we do it.",
         "if you're free later, tell me a joke",
+        "if you have time, check my essay",
     ],
 )
 def test_a_custom_with_someone_else_or_a_favour_asked_once_is_no_way_to_answer(

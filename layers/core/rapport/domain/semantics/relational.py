@@ -209,7 +209,7 @@ _EVIDENCE = {
     "format": re.compile(
         r"(?i)\b(?:please|pls|prefer|rather|instead|better|easier|clearer|keep|always|never|don'?t|do not|stop|just|"
         r"only|more|less|fewer|like it when|works for me|from (?:now|here) on|going forward|in (?:the )?future|"
-        r"next time|too|shorter|simpler|plain|"
+        r"next time|every ?time|each time|whenever|too|shorter|simpler|plain|"
         r"short|brief|straight|skip|use|write|explain|show|give|put|answer(?:ed|s)?|"
         r"repl(?:y|ies)|appreciate|would help|helps me|enough|"
         # what comes first in an answer: "lead with the risks", "want the downside first"
@@ -692,10 +692,16 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
 # it speaks of our talk without naming me or my answers, and is itself a request to stand. Not a case of mine ("if
 # you're free later, tell me a joke" asks once).
 _INSTRUCTED = re.compile(
-    r"(?i)^\W*(?:if|when|whenever|where|every time)\b(?!\s+(?:you|u|possible)\b)[^,.!?;]{3,80},\s*"
-    r"(?:please\s+|pls\s+|just\s+|always\s+)?"
+    # opening the sentence, a clause ("I'm a visual person, if something can be a table, make it one") or after a
+    # heading ("rule for our sessions: whenever you suggest a library, mention its license")
+    r"(?i)(?:^\W*|[,;:—–]\s*)(?:if|when|whenever|where|every time)\b"
+    # the case: anything but a favour of mine ("if you're free", "if possible"), or what I do in answering
+    r"(?:\s+(?:you|u)\s+(?:suggest|explain|answer|write|give|recommend|compare|reply|send|list|review|check|correct|"
+    r"summari[sz]e|translate|draft|show|quote|cite|use|pick|plan|describe|talk)\w*\b|(?!\s+(?:you|u|possible)\b))"
+    r"[^,.!?;]{3,80},\s*(?:please\s+|pls\s+|just\s+|always\s+)?"
     r"(?:say|tell|give|show|use|keep|flag|let|ask|stop|skip|don['’]?t|do|make|put|point|mention|write|explain|check|"
-    r"remind|warn|be|go|start|lead|list|note|add|leave|cut)\b"
+    r"remind|warn|be|go|start|lead|list|note|add|leave|cut|assume|include|cite|quote|number|label|bold|translate|"
+    r"convert|round)\b"
 )
 
 
@@ -1130,7 +1136,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     if label in _LESSONS and score >= _SURE:
         return True
     needed = _EVIDENCE.get(label)
-    if label in {"format", "suggestions"} and _ASKED_OF_ME.search(sentence):
+    if label in {"format", "suggestions"} and (_ASKED_OF_ME.search(sentence) or _INSTRUCTED.search(sentence)):
         return True  # the request said to me is the want
     if label == "approach_worked" and _NOT_HELPING.search(sentence) and compiled(patterns.OF_ME).search(sentence):
         return True  # "the job search plan you wrote me didn't work": mine, and how it went
