@@ -668,3 +668,25 @@ def test_a_custom_with_someone_else_or_a_favour_asked_once_is_no_way_to_answer(
     model: RulesLanguageModel, said: str
 ) -> None:
     assert [t for t, _ in relational(model, chat((U, said))) if t == "communication_preference"] == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "you walking me through the bill line by line was what I needed, I'd never have spotted the double charge.",
+        "the traffic-light analogy you used for interest rates actually stuck, I explained it to my brother tonight.",
+        "Having me say the answer out loud first gave me the confidence I needed for the oral exam.",
+    ],
+)
+def test_a_way_of_helping_credited_as_what_they_needed_or_what_stuck_worked(
+    model: RulesLanguageModel, said: str
+) -> None:
+    found = relational(model, chat((U, said)))
+
+    assert [t for t, _ in found] == ["approach_effectiveness"], found
+
+
+def test_stuck_on_something_credits_nothing(model: RulesLanguageModel) -> None:
+    assert (
+        relational(model, chat((U, "I'm stuck on the third question of the worksheet, it's the fractions one."))) == []
+    )

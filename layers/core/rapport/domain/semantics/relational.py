@@ -194,6 +194,10 @@ _EVIDENCE = {
         r"sense|clear(?:er)?|easier|better|faster|saved|calm(?:ed|er)?|confident|useful|difference|fixed|solved|"
         r"found|unstuck|paid off|did the trick|wonders|right (?:move|call|approach|way)|game[- ]changer|stick|obvious|"
         r"life[- ]?saver|godsend|exactly what I needed|"
+        # "was what I needed", "gave me the nerve I needed", "I finally understood", "the russian dolls thing actually
+        # stuck" (not "stuck on")
+        r"(?:what|the \w+) I needed|finally (?:understood|understand|get|got|see|saw)|"
+        r"(?:actually|finally|really|totally|just|it|that|this) stuck(?! (?:on|with|in|at)\b)|"
         # "is the only reason I passed", "I never understood recursion until you drew it", "that picture did it",
         # "saves us a lot of time"
         r"reason (?:why )?I|until you|did it|saves|"
@@ -681,7 +685,7 @@ def _second_readings(sentence: str, *, credit: bool, wants: bool) -> Iterator[tu
         yield "approach_worked", None
         if _SAID_TO_US.search(sentence):
             yield "approach_worked", _SURE
-    elif _HOW_WE_SPLIT_THE_WORK.search(sentence) and _SAID_TO_US.search(sentence):
+    elif _HOW_WE_SPLIT_THE_WORK.search(sentence) and (_SAID_TO_US.search(sentence) or _ASKS_ME.search(sentence)):
         yield "working_style", _SURE
     if wants and not _FOR_THE_TASK.search(sentence):
         yield "format", _SURE
