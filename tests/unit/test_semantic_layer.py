@@ -183,7 +183,9 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("that cost you a fortune", "that cost me a fortune"),
         ("that kept you busy", "that kept me busy"),
         # "you and I" are the assistant and the user
-        ("the complaint that you and I drafted worked", "the complaint that they and I drafted worked"),
+        ("the complaint that you and I drafted worked", "the complaint that we drafted worked"),
+        ("between you and I, the plan you made was too much", "between us, the plan I made was too much"),
+        ("the trip you and me planned", "the trip we planned"),
         # a clause that ends after "you" has no verb of its
         ("I'm blocking you, just kidding", "they are blocking me, just kidding"),
         # named in two or three words, as in one ("set", "put", "cut" are no past by their form)

@@ -159,7 +159,8 @@ _YOU_SUBJECT_AFTER = frozenset(
     "unless "
     "though although than rather then".split()
 )
-_YOU_AND_I = re.compile(r"\b(you) and (I)\b", re.IGNORECASE)
+# "you and I" (or "you and me") are the assistant and the user, so "we", or "us" after a preposition.
+_YOU_AND_I = re.compile(r"(?i)\b(?P<after>(?:between|with|for|to|of|about|from|by|like)\s+)?you and (?:I|me)\b(?!['’])")
 # Words that follow an object "you" rather than a subject's verb: "you too", "you all", "for you and me".
 _NOT_A_VERB = frozenset("too all both guys so very again for to with and or in on at of from".split())
 _ASSISTANT_SWAPS = {
@@ -219,8 +220,8 @@ def assistant_voice(sentence: str) -> str:
     """The user's words as the assistant writes them down: the user is "they", the assistant "I" or "me", and "we"
     stays ours ("give me a hint, I want to figure it out myself" -> "give them a hint, they want to figure it out
     themselves")."""
-    # "you and I" are the assistant and the user: "the letter you and I drafted" is "the letter they and I drafted".
-    text = _YOU_AND_I.sub(lambda m: f"{m.group(2)} and {m.group(1)}", _unasked(clause(sentence)))
+    # "the letter you and I drafted" is "the letter we drafted", "between you and I" "between us".
+    text = _YOU_AND_I.sub(lambda m: f"{m['after']}us" if m["after"] else "we", _unasked(clause(sentence)))
     words = _WORD.split(text)
     found = _WORD.findall(text)
     out: list[str] = [words[0]]
