@@ -690,3 +690,13 @@ def test_stuck_on_something_credits_nothing(model: RulesLanguageModel) -> None:
     assert (
         relational(model, chat((U, "I'm stuck on the third question of the worksheet, it's the fractions one."))) == []
     )
+
+
+def test_work_picked_up_is_noted_without_the_reaction_before_it(model: RulesLanguageModel) -> None:
+    found = relational(
+        model,
+        chat((U, "Interesting. Then let's add a reading slot to the revision timetable we drew up for the exams.")),
+    )
+
+    assert [t for t, _ in found] == ["shared_context"], found
+    assert "interesting" not in found[0][1].lower() and "revision timetable we drew up" in found[0][1], found

@@ -1228,7 +1228,9 @@ def _project(message: PromptMessage) -> str | None:
     said = "; ".join(d for d in details if d)[:MAX_QUOTED_CHARS]
     if name:
         return f"We are working together on {assistant_voice(name)}" + (f": {said}" if said else "")
-    whole = "; ".join(filter(None, map(assistant_voice, sentences(message.content))))[:MAX_QUOTED_CHARS]
+    # a word alone is a reaction ("interesting; then let's add a grammar deck…"), not what we picked up
+    told = [s for s in sentences(message.content) if len(s.split()) >= _MIN_WORDS]
+    whole = "; ".join(filter(None, map(assistant_voice, told)))[:MAX_QUOTED_CHARS]
     return f"We picked up our shared work again: {whole}" if whole else None
 
 
