@@ -919,13 +919,19 @@ _CREDITED_IN_WORDS = re.compile(
     r"is (?:honestly |really )?what (?:keeps|kept|gets|"
     r"got)|is how (?:I|we) (?:finally )?(?:found|got|cracked|fixed|solved|learn(?:ed|t)))\b"
 )
+# What opens a request in chat, and asks it politely: "ok so", "sorry,", "hmm", then "can you", "please".
+_OPENING = r"^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|hi|right|great|perfect|cool|sorry|quick one|hmm+|um+)[,:\s]+)*"
+_POLITELY = r"(?:(?:can|could|would|will) (?:you|u)\s+|please\s+|pls\s+)*"
+# "Just give me a suggestion" asks for how suggestions come (`_FOR_THE_TASK` leaves it be); "just bold the dates in
+# that reply" and "just convert it" ask for the work at hand.
+_JUST = r"(?:just\s+)?"
 # A piece of work asked for now ("give me an outline for it in three points", "can you write this email in a more
 # formal tone?"): its form is for that work. The probe reads such a request as near a preference as one that stands;
 # without a word that makes it stand ("always", "from now on") or my answers named ("give me shorter answers"), it is
 # no preference of its own reading.
 _FOR_THE_TASK = re.compile(
-    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|right)[,\s]+)*(?:(?:can|could|would|will) you\s+|please\s+|pls\s+)?"
-    r"(?:give|write|draft|make|help|rewrite|redo|turn|put|draw|list|create|compose|come up with|translate|"
+    r"(?i)" + _OPENING + _POLITELY + r"(?:give|write|draft|make|help|rewrite|redo|turn|put|draw|list|create|compose|"
+    r"come up with|translate|"
     r"summari[sz]e|outline|edit|fix|check|plan)\b"
     r"(?![^.!?]*\b(?:answers|replies|responses|explanations)\b)"
     r"(?![^.!?]*" + patterns.STANDING.removeprefix("(?i)") + ")"
@@ -935,9 +941,11 @@ _FOR_THE_TASK = re.compile(
 # A form asked for what is in front of us ("put those in a short list I can screenshot", "make it shorter"): how to
 # answer now, unless said to stand.
 _ON_WHAT_IS_HERE = re.compile(
-    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|right|great|perfect|cool|just|sorry)[,\s]+)*"
-    r"(?:(?:can|could|would|will) you\s+|please\s+|pls\s+)?"
-    r"(?:give|write|make|rewrite|redo|turn|put|list|format|convert|lay out|summari[sz]e|shorten|trim|say|cut|bold|"
+    r"(?i)"
+    + _OPENING
+    + _POLITELY
+    + _JUST
+    + r"(?:give|write|make|rewrite|redo|turn|put|list|format|convert|lay out|summari[sz]e|shorten|trim|say|cut|bold|"
     r"explain|smooth|tighten|simplify|polish|reword|rephrase|condense|tweak|soften)\s+(?:me\s+)?"
     r"(?:those|these|this|that|it|them|all (?:that|this|of (?:it|that|this))|the whole (?:thing|lot)|everything|"
     # or a form of something named now: "bullet points of what to say", "a table of the three areas"
@@ -958,9 +966,11 @@ def _for_what_is_here(sentence: str) -> bool:
 # with an example first") or of a standing rule. Not a choice asked of me: "just pick something sensible and I'll tell
 # you if it's off" is how they want suggestions made.
 _TASK_AT_HAND = re.compile(
-    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|hi|right|sorry|quick one)[,:\s]+)*"
-    r"(?:(?:can|could|would|will) (?:you|u)\s+|please\s+|pls\s+|just\s+)*"
-    r"(?:explain|define|describe|convert|calculate|translate|draft|write|compose|"
+    r"(?i)"
+    + _OPENING
+    + _POLITELY
+    + _JUST
+    + r"(?:explain|define|describe|convert|calculate|translate|draft|write|compose|"
     r"proofread|solve|look up|summari[sz]e|compare|check)\b"
 )
 _MANNER = re.compile(
@@ -974,10 +984,7 @@ _MANNER = re.compile(
 
 # Something asked of me, as a question: "sorry, can you explain that last bit again?" asks for help now and credits
 # nothing, however near its words are to a way of helping that worked.
-_ASKED_OF_ME_NOW = re.compile(
-    r"(?i)^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|hi|right|sorry|hmm+|um+)[,:\s]+)*"
-    r"(?:can|could|would|will) (?:you|u)\b[^.!?]*\?\W*$"
-)
+_ASKED_OF_ME_NOW = re.compile(r"(?i)" + _OPENING + r"(?:can|could|would|will) (?:you|u)\b[^.!?]*\?\W*$")
 
 
 def _task_at_hand(sentence: str) -> bool:
