@@ -643,6 +643,7 @@ def test_a_way_of_learning_that_does_not_work_for_them_is_how_they_work(model: R
         ("When a recipe needs an oven, give me the temperature in Celsius.", "celsius"),
         ("House rule: whenever you recommend a book, say how long it is.", "how long it is"),
         ("When you explain chemistry to me, assume I stopped at GCSE.", "assume they stopped"),
+        ("Respond in French from now on.", "respond in french"),
     ],
 )
 def test_a_request_said_to_stand_or_for_a_case_is_how_to_answer(

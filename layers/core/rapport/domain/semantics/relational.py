@@ -249,7 +249,7 @@ _EVIDENCE["suggestions"] = _EVIDENCE["format"]
 # of answers, or of a form an answer takes. "I love long novels, the longer the better" is a taste in books.
 _OF_OUR_TALK = re.compile(
     rf"{patterns.OF_ME}|"  # its flags stand for the whole
-    r"\b(?:me|please|pls|answers?|repl(?:y|ies)|responses?|explain\w*|explanations?|messages?|bullets?|"
+    r"\b(?:me|please|pls|answers?|repl(?:y|ies)|responses?|respond\w*|explain\w*|explanations?|messages?|bullets?|"
     r"bullet points?|tables?|lists?|examples?|diagrams?|steps?|summar\w+|code|snippets?|units?|metric|"
     r"imperial|english|language|emojis?|tone|headers?|headings?|paragraphs?|sentences?|words?|text|details?|"
     r"version|options?|recommendations?|jargon|theory|questions?|short|shorter|brief|concise|plain|ask\w*|"
