@@ -1149,17 +1149,11 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     needed = _EVIDENCE.get(label)
     if label in {"format", "suggestions"} and (_ASKED_OF_ME.search(sentence) or _INSTRUCTED.search(sentence)):
         return True  # the request said to me is the want
-    if label == "approach_worked" and _NOT_HELPING.search(sentence) and compiled(patterns.OF_ME).search(sentence):
-        return True  # "the job search plan you wrote me didn't work": mine, and how it went
+    # A way of helping said not to work (`_DID_NOT_WORK`): of mine, a lesson ("the job search plan you wrote me didn't
+    # work"); of anyone's, how the user learns ("reading docs for hours doesn't work for me").
+    if label == "approach_worked" and _DID_NOT_WORK.search(sentence) and compiled(patterns.OF_ME).search(sentence):
+        return True
     return needed is None or needed.search(sentence) is not None
-
-
-# A way of helping said not to work: of mine, a lesson ("the rota you suggested didn't work out"); of anyone's, how the
-# user learns ("reading docs for hours doesn't work for me").
-_NOT_HELPING = re.compile(
-    r"(?i)\b(?:didn['’]?t|did not|doesn['’]?t|does not|isn['’]?t|is not|wasn['’]?t|was not) (?:really |actually )?"
-    r"(?:work|help|click|land)(?:ing)?\b"
-)
 
 
 def _of_our_talks(sentence: str) -> bool:
@@ -1231,14 +1225,18 @@ def _project(message: PromptMessage) -> str | None:
     found = _CONTINUED.search(message.content)
     name = tidy(found.group("name"), patterns.LEXICON) if found else None
     rest = message.content[found.end() :] if found else message.content
-    details = [assistant_voice(s) for s in sentences(rest) if len(s.split()) >= _MIN_WORDS]
-    said = "; ".join(d for d in details if d)[:MAX_QUOTED_CHARS]
+    said = "; ".join(_told(rest))[:MAX_QUOTED_CHARS]
     if name:
         return f"We are working together on {assistant_voice(name)}" + (f": {said}" if said else "")
-    # a word alone is a reaction ("interesting; then let's add a grammar deck…"), not what we picked up
-    told = [s for s in sentences(message.content) if len(s.split()) >= _MIN_WORDS]
-    whole = "; ".join(filter(None, map(assistant_voice, told)))[:MAX_QUOTED_CHARS]
+    whole = "; ".join(_told(message.content))[:MAX_QUOTED_CHARS]
     return f"We picked up our shared work again: {whole}" if whole else None
+
+
+def _told(text: str) -> list[str]:
+    """The text's sentences in my voice, each of a few words at least: a word alone is a reaction ("interesting; then
+    let's add a grammar deck…"), not what we picked up, did or left to do."""
+    voiced = (assistant_voice(s) for s in sentences(text) if len(s.split()) >= _MIN_WORDS)
+    return [said for said in voiced if said]
 
 
 def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> ExtractedRelationalMemory | None:
