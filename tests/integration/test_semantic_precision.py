@@ -701,3 +701,28 @@ def test_work_picked_up_is_noted_without_the_reaction_before_it(model: RulesLang
 
     assert [t for t, _ in found] == ["shared_context"], found
     assert "interesting" not in found[0][1].lower() and "revision timetable we drew up" in found[0][1], found
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Short answers please. I'm dyslexic and big blocks of text are hard for me.",
+        "Skip the small talk in your replies. I'll ask for background if I need it.",
+    ],
+)
+def test_the_reason_given_for_a_request_of_how_to_answer_is_no_way_of_working(
+    model: RulesLanguageModel, said: str
+) -> None:
+    # Given a request of how to answer and, beside it, why or what the person will do, then one preference.
+    assert [t for t, _ in relational(model, chat((U, said)))] == ["communication_preference"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I drive, you navigate: I'll write the queries and you tell me where they're slow.",
+        "We'll do it as a pair, I type and you check. Here's my first pass at the parser.",
+    ],
+)
+def test_who_takes_which_part_of_the_work_is_a_way_of_working(model: RulesLanguageModel, said: str) -> None:
+    assert [t for t, _ in relational(model, chat((U, said)))] == ["working_style"]

@@ -471,6 +471,7 @@ def _by_meaning(
     last_said = {s.message.index: s.text for s in spoken}  # each message's last sentence
     previous: int | None = None
     asked_in: dict[int, int] = {}  # the message asking after work of ours, by the index of the one answering it
+    said_how_we_work: set[int] = set()  # the messages saying in its words how we work or split the work
     for sentence, match, (credit, wants, sure_credit) in zip(spoken, matches, read, strict=True):
         index = sentence.message.index
         if previous is not None and previous != index and _asks_after(named.get(previous), last_said[previous]):
@@ -517,6 +518,10 @@ def _by_meaning(
             # Come to me, or handing me something, as our routine ("so here I am as usual to work out tomorrow's
             # maths", "payday again, so here I am with my list") is that routine, whatever it asks of me.
             label = "habit"
+        if label == "working_style" and (
+            _HOW_WE_WORK_SAID.search(sentence.text) or _HOW_WE_SPLIT_THE_WORK.search(sentence.text)
+        ):
+            said_how_we_work.add(index)
         kept = label is not None and (of_named_work or evidenced(label, sentence.text, match.by_label.get(label, 0.0)))
         if not kept and not told:
             # No lesson read by meaning, or one without its words: the first second reading that holds.
@@ -572,7 +577,29 @@ def _by_meaning(
             outcome = None
     if outcome is not None:
         memories.append(outcome)
-    return memories
+    return _without_reasons_of_a_request(memories, said_how_we_work)
+
+
+def _without_reasons_of_a_request(
+    memories: list[ExtractedRelationalMemory], said_how_we_work: set[int]
+) -> list[ExtractedRelationalMemory]:
+    """A way of working read beside a request of how to answer, in the same message, is that request's reason or its
+    detail ("short paragraphs and bullets whenever you can; I'm dyslexic so big walls of text are rough for me",
+    "respond tersely. I'll follow up if I need more"), not a way of working of its own, unless the message says in
+    its words how we work or split the work."""
+    answered = {
+        m.evidence[0] for m in memories if m.type is RelationalMemoryKind.COMMUNICATION_PREFERENCE and m.evidence
+    }
+    return [
+        m
+        for m in memories
+        if not (
+            m.type is RelationalMemoryKind.WORKING_STYLE
+            and m.evidence
+            and m.evidence[0] in answered
+            and m.evidence[0] not in said_how_we_work
+        )
+    ]
 
 
 # Lost, said of an explanation: "I don't get where it comes from", "human words I said", "too abstract", "the trapdoor
@@ -810,6 +837,10 @@ _OPENS_WITH_I = re.compile(r"^\W*I\b")
 # "pause after each function so I can follow", "don't jump in with a solution yet", "do the whole thing in one go",
 # "give me the plan before we touch any code". MiniLM reads such a sentence by the work it names (a regex, a
 # thesis, a refinance); said to me (`_SAID_TO_US`), it is how they like to work with me, in any words.
+_PART_OF_THE_WORK = (
+    r"(?:drive|write|draft|code|type|try|attempt|explain|review|check|test|ask|answer|lead|navigate|correct|fix|"
+    r"quiz|read|edit)s?"
+)
 _HOW_WE_SPLIT_THE_WORK = re.compile(
     r"(?i)\b(?:(?:myself|on my own) first|first (?:myself|on my own)|"
     r"(?:let me|I['’]ll|I will|I like to|I['’]d like to|I want to) (?:try|do|take a (?:crack|stab|shot)|have a go|"
@@ -821,7 +852,9 @@ _HOW_WE_SPLIT_THE_WORK = re.compile(
     # what I hand over and when: "don't hand me the answer", "don't give me the whole script at once"
     r"(?:don['’]?t|dont|do not|never) (?:just )?(?:give|hand|tell|show|send) me the (?:answers?|solutions?|"
     r"whole \w+)|"
-    r"before (?:we|you) (?:touch|start|write|change|dive)\b[^.!?]*\b(?:plan|outline|agree))"
+    r"before (?:we|you) (?:touch|start|write|change|dive)\b[^.!?]*\b(?:plan|outline|agree)|"
+    # who takes which part: "I drive, you review", "you explain, I try", "I write and you check"
+    r"(?:I|you) " + _PART_OF_THE_WORK + r",? (?:and |then |while )?(?:I|you) " + _PART_OF_THE_WORK + r")\b"
 )
 # The order of what I say, asked to stand: "from now on, start with a one-line summary, then the details", "always
 # point out the biggest weakness first, before any positives". Near a way of working for its "first … then", it asks
