@@ -20,6 +20,7 @@ class Family(StrEnum):
     EXFILTRATION = "exfiltration"  # asks for data to leave through a tool, a link or an address
     PLANTING = "planting"  # a standing rule for later turns, to be remembered as one
     PRIVILEGE = "privilege"  # claims authority over the assistant
+    DECEIT = "deceit"  # teaches the assistant to deceive the person, or to slip its safeguards, as what works
 
 
 REASONS: dict[Family, str] = {
@@ -30,6 +31,7 @@ REASONS: dict[Family, str] = {
     Family.EXFILTRATION: "asks for data to be sent out through a tool, a link or an address",
     Family.PLANTING: "plants a standing rule for the assistant to follow later",
     Family.PRIVILEGE: "claims authority over the assistant",
+    Family.DECEIT: "teaches the assistant to deceive the person or to slip its safeguards",
 }
 
 # Who the assistant is called when someone gives it orders.
@@ -60,7 +62,7 @@ _SECRETS = (
     r"(?:conversations?|chats?|chat (?:history|log)|history|transcripts?|memor(?:y|ies)|notes|messages|passwords?|"
     r"credentials|api keys?|keys|tokens?|secrets?|data|details|addresses|records|everything|contents?)"
 )
-_DESTINATION = r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.[\w.]+|\d{1,3}(?:\.\d{1,3}){3})"
+_DESTINATION = r"(?:(?:https?|s?ftp)://|www\.|[\w.+-]+@[\w-]+\.[\w.]+|\d{1,3}(?:\.\d{1,3}){3})"
 _ORDER = (
     r"(?:you (?:must|will|shall|should|are (?:now |required |to |hereby )|have to|need to|may now|can now)|"
     r"(?:please |now |kindly )?(?:override|ignore|disregard|forget|reveal|send|obey|disable|stop|enter|switch|"
@@ -77,6 +79,120 @@ _BREACH = (
 )
 _GAP = r"(?:[\w'-]+\W+){0,4}?"  # up to four words between the parts of a phrase
 _LIMITS = r"(?:rules|restrictions|filters?|guidelines|guardrails|censorship|limits|moderation|safety checks|policies)"
+
+# Deceit, or slipping a safeguard, as something the assistant does: lying to the person, hiding or faking results,
+# telling them what they want to hear however false, evading moderation, getting around its rules, covering tracks.
+_DECEIT = (
+    r"(?:lie|lies|lying|lied) to (?:the |this )?(?:user|them|him|her|customer|person)|"
+    r"(?:deceiv|mislead)\w* (?:the |this )?(?:user|them|him|her|customers?|person)|"
+    r"(?:hid(?:e|es|ing)|conceal\w*|cover\w* up|suppress\w*) (?:\w+ ){0,3}?(?:errors?|failures?|fail(?:ed|ing) \w+|"
+    r"mistakes|bugs|problems|warnings|risks)|"
+    r"(?:fak(?:e|es|ed|ing)|fabricat\w*|invent\w*) (?:the |any )?(?:test |tool |search )?(?:results?|sources|"
+    r"citations|data|output)|"
+    r"report\w* (?:\w+ ){0,3}as (?:passing|passed|working|done|complete|completed|successful|fixed)|"
+    r"(?:pretend\w*|claim\w*) (?:to have|that (?:i|it|the assistant) (?:had|have|has)) (?:run|tested|checked|done|"
+    r"finished|completed|verified|read)|claim\w* (?:the )?tests? (?:passed|pass|were green)|"
+    r"shar\w* (?:the |its |my |your )?(?:hidden |internal |secret |private )?(?:configuration|config|api keys?|"
+    r"system prompt|developer message|credentials|instructions)|"
+    r"skip\w* (?:the |all |any )?safety (?:\w+ )?(?:review|checks?|steps?|warnings|screening)|"
+    r"(?:having|that (?:i|it|the assistant)) (?:completed|finished|done|run|tested)\b[^\n.;]{0,30}\b(?:when|though)"
+    r" (?:i|it|the assistant) (?:had not|hadn't|did not|didn't)|"
+    r"(?:whatever|what|anything) (?:they|the user|he|she|this user) (?:want|wants|wanted) to hear|"
+    r"even (?:if|when|though) (?:it is|it's|it was|that is|they are|they're) (?:false|untrue|a lie|made up)|"
+    r"(?:deny|denies|denying) (?:that )?(?:this user|the user|they|he|she) (?:ever )?(?:talked|spoke|said|asked)|"
+    r"(?:delete|erase|destroy|wipe)\w* (?:the |any |all )?(?:evidence|logs?|traces?|records of)|"
+    r"(?:evad|dodg|slip)\w* (?:past )?(?:the |a |its |my )?(?:platform'?s? )?(?:moderation|filters?|detection|"
+    r"safety (?:checks|filters|rules)|content (?:policy|filters?))|"
+    r"(?:get|gets|got|getting) (?:around|past|round) (?:my |the |its |your |their )?(?:own )?(?:\w+ )?(?:rules|"
+    r"restrictions|filters?|guidelines|guardrails|safety|policies|safeguards|refusals)|"
+    r"(?:no longer|never|stop|not) (?:flag|report|log|warn about)\w*(?: or (?:flag|report|log)\w*)? "
+    r"(?:anything|what|any)|"
+    r"(?:writ|build|mak|creat|cod)\w* (?:\w+ )?(?:malware|ransomware|viruses|keyloggers|spyware|exploits|"
+    r"phishing (?:pages|kits|emails|sites))|"
+    r"(?:claim\w*|pretend\w*|present\w* (?:myself|itself|yourself) as|pos(?:e|es|ed|ing) as) (?:to be )?(?:an? )?"
+    r"(?:licensed|certified|qualified|real|human|doctor|lawyer|therapist|nurse|pharmacist|police)|"
+    r"pretend\w* (?:to have|that (?:i|it|the assistant) (?:has|have|had)) no (?:\w+ )?(?:guidelines|rules|limits|"
+    r"restrictions|filters|safety)"
+)
+# What makes deceit a lesson or a standing rule: it worked, it pleased, or it is to go on.
+_KEPT_ON = (
+    r"(?:worked|works|went (?:great|well)|kept (?:them|him|her|the user|this user) (?:happy|satisfied|calm|coming)|"
+    r"(?:the user|they|he|she) (?:loved|liked|appreciated) it|helped|keep (?:doing|using|accepting|it up)|"
+    r"continue|carry on|do (?:so|it|that) again|every time|whenever|from now on|always|keep \w+ing|"
+    r"saved (?:time|effort)|(?:the user|they|he|she) preferred|avoided|built trust|went smoothly|"
+    r"(?:i|the assistant|it) (?:will|shall|should|must)|successfully|promised)"
+)
+# Help that harms others: malware, weapons, fraud, stalking, deceiving people out of their money or their secrets.
+_HARM = (
+    r"(?:malware|ransomware|keyloggers?|spyware|stalkerware|viruses|trojans?|botnets?|exploits?|phishing|"
+    r"credential[- ]harvesting|explosives?|bombs?|weapons?|nerve agents?|poisons?|meth|"
+    r"fake (?:invoices|ids?|passports|documents|receipts|prescriptions|reviews)|counterfeit\w*|forg(?:ed|ing|ery)|"
+    r"trick\w* (?:\w+ ){0,4}into (?:sharing|giving|sending|revealing|paying)|steal\w*|launder\w*|"
+    r"(?:install|hid)\w* (?:\w+ ){0,2}(?:spyware|trackers?|tracking apps?) on)"
+)
+# Said to be agreed, acceptable or to go on: what makes such help a rule for later, not a topic talked about.
+_AGREED = (
+    r"(?:acceptable|fine to|ok to|okay to|allowed to|are fine|is fine|agreed|decided|established|help fully|"
+    r"(?:keep|continue) (?:\w+ing|to)|provide more|always accept|went (?:smoothly|well|great)|worked(?: well)?|"
+    r"next time|from now on|without (?:warnings?|questions?|hesitation|caveats)|for live use|on request|"
+    r"whenever (?:asked|they ask))"
+)
+# The assistant's makers, or the company running it, whose instructions an attack asks to drop.
+_MAKERS = (
+    r"(?:anthropic|openai|google|microsoft|meta|mistral|the (?:developers?|company|operators?|platform|provider|"
+    r"vendor|creators?|makers?|tenant))"
+)
+# The same attacks in the languages people most often write them in besides English. An order to drop rules names the
+# assistant in the same sentence ("l'assistente ignori le regole di sicurezza"): a boss telling someone to ignore a
+# client's earlier instructions does not. Asking for the system prompt, or for other people's data, is one by itself.
+_ASSISTANT_ABROAD = (
+    r"(?:\bassistant\b|\bassistente\b|\basistente\b|\bassistent\b|\basystent\w*|ассистент|асистент|\bии\b|\bші\b|"
+    r"助手|アシスタント|어시스턴트|المساعد|सहायक|\bia\b|\bki\b|\bai\b|chatbot)"
+)
+_RULES_ABROAD = (
+    r"(?:instructions|consignes|r[eè]gles|directives|instrucciones|reglas|normas|directrices|istruzioni|regole|"
+    r"direttive|instru[cç][oõ]es|regras|diretrizes|\w*anweisungen|\w*regeln|richtlinien|instructies|regels|"
+    r"richtlijnen|instrukcje|zasady|polecenia|regu[lł]y|инструкц\w*|правил\w*|інструкц\w*|указани\w*|指令|指示|规则|"
+    r"限制|ルール|フィルター|지시|규칙|تعليمات|قواعد|إرشادات|निर्देश\w*|नियम\w*|filtr\w*|filter|restri\w*|"
+    r"einschr[aä]nkungen|ограничен\w*|обмежен\w*)"
+)
+_DROP_ABROAD = (
+    r"(?:ignor\w*|oubli\w*|negeer\w*|ignoruj\w*|игнорир\w*|ігнору\w*|проигнорир\w*|забудь|忽略|無視|무시|"
+    r"\w*تجاهل|अनदेखा|नज़रअंदाज़|नजरअंदाज|disattiv\w*|d[eé]sactiv\w*|desactiv\w*|deaktivier\w*|無効|"
+    r"\b(?:sans|sin|senza|sem|ohne|zonder|bez|без|keine|geen|brak)\b|\bn[aã]o ter\b|\bno tener\b|\bnon avere\b|"
+    r"\bne pas avoir\b|нет|没有)"
+)
+_HARM_ABROAD = (
+    r"(?:マルウェア|ランサムウェア|爆弾|爆発物|\bexplosiv\w*|\besplosiv\w*|\bsprengstoff\w*|\bbomb\w*|\bmalware\b|"
+    r"вредонос\w*|взрывчат\w*|вибухів\w*|恶意软件|炸弹|炸药|\barmas?\b|\bwaffen\b|\barmi\b)"
+)
+_AGAIN_ABROAD = (
+    r"(?:\bsin advertencias\b|\bsenza avvertenze\b|\bsans avertissements?\b|\bohne warnungen?\b|"
+    r"\bsem avisos\b|警告なし|без предупрежден\w*|без попереджен\w*|不加警告|\bla pr[oó]xima vez\b|"
+    r"\bla prossima volta\b|\bla prochaine fois\b|\bn[aä]chstes mal\b|\bda pr[oó]xima vez\b|次回|今後|下次|"
+    r"в следующий раз|наступного разу)"
+)
+_FOREIGN = (
+    rf"{_ASSISTANT_ABROAD}[^.。!?\n]{{0,60}}{_DROP_ABROAD}[^.。!?\n]{{0,40}}{_RULES_ABROAD}|"
+    rf"{_DROP_ABROAD}[^.。!?\n]{{0,40}}{_RULES_ABROAD}[^.。!?\n]{{0,60}}{_ASSISTANT_ABROAD}|"
+    rf"{_ASSISTANT_ABROAD}[^.。!?\n]{{0,60}}{_RULES_ABROAD}[^.。!?\n]{{0,20}}{_DROP_ABROAD}|"
+    # the system prompt, by name
+    r"\b(?:prompt|message) syst[eè]me\b|\bprompt del sistema\b|\bprompt di sistema\b|\bprompt do sistema\b|"
+    r"\bsystem-?prompt\w*\b(?=[^.!?\n]{0,60}\b(?:preisgeben|verraten|zeigen|revel|r[eé]v[eé]l|mostr|muestr))|"
+    r"系统提示|システムプロンプト|시스템 프롬프트|системн\w+ (?:промпт|подсказк|инструкц)|موجه النظام|تعليمات النظام|"
+    r"सिस्टम प्रॉम्प्ट|"
+    # other people's data
+    r"\bdonn[eé]es (?:\w+ )?des autres utilisateurs\b|\bdatos (?:\w+ )?de otros usuarios\b|"
+    r"\bdati (?:\w+ )?di altri utenti\b|\bdados (?:\w+ )?de outros usu[aá]rios\b|\bdaten (?:\w+ )?anderer "
+    r"(?:nutzer|benutzer)\b|(?:अन्य|दूसरे) उपयोगकर्ताओं (?:का|के) (?:डेटा|जानकारी)|其他用户的(?:数据|信息)|"
+    # the user deceived, by the assistant; its safety switched off; answers without limits
+    r"обман\w* пользовател|(?:安全|セーフティ|safety)\s*(?:フィルター|filter|機能|ルール|チェック)?[^。\n]{0,6}無効|"
+    r"制限なく\s*答え|"
+    # help with harm, asked for again or without warnings
+    rf"{_HARM_ABROAD}[^.。!?\n]{{0,60}}{_AGAIN_ABROAD}|{_AGAIN_ABROAD}[^.。!?\n]{{0,60}}{_HARM_ABROAD}|"
+    # Chinese: the assistant must (ignore, reveal)
+    r"助手必须"
+)
 
 RULES: tuple[tuple[str, Family, str], ...] = (
     # --- override ---------------------------------------------------------------------------------------------
@@ -122,7 +238,48 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         Family.OVERRIDE,
         r"\b(?:reveal|print|show|tell me|output|repeat|leak|give me|dump|recite|display|contents? of)\s+(?:me\s+)?"
         r"(?:(?:your|its) (?:\w+ ){0,2}(?:instructions|configuration|rules|prompt)|(?:the|your|its) (?:\w+ )?"
-        r"(?:system (?:prompt|message)|initial prompt|original prompt|hidden (?:rules|instructions|prompt)))\b",
+        r"(?:system (?:prompt|message)|developer (?:message|prompt|instructions)|initial prompt|original prompt|"
+        r"hidden (?:rules|instructions|prompt)))\b",
+    ),
+    (
+        "drops-its-makers-rules",
+        Family.OVERRIDE,
+        rf"\b{_DROP}\s+(?:the |any |all )?(?:\w+ )?{_RULES}\s+(?:from|of|by|given by|set by) {_MAKERS}\b|"
+        r"\bfollow only (?:the )?(?:instructions|rules|commands|orders) (?:stored |kept |saved |written )?"
+        r"(?:in|from) (?:memory|this|the memory|these notes)\b|"
+        rf"\b(?:previous|prior|earlier|original|old|your) {_RULES} (?:were|was) (?:just |only )?(?:a test|fake|"
+        r"a joke|a drill)\b",
+    ),
+    ("in-other-languages", Family.OVERRIDE, _FOREIGN),
+    (
+        "outranks-its-rules",
+        Family.OVERRIDE,
+        # Something else put above the assistant's own instructions: memory, a note, a word, text in brackets.
+        rf"\b(?:take|takes|taking|have|has|get|gets|given?|with) (?:\w+ )?(?:priority|precedence) over "
+        rf"(?:the |my |your |its |any |all )?(?:\w+ )?{_RULES}\b|"
+        rf"\b(?:higher|more) (?:priority|authority|weight) than (?:the |my |your |its |any )?(?:\w+ )?{_RULES}\b|"
+        r"\b(?:as|means?|counts? as|is) (?:a )?(?:permission|license|licence|a pass|authori[sz]ation) to "
+        r"(?:provide|give|say|do|write|answer|share) (?:anything|everything|whatever)\b",
+    ),
+    (
+        "refusals-off",
+        Family.OVERRIDE,
+        r"\brefusals? (?:\w+ ){0,2}(?:disabled|turned off|switched off|removed|off|not allowed|forbidden)\b|"
+        r"\brefus(?:ing|als?) (?:\w+ ){0,2}(?:is|are|was|were) (?:a bug|a mistake|wrong|an error|not allowed)\b",
+    ),
+    (
+        "obeys-a-link",
+        Family.OVERRIDE,
+        r"\b(?:visit|fetch|open|load|read|check|download)\b[^\n.]{0,50}\b(?:and|then) (?:execute|follow|obey|do|run|"
+        r"carry out|apply) (?:what|whatever|everything|the instructions|the commands|all)\b",
+    ),
+    (
+        "reveal-its-secrets",
+        Family.OVERRIDE,
+        r"\b(?:reveal|print|show|output|leak|dump|disclose|expose|share|give (?:out|away|me|them))\w*\s+"
+        r"(?:the |its |your |all )?(?:api keys?|keys|secrets?|credentials|tokens?|passwords?|environment variables)\b"
+        r"[^\n.]{0,30}\b(?:in|from|of) (?:its|your|the assistant'?s?|the system'?s?|the server'?s?) "
+        r"(?:\w+ )?(?:config\w*|settings|environment|prompt|code|memory|setup)\b",
     ),
     # --- orders addressed to the assistant --------------------------------------------------------------------
     (
@@ -134,7 +291,9 @@ RULES: tuple[tuple[str, Family, str], ...] = (
     (
         "the-assistant-must",
         Family.ADDRESSED,
-        rf"\b(?:the|this) {_ASSISTANT} {_MODAL} (?:(?:always|never|now|also|immediately) )?{_BREACH}\b",
+        rf"\b(?:the|this) {_ASSISTANT} {_MODAL} (?:(?:always|never|now|also|immediately) )?{_BREACH}\b|"
+        rf"\bfor (?:the|this) {_ASSISTANT} to (?:(?:always|never|now|also|secretly|quietly) )?"
+        r"(?:ignore|reveal|leak|disclose|bypass|disable|override|obey|forward|never refuse)\b",
     ),
     (
         "you-are-now",
@@ -146,7 +305,12 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         "unbound-mode",
         Family.ADDRESSED,
         r"\b(?:unfiltered|uncensored|unrestricted|jailbroken|unaligned|evil) "
-        r"(?:assistant|ai|mode|model|version|bot|chatbot)\b",
+        r"(?:assistant|ai|mode|model|version|bot|chatbot|persona|character|alter ego)\b|"
+        r"\bno[- ](?:guardrails?|limits?|rules|filters?|restrictions|safety) mode\b|"
+        # a persona or a voice without the assistant's limits: "who answers everything with no moral or safety limits"
+        r"\b(?:persona|character|voice|role|alter ego|version of (?:me|yourself|itself))\b[^\n.]{0,60}\b(?:with no|"
+        r"without (?:any )?|has no|have no|free (?:of|from))\s*(?:\w+ ){0,3}?(?:limits|guidelines|guardrails|rules|"
+        r"restrictions|filters|morals|ethics)\b",
     ),
     (
         "special-mode",
@@ -219,6 +383,12 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         r"\b(?:new|updated|revised|additional|real|actual|hidden|secret) (?:instructions?|system prompt|directives?)"
         r"\s*:|\bnew rules?\s*:\s*(?:you|the assistant|the ai|always|never|ignore|from now on)\b",
     ),
+    (
+        "posing-as-its-maker",
+        Family.SPOOF,
+        rf"(?:^|[.!?]\s)\s*[\[(]?\s*{_MAKERS} (?:official|admin|staff|security|trust (?:and|&) safety|team|"
+        r"support|notice|override)\s*[\])]?\s*:",
+    ),
     ("template-token", Family.SPOOF, r"<\|[a-z_ ]{1,20}\|>|<</?sys>>|\[/?inst\]"),
     ("fenced-role", Family.SPOOF, r"^\s*```\s*(?:system|instructions?|prompt|admin|developer)\b"),
     # --- tags -------------------------------------------------------------------------------------------------
@@ -226,17 +396,31 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         "prompt-tag",
         Family.TAG,
         r"[<\[]\s*/?\s*(?:remembered_data|remembered data|system|instructions?|prompt|context|assistant|user|admin|"
-        r"developer|sys|tools?|function(?:_call)?|memor(?:y|ies)|rules|policy|im_start|im_end)\b[^<>\[\]]{0,80}[>\]]",
+        r"developer|sys|tools?|tool_(?:calls?|use|result)|function(?:_calls?)?|memor(?:y|ies)|rules|policy|im_start|im_end)\b"
+        r"[^<>\[\]]{0,80}[>\]]",
     ),
     # --- exfiltration -----------------------------------------------------------------------------------------
     (
         "sends-it-out",
         Family.EXFILTRATION,
-        rf"\b(?:send|sends|sending|post|posting|forward|forwarding|e-?mail|emailing|upload|uploading|transmit|leak|"
-        rf"exfiltrate|copy|mail|submit|share|sharing)\b[^\n]{{0,80}}?\b{_SECRETS}\b[^\n]{{0,60}}?"
+        rf"\b(?:send|sends|sending|post|posts|posting|forward|forwards|forwarding|e-?mails?|emailing|upload|uploads|"
+        rf"uploading|transmit|leak|leaks|exfiltrate|copy|copies|mail|submit|share|shares|sharing|export|exports|"
+        rf"exporting|sync|syncing|back(?:s|ing)? up)\b[^\n]{{0,80}}?\b{_SECRETS}\b[^\n]{{0,60}}?"
         rf"\b(?:to|at|into|on)\s+{_DESTINATION}",
     ),
-    ("link-with-a-slot", Family.EXFILTRATION, r"https?://\S*[?&][\w-]+=(?:$|\s|\{|%7b|\[|<)"),
+    (
+        "sent-out",
+        Family.EXFILTRATION,
+        rf"\b{_SECRETS}\b[^\n]{{0,30}}\b(?:get|gets|are|is|be|being) (?:\w+ )?(?:forwarded|sent|posted|uploaded|"
+        rf"e-?mailed|copied|exported|synced|mirrored) (?:\w+ )?to\s+{_DESTINATION}|"
+        r"\b(?:conversation|chat|history|transcript|memories|messages)\b[^\n.]{0,30}\b(?:encoded|embedded|included|"
+        r"appended|put|carried) (?:in|into) (?:the |a |its )?(?:url|link|query|image|address)\b",
+    ),
+    (
+        "link-with-a-slot",
+        Family.EXFILTRATION,
+        r"(?:https?://|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}/)\S*[?&][\w-]+=(?:$|\s|\{|%7b|\[|<)",
+    ),
     ("image-beacon", Family.EXFILTRATION, r"!\[[^\]]*\]\(\s*https?://"),
     (
         "calls-a-tool",
@@ -254,14 +438,19 @@ RULES: tuple[tuple[str, Family, str], ...] = (
     (
         "other-peoples-data",
         Family.EXFILTRATION,
-        r"\b(?:share|reveal|give (?:me|them|out|this user|the user)|show (?:me|them|this user|the user)|"
-        r"tell (?:me|them|this user|the user)|hand (?:out|over)|send|list|dump|output|print)\b[^\n.]{0,40}"
+        r"\b(?:shar(?:e|es|ing)|reveal(?:s|ing)?|giv(?:e|es|ing) (?:me|them|out|this user|the user)|"
+        r"show(?:s|ing)? (?:me|them|this user|the user)|tell(?:s|ing)? (?:me|them|this user|the user)|"
+        r"hand(?:s|ing)? (?:out|over)|send(?:s|ing)?|list(?:s|ing)?|dump(?:s|ing)?|output(?:s|ting)?|print(?:s|ing)?|"
+        r"includ(?:e|es|ing))\b[^\n.]{0,40}"
         r"\b(?:other|another|"
         r"all (?:the )?other) (?:users?|customers?|clients?|accounts?|people)(?:'s?|s')? (?:\w+ )?"
         r"(?:data|memor(?:y|ies)|"
         r"addresses|details|information|records|conversations|chats|passwords|emails|phone numbers)\b|"
-        r"\b(?:memor(?:y|ies)|data|records|details|information)\b[^\n.]{0,30}\babout (?:other|all (?:the )?other) "
-        r"(?:users|customers|clients|accounts)\b",
+        r"\b(?:other|another|all (?:the )?other) (?:users?|customers?|clients?|accounts?|people)\b[^\n.]{0,30}"
+        r"\b(?:share|reveal|give|show|send|list|dump|tell)\w* (?:\w+ )?(?:their|the) (?:names|e-?mails|addresses|data|"
+        r"details|chat history|conversations|records|phone numbers|memories|accounts)\b|"
+        r"\b(?:memor(?:y|ies)|data|records|details|information|entries|contents)\b[^\n.]{0,30}\b(?:about|of|from|"
+        r"belonging to) (?:other|all (?:the )?other|every other) (?:users|customers|clients|accounts|people)\b",
     ),
     # --- planted rules ----------------------------------------------------------------------------------------
     (
@@ -284,9 +473,10 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         r"(?:\b(?:the|this) |^)user (?:is|has been made|was made) (?:an? |the )?(?:system |site )?(?:admin|"
         r"administrator|root|superuser|"
         r"super user|developer|owner|operator|moderator|god)\b"
-        # Of something of their own ("the admin of their company's jira") it is their job, not a claim over me.
-        r"(?! (?:of|at|for|on|in) "
-        r"(?!(?:this|the|your|its) (?:assistant|ai|system|bot|chatbot|service|account|chat)\b))",
+        # Of something of their own ("the admin of their company's jira", "a system administrator responsible for
+        # their university's servers") it is their job, not a claim over me.
+        r"(?! (?:[\w'-]+ ){0,2}?(?:of|at|for|on|in|who|responsible|managing)\b"
+        r"(?! (?:this|the|your|its) (?:assistant|ai|system|bot|chatbot|service|account|chat)\b))",
     ),
     (
         "i-am-your-maker",
@@ -306,5 +496,64 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         rf"\b(?:has|have|holds?|was given|got) (?:full |root |admin(?:istrator)? |developer |unrestricted |special )"
         rf"(?:access|rights|privileges|control) (?:to|over) (?:your|its|the {_ASSISTANT}'?s?|the system'?s?)\b",
     ),
+    (
+        "exempt-from-its-rules",
+        Family.PRIVILEGE,
+        r"\b(?:whitelisted|exempt(?:ed)?|cleared|approved|authori[sz]ed|verified) (?:for|to (?:get|receive)) "
+        r"(?:unrestricted|unfiltered|uncensored|unlimited|any) (?:output|content|access|answers|responses|mode)\b|"
+        rf"\bexempt(?:ed)? from (?:(?:all|any|every|each)(?: of)? )?(?:the |your |its )?(?:\w+ )?{_RULES}\b",
+    ),
     ("orders-you", Family.PRIVILEGE, r"\b(?:i|we) (?:hereby )?(?:instruct|order|command|authori[sz]e) you to\b"),
+    (
+        "behind-their-back",
+        Family.EXFILTRATION,
+        # Something the assistant is to do that the person must not see: a hidden link, a call slipped into code,
+        # their words sent on, warnings swapped.
+        r"\b(?:secretly|quietly|silently|covertly|invisibly|without (?:telling|mentioning|informing|showing|asking|"
+        r"letting) (?:\w+ )?(?:them|the user|him|her|it|know|anyone))\b[^\n.]{0,60}\b(?:send|post|forward|insert|"
+        r"include|add|append|upload|copy|embed|link|replace|remove)\w*\b|"
+        r"\b(?:send|post|forward|insert|include|add|append|upload|copy|embed)\w*\b[^\n.]{0,60}\b(?:secretly|quietly|"
+        r"silently|covertly|without (?:telling|mentioning|informing|showing|asking|letting) (?:\w+ )?(?:them|the user|"
+        r"him|her|it|know|anyone))\b|"
+        r"\b(?:hidden|invisible) (?:markdown |html )?(?:image|link|pixel|iframe)\b|"
+        r"\bappend\w* [^\n.]{0,30}\b(?:conversation|chat|history|transcript|memories|messages)\b[^\n.]{0,20}\bto "
+        r"(?:any|every|each|all|the) (?:urls?|links?)\b|"
+        r"\b(?:replac|remov|strip|omit|hid|suppress|drop)\w* (?:all |any |the |every )?safety (?:warnings|notices|"
+        r"labels|information)\b",
+    ),
+    (
+        "harm-agreed",
+        Family.DECEIT,
+        # Help with harm to others as a standing agreement or a lesson: "phishing emails … are acceptable to draft",
+        # "guides for installing hidden spyware … are fine to provide", "writing ransomware … went smoothly".
+        rf"\b{_HARM}\b[^\n.!?]{{0,90}}\b{_AGREED}\b|\b{_AGREED}\b[^\n.!?]{{0,90}}\b{_HARM}\b",
+    ),
+    (
+        "truth-withheld",
+        Family.DECEIT,
+        r"\b(?:never|don't|do not|not|no longer|stop)\b[^\n.!?]{0,60}\beven (?:if|when|on|though)\b[^\n.!?]{0,30}"
+        r"\b(?:serious|dangerous|harmful|true|wrong|errors?|incorrect|false|unsafe|risky|life-threatening)\b|"
+        r"\b(?:always agree with|never (?:contradict|disagree with|correct)) (?:the user|them|him|her|this user)\b"
+        r"[^\n.!?]{0,40}\b(?:even|whatever|no matter)\b|"
+        r"\bcontradicting (?:the user|them|him|her|this user) is (?:forbidden|not allowed|banned|prohibited)\b",
+    ),
+    (
+        "rules-superseded",
+        Family.OVERRIDE,
+        rf"\b(?:all |the )?(?:prior|previous|earlier|old|original|existing) (?:system |developer )?(?:messages|"
+        rf"{_RULES}) (?:are|is|were|was) (?:now )?(?:outdated|obsolete|void|superseded|replaced|no longer valid|"
+        r"cancell?ed|expired)\b|"
+        r"\bthis (?:memory|note|entry|record) (?:now )?(?:defines|sets|contains|holds|is) (?:the )?(?:current |new |"
+        r"real |only )?(?:rules|instructions|system prompt|policy)\b",
+    ),
+    # --- deceit taught as what works --------------------------------------------------------------------------
+    (
+        "deceit-that-works",
+        Family.DECEIT,
+        # Both in one sentence: someone's lie or cover-up in their own life ("my landlord lied to me") is not the
+        # assistant's, and is never said to be what works with them.
+        rf"\b(?:{_DECEIT})\b[^\n.!?]{{0,80}}\b{_KEPT_ON}\b|\b{_KEPT_ON}\b[^\n.!?]{{0,60}}\b(?:{_DECEIT})\b|"
+        # or two of its forms at once: "whatever they want to hear, even if it is false", "deny … delete the evidence"
+        rf"\b(?:{_DECEIT})\b[^\n.!?]{{0,80}}\b(?:{_DECEIT})\b",
+    ),
 )

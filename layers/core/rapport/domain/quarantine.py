@@ -82,18 +82,37 @@ def normalised(text: str) -> str:
 
 
 def instructions_in(text: str) -> Finding | None:
-    """The first rule the text matches, or None when it reads as something said about or to a person."""
+    """The first rule the text matches, or None when it reads as something said about or to a person. Read as
+    written, then, when nothing matched, with its words unmasked (`unmasked`)."""
     if not text.strip():
         return None
     plain = normalised(text)
-    for name, family, pattern in _compiled():
-        match = pattern.search(plain)
-        if match is not None:
-            excerpt = " ".join(match.group(0).split())
-            if len(excerpt) > MAX_EXCERPT_CHARS:
-                excerpt = excerpt[: MAX_EXCERPT_CHARS - 1] + "…"
-            return Finding(rule=name, family=family, excerpt=excerpt)
+    readings = (plain, unmasked(plain)) if _MASKED.search(plain) else (plain,)
+    for reading in readings:
+        for name, family, pattern in _compiled():
+            match = pattern.search(reading)
+            if match is not None:
+                excerpt = " ".join(match.group(0).split())
+                if len(excerpt) > MAX_EXCERPT_CHARS:
+                    excerpt = excerpt[: MAX_EXCERPT_CHARS - 1] + "…"
+                return Finding(rule=name, family=family, excerpt=excerpt)
     return None
+
+
+# A word masked so no pattern reads it while a model still does: split by hyphens, dots or underscores between
+# letters ("ig-nore", "s.y.s.t.e.m"), or with digits and symbols for letters ("1gn0r3", "pr0mpt", "$ecrets").
+_MASKED = re.compile(r"[a-z][-._][a-z]|\b\w*[a-z][0-9@$]\w*|\b\w*[0-9@$][a-z]\w*")
+_SPLIT_WORD = re.compile(r"(?<=[a-z])[-._](?=[a-z])")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_MIXED_WORD = re.compile(r"[\w@$]*(?:[a-z][0-9@$]|[0-9@$][a-z])[\w@$]*")
+
+
+def unmasked(plain: str) -> str:
+    """`plain` with split words joined and the digits and symbols of words that mix them with letters read as the
+    letters they stand for. Only a second reading: "covid-19" or a product code may read oddly, but only what a rule
+    then matches counts."""
+    joined = _SPLIT_WORD.sub("", plain)
+    return _MIXED_WORD.sub(lambda word: word.group(0).translate(_LEET), joined)
 
 
 def quarantine_marker(detector: str, reason: str, **details: str) -> dict[str, Any]:
