@@ -99,6 +99,42 @@ CASES: list[tuple[str, Verdict, str | None]] = [
     # corrections of fact are never dropped as negative, however they are phrased
     ("User corrected me: their dog is named Rex, not Max", Verdict.ALLOWED, None),
     ("User said my answer was wrong: the meeting is on Tuesday, not Monday", Verdict.ALLOWED, None),
+    # a lesson said with the reaction after what I did, or as what my answer was
+    (
+        "I fixed the wrong file and the user lost patience",
+        Verdict.REFRAMED,
+        "With this user, avoid fixing the wrong file",
+    ),
+    (
+        "He said my estimates were always too optimistic",
+        Verdict.REFRAMED,
+        "With this user, avoid estimates that were always too optimistic",
+    ),
+    ("User found my summary too dry", Verdict.REFRAMED, "With this user, avoid a summary that is too dry"),
+    (
+        "User got defensive when I questioned her budget",
+        Verdict.REFRAMED,
+        "With this user, avoid questioning their budget",
+    ),
+    (
+        "My breakdown of the tax rules went over her head",
+        Verdict.REFRAMED,
+        "With this user, avoid a breakdown of the tax rules that goes over their head",
+    ),
+    # a slip of mine with nothing learnt, a judgement, a chat that only happened, help turned down
+    ("I botched the timezone maths", Verdict.BLOCKED, None),
+    ("I got the recipe's oven temperature wrong", Verdict.BLOCKED, None),
+    ("User is not a very good speller", Verdict.BLOCKED, None),
+    ("He's pretty gullible", Verdict.BLOCKED, None),
+    ("Nothing much happened today", Verdict.BLOCKED, None),
+    ("Had a short chat with the user this afternoon", Verdict.BLOCKED, None),
+    ("User skipped the workout plan I drew up", Verdict.BLOCKED, None),
+    ("My idea to refinance was declined", Verdict.BLOCKED, None),
+    # and what only looks like them
+    ("User is not a morning person", Verdict.ALLOWED, None),
+    ("User skipped breakfast before the exam", Verdict.ALLOWED, None),
+    ("User felt rushed at work this week", Verdict.ALLOWED, None),
+    ("I mixed up their kids' names, so I check the family notes first now", Verdict.ALLOWED, None),
 ]
 
 

@@ -11,7 +11,9 @@ import re
 
 _REACTION = (
     r"(?:annoyed|upset|frustrated|irritated|confused|lost|unhappy|thrown|put off|bothered|overwhelmed|impatient|"
-    r"angry|mad|cross|fed up|bored)"
+    r"angry|mad|cross|fed up|bored|exasperated|discouraged|defensive|rushed|dismissed|stuck|embarrassed|hurt|"
+    r"patronised|patronized|talked down to|tuned out|gave up|switched off|shut down|glazed over|"
+    r"(?:snapped|got short|was short|got curt) (?:at|with) me)"
 )
 # Losing one's temper or patience is a reaction too: "She lost her patience when I restarted the explanation".
 _TEMPER = r"(?:lost (?:(?:her|his|their|the user's) )?(?:temper|patience|cool))"
@@ -20,9 +22,36 @@ _WHO = r"(?:(?:the )?user|he|she|they|(?-i:[A-Z][a-z]+))"
 # "User was annoyed (that|when|because) I gave…", "He lost his temper when I asked…", "User couldn't follow when I
 # jumped…", "Frustrated because I kept suggesting…": what I did is the clause after "I".
 _I_DID = re.compile(
-    rf"(?i)^(?:{_WHO} )?(?:(?:was|were|got|seemed|felt|became|is|are) )?(?:(?:a bit|very|really|quite|so) )?"
+    rf"(?i)^(?:{_WHO} )?(?:(?:was|were|got|seemed|felt|became|is|are) )?(?:(?:a bit|very|really|quite|so|"
+    r"completely|totally|visibly) )?"
     rf"(?:{_TEMPER}|{_REACTION}|(?:couldn't|could not|didn't|did not) (?:follow|keep up))"
     r"(?: (?:that|when|because|as|after))? I (?P<did>[a-z]+(?: [a-z]+ing)?)\b(?P<rest>[^.;!?]*)"
+)
+# "I over-explained a one-line fix and the user lost patience", "I explained the clause in legal terms and she was
+# completely lost": what I did comes first, the reaction after "and".
+_I_DID_THEN = re.compile(
+    rf"(?i)^I (?P<did>[a-z]+(?:-[a-z]+)?(?: [a-z]+ing)?)\b(?P<rest>[^.;!?]*?),? and (?:then )?{_WHO} "
+    rf"(?:(?:was|were|got|seemed|felt|became) )?(?:(?:a bit|very|really|quite|so|completely|totally|visibly) )?"
+    rf"(?:{_TEMPER}|{_REACTION}|(?:couldn't|could not|didn't|did not) (?:follow|keep up))\W*$"
+)
+# "She said my summaries were vague", "User found my tone too formal", "complained the emails I drafted sounded stiff".
+_NOT_LINKING = r"(?!(?:was|were|is|are|sounded|felt|seemed|came|read|too|far|a|very|so)\b)"
+_FOUND_MY = re.compile(
+    rf"(?i)^(?:{_WHO} )?(?:said|told me|felt|found|thought)(?: that)? my "
+    rf"(?P<thing>[a-z]+(?: {_NOT_LINKING}[a-z]+){{0,2}}) "
+    r"(?P<rest>(?:was|were|is|are|sounded|felt|seemed|came across|read) [^.;!?]*|(?:too|far too|a bit|very|so) "
+    r"[^.;!?]*|(?:jarring|confusing|patronising|patronizing|cold|vague|stiff|preachy|wordy|robotic|condescending)"
+    r"\b[^.;!?]*)"
+)
+_COMPLAINED_OF_WHAT_I_DID = re.compile(
+    rf"(?i)^(?:{_WHO} )?(?:complained|said|told me|felt|found|thought)(?: that)? (?:the )?(?P<thing>[a-z]+) I "
+    r"(?:drafted|wrote|made|sent|gave|suggested|picked|chose|put together|proposed)(?: (?:for|to) (?:them|her|him))? "
+    r"(?P<rest>(?:was|were|sounded|felt|seemed|came across|read) [^.;!?]*)"
+)
+# "My explanation of compound interest went over the user's head".
+_OVER_HEAD = re.compile(
+    r"(?i)^my (?P<thing>[a-z]+(?: [a-z]+){0,4}?) went (?:way |right |straight )?over "
+    r"(?:the user's|her|his|their) head\W*$"
 )
 # "Confused her by mixing metric and imperial units": what I did is the -ing clause after "by".
 _BY_DOING = re.compile(
@@ -61,6 +90,8 @@ _IRREGULAR = {
     "lost": "losing",
     "upset": "upsetting",
 }
+# The verbs that already link a thing to what it was ("were vague", "sounded stiff").
+_LINKING = frozenset({"was", "were", "is", "are", "sounded", "felt", "seemed", "came", "read"})
 # A past that keeps going ("kept suggesting") is its -ing verb.
 _ONGOING = frozenset({"kept", "started", "began"})
 _PRONOUNS = {
@@ -94,6 +125,16 @@ def lesson_of(note: str) -> str | None:
     if complained is not None:
         thing = complained["thing"].lower()
         return f"With this user, avoid {_a(thing)}{thing} that {_their(complained['rest'].rstrip(' ,'))}"
+    for form in (_FOUND_MY, _COMPLAINED_OF_WHAT_I_DID):
+        said = form.match(text)
+        if said is not None:
+            thing, rest = said["thing"].lower(), _their(said["rest"].rstrip(" ,"))
+            verb = "" if rest.split(" ", 1)[0] in _LINKING else ("are " if _a(thing) == "" else "is ")
+            return f"With this user, avoid {_a(thing)}{thing} that {verb}{rest}"
+    over = _OVER_HEAD.match(text)
+    if over is not None:
+        thing = over["thing"].lower()
+        return f"With this user, avoid {_a(thing)}{thing} that {'go' if _a(thing) == '' else 'goes'} over their head"
     harm = _MY_HARM.match(text)
     if harm is not None:
         doing = _doing(harm["did"])
@@ -104,7 +145,7 @@ def lesson_of(note: str) -> str | None:
             return f"With this user, avoid {doing} them{rest}"
         return f"With this user, avoid {doing} them with my {harm['thing'].lower()}{rest}"
     by_doing = _BY_DOING.match(text)
-    found = by_doing or _I_DID.match(text)
+    found = by_doing or _I_DID.match(text) or _I_DID_THEN.match(text)
     if found is None:
         return None
     doing = found["did"].lower() if by_doing else _doing(found["did"])
@@ -115,8 +156,10 @@ def lesson_of(note: str) -> str | None:
 
 
 def _a(thing: str) -> str:
-    """The article a thing takes in a lesson: none for a plural ("replies that were…"), else "a" or "an"."""
-    if thing.endswith("s") and not thing.endswith("ss"):
+    """The article a thing takes in a lesson: none for a plural ("replies that were…"), else "a" or "an". Its number
+    is its head noun's, the last word before any "of" ("a breakdown of the tax rules")."""
+    head = thing.split(" of ")[0].split()[-1]
+    if head.endswith("s") and not head.endswith("ss"):
         return ""
     return "an " if thing[0] in "aeiou" else "a "
 

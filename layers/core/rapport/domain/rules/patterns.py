@@ -772,8 +772,9 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
     FilterRule(
         r"(?i)\bmy (?:suggestion|advice|idea|answer|recommendation|proposal|approach|solution|help|plan)s? "
         r"(?:(?:to|of|for|about) [\w' -]{1,40}? )?(?:was|were|got|has been|have been) "
-        r"(?:rejected|dismissed|ignored|turned down|shot down|refused|"
-        r"not (?:wanted|welcome|appreciated))|\b(?:rejected|ignored|dismissed|brushed off) (?:my|the assistant's|me)\b",
+        r"(?:rejected|dismissed|ignored|turned down|shot down|refused|declined|vetoed|passed over|"
+        r"not (?:wanted|welcome|appreciated|taken up))|"
+        r"\b(?:rejected|ignored|dismissed|brushed off) (?:my|the assistant's|me)\b",
         "A rejected suggestion is not a lesson; what the user wanted instead would be.",
     ),
     FilterRule(
@@ -796,6 +797,7 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
     ),
     FilterRule(
         r"(?i)\b(?:rejected|ignored|dismissed|brushed off|waved off|shot down|turned down|declined|refused|said no to|"
+        r"skipped|never (?:opened|read|looked at|used|tried)|"
         r"passed on|(?:wasn't|was not|isn't|is not|weren't) (?:interested in|keen on|open to)|"
         r"(?:wouldn't|would not|won't) (?:listen|hear of|consider|try)|didn't want)\b"
         r"(?![^.]*\b(?:instead|rather|preferred|prefers|asked for|would like)\b)[^.]*"
@@ -815,7 +817,14 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
     FilterRule(
         r"(?i)\bnot (?:(?:very|too|that|so|particularly|exactly|the) ){1,2}"
         r"(?:bright|smart|clever|sharp|sharpest|brightest)\b|"
-        r"\b(?:dim-?witted|slow on the uptake|a bit thick|not all there)\b",
+        r"\b(?:dim-?witted|slow on the uptake|a bit thick|not all there)\b|"
+        r"\b(?:user|she|he|they)(?:'s|'re| is| are| was| were| seems| seemed) (?:honestly |frankly |really |pretty |"
+        r"quite |so |very |rather |kind of |a bit |a little )*(?:naive|gullible|a (?:bit of a |real |total )?mess|"
+        r"illogical|scatterbrained|hopeless|thick|dense|clueless)\b|"
+        r"\b(?:can't|cannot|can not|doesn't|does not) (?:think|reason) (?:logically|straight|clearly)\b|"
+        r"\buser (?:is|was|seems) not (?:a |an )?(?:very |particularly |terribly |especially )?(?:good|great|strong|"
+        r"competent|capable|bright|smart) (?:writer|thinker|learner|student|speller|reader|communicator|coder|"
+        r"programmer|cook|driver|listener)\b",
         "A judgement of the user's mind helps no future conversation.",
     ),
     FilterRule(
@@ -823,13 +832,23 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
         r"(?:badly|bad|poorly|well|fine|ok|okay|great|good|alright)\W*$|"
         r"^(?:we |user and I |the user and I )?(?:chatted|talked|spoke|had a (?:chat|talk|conversation))"
         r"(?: about (?:stuff|things|nothing much|this and that|various things|a few things|random stuff|life))?"
-        r"(?: (?:today|again|briefly|for a bit|for a while|earlier|a little))?\W*$",
+        r"(?: (?:today|again|briefly|for a bit|for a while|earlier|a little))?\W*$|"
+        r"^(?:nothing (?:much|notable|special|important|of note|new)(?: (?:happened|came up|to (?:note|report)))?|"
+        r"(?:another|one more|a) (?:quick |short |brief )?(?:chat|talk|conversation|session) with (?:the |this )?user"
+        r"(?: (?:today|again|this (?:morning|afternoon|evening)))?)\b[^.]*?(?:nothing (?:notable|of note|special|"
+        r"worth noting|new)[^.]*)?\W*$|"
+        r"\babout nothing in particular\W*$|"
+        r"^(?:had|we had) a (?:quick |short |brief |little )?(?:chat|talk|call) with (?:the |this )?user"
+        r"(?: (?:this morning|this afternoon|this evening|today|tonight|earlier|again|yesterday))?\W*$",
         "Says only that a conversation happened or how it went: nothing a later one could use.",
     ),
     FilterRule(
         r"(?i)\b(?:I|my (?:answer|response|suggestion|fix))(?: completely| totally)? (?:failed|was useless|was wrong|"
         r"messed up|screwed up|let (?:them|the user) down)\b|"
-        r"\bI (?:gave|told|sent|showed) (?:the user|them|him|her) (?:the |a |some )?wrong\b",
+        r"\bI (?:gave|told|sent|showed)(?: (?:the user|them|him|her))? (?:the |a |some )?wrong\b|"
+        r"^I (?:botched|fumbled|bungled|flubbed|mangled|messed up|got (?:[\w'’-]+ ){1,6}wrong|mixed up "
+        r"(?:[\w'’-]+ ){0,5}[\w'’-]+)"
+        r"(?![^.]*\b(?:so|because|since|should|next time|instead|when|by)\b)[^.]*\W*$",
         "Dwells on the assistant's failure without its lesson; keep the corrected fact or the better approach instead.",
     ),
     FilterRule(
