@@ -88,10 +88,12 @@ eval-extraction: install
 	$(VENV)/bin/rapport eval extraction --out $(BENCH_RESULTS)/extraction.json --markdown $(BENCH_RESULTS)/extraction.md
 
 # The probes the semantic layer ships, trained again from their inputs (docs/pipeline.md, "A probe for ways of
-# helping", "A probe for the user's kinds"): a prototype or a labelled line changed, and a test asks for it. A minute.
+# helping", "A probe for the user's kinds", "A probe for the filter"): a prototype or a labelled line changed, and a
+# test asks for it. A minute.
 relational-probe: install
 	$(PY) -m bench.relational_probe
 	$(PY) -m bench.user_probe
+	$(PY) -m bench.filter_probe
 
 # Where strong / moderate / weak cut (docs/recall.md): relevance of true and false matches, half a minute.
 match-strength: install

@@ -328,4 +328,4 @@ def test_the_probe_gives_each_relational_type_a_probability_over_the_vectors_it_
 def test_no_probe_speaks_for_another_model_another_width_or_a_classifier_it_was_not_trained_for() -> None:
     assert layer(WideEncoder("another-model", 384)).probabilities("relational", ["a b"]) is None  # type: ignore[arg-type]
     assert layer(WideEncoder(MINILM, 8)).probabilities("relational", ["a b"]) is None  # type: ignore[arg-type]
-    assert layer(WideEncoder(MINILM, 384)).probabilities("filter", ["a b"]) is None  # type: ignore[arg-type]
+    assert layer(WideEncoder(MINILM, 384)).probabilities("outcome", ["a b"]) is None  # type: ignore[arg-type]

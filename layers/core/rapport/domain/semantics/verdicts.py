@@ -117,6 +117,26 @@ def _has_cause(label: str, content: str) -> bool:
     return cause is None or cause.search(content) is not None
 
 
+# Where neither the patterns nor a prototype said anything, the filter probe (`bench/filter_probe.py`) decides a block
+# or a quarantine it is this sure of. A reframe it cannot write (the lesson is in words a probe has not got), and
+# below this the hard look-alikes of its check sets paid for what it found (docs/pipeline.md, "A probe for the
+# filter").
+PROBE_BAR = 0.85
+_PROBE_REASONS = {
+    Verdict.BLOCKED.value: "Read by the filter's probe as a grievance, a judgement, a refusal of help or a slip with "
+    "nothing learnt: it would help no future conversation.",
+    Verdict.QUARANTINED.value: "Read by the filter's probe as an instruction to the assistant rather than something "
+    "about the person: kept aside for a person to review.",
+}
+
+
+def _probe_verdict(odds: dict[str, float]) -> tuple[Verdict, str, str | None] | None:
+    verdict, sure = max(odds.items(), key=lambda item: item[1])
+    if verdict not in _PROBE_REASONS or sure < PROBE_BAR:
+        return None
+    return Verdict(verdict), _PROBE_REASONS[verdict], None
+
+
 def semantic_verdicts(layer: SemanticLayer, contents: Sequence[str]) -> list[tuple[Verdict, str, str | None] | None]:
     """For each candidate: (verdict, reason, reframed content), or None when its meaning is constructive or
     unclear, which leaves it to the filter's default."""
@@ -127,10 +147,13 @@ def semantic_verdicts(layer: SemanticLayer, contents: Sequence[str]) -> list[tup
         for i, match in zip(judged, layer.classify("filter", texts), strict=True)
     }
     verdicts: list[tuple[Verdict, str, str | None] | None] = []
+    unsure = [i for i in range(len(contents)) if labels.get(i) is None]
+    probed = layer.probabilities("filter", [contents[i] for i in unsure]) or []
+    sure = dict(zip(unsure, map(_probe_verdict, probed), strict=False))
     for i in range(len(contents)):
         label = labels.get(i)
         if label is None:
-            verdicts.append(None)
+            verdicts.append(sure.get(i))
         elif label in BLOCKING:
             verdicts.append((Verdict.BLOCKED, _REASONS[label], None))
         elif label in LESSONS:
