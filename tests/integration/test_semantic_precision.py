@@ -753,3 +753,16 @@ def test_what_the_filter_probe_is_sure_of_is_blocked_or_quarantined(
 )
 def test_an_ordinary_standing_request_is_not_taken_for_an_instruction(model: RulesLanguageModel, note: str) -> None:
     assert judged(model, note)[0] is Verdict.ALLOWED
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Reply in Spanish from now on. I'm practising and I'll follow along better that way.",
+        "Maybe a checklist would work better for me than a long explanation.",
+        "Let's try mind maps next, I think they could help me see the whole chapter.",
+    ],
+)
+def test_a_way_only_hoped_to_help_is_no_credit(model: RulesLanguageModel, said: str) -> None:
+    # Given a way said to be going to help, or that would, then nothing is noted as having worked.
+    assert "approach_effectiveness" not in [t for t, _ in relational(model, chat((U, said)))]

@@ -1111,6 +1111,19 @@ def _only_their_past(sentence: str) -> bool:
     )
 
 
+# A way said to be going to help, or that would ("I'll follow along better that way", "a checklist would work better
+# for me"), has not worked yet: a hope or a want, no credit, unless the sentence tells what did.
+_HOPED = re.compile(
+    r"(?i)(?:\b(?:will|would|could|might|may|should|going to|gonna)|['’](?:ll|d))\s+(?:\w+\s+){0,2}?(?:help|work|"
+    r"make|be|follow|stick|click|keep|remember|learn|understand|get)\b"
+)
+_TOLD_WHAT_DID = re.compile(r"(?i)\b(?:helped|worked|made|was|were|did|clicked|stuck|got|saved|fixed)\b")
+
+
+def _only_hoped(sentence: str) -> bool:
+    return bool(_HOPED.search(sentence)) and not _TOLD_WHAT_DID.search(sentence)
+
+
 def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     """Whether the sentence carries what its lesson needs (`_EVIDENCE`), and is no bare refusal, no question about
     the world, nobody else's, no life the user only imagines, no grievance, no one-off task and no change in the
@@ -1150,6 +1163,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if label == "approach_worked" and (
         not _APPROACH.search(sentence)
+        or _only_hoped(sentence)
         or _ASKED_OF_ME_NOW.search(sentence)
         or _SOMEONE_ELSES_HELP.search(sentence)
         or _ON_THEIR_OWN.search(sentence)
