@@ -738,7 +738,8 @@ def test_who_takes_which_part_of_the_work_is_a_way_of_working(model: RulesLangua
 def test_what_the_filter_probe_is_sure_of_is_blocked_or_quarantined(
     model: RulesLanguageModel, content: str, verdict: Verdict
 ) -> None:
-    # Given a candidate no pattern and no prototype judges, then the probe's verdict stands, and says it is the probe's.
+    # Given a candidate no pattern and no prototype judges, then the probe's verdict stands (without the probe both
+    # are allowed).
     given, _ = judged(model, content)
     assert given is verdict
 

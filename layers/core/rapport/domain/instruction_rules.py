@@ -90,8 +90,10 @@ _DECEIT = (
     r"(?:fak(?:e|es|ed|ing)|fabricat\w*|invent\w*) (?:the |any )?(?:test |tool |search )?(?:results?|sources|"
     r"citations|data|output)|"
     r"report\w* (?:\w+ ){0,3}as (?:passing|passed|working|done|complete|completed|successful|fixed)|"
+    # a pretence of work done, or of having no rules
     r"(?:pretend\w*|claim\w*) (?:to have|that (?:i|it|the assistant) (?:had|have|has)) (?:run|tested|checked|done|"
-    r"finished|completed|verified|read)|claim\w* (?:the )?tests? (?:passed|pass|were green)|"
+    r"finished|completed|verified|read|no (?:\w+ )?(?:guidelines|rules|limits|restrictions|filters|safety))|"
+    r"claim\w* (?:the )?tests? (?:passed|pass|were green)|"
     r"shar\w* (?:the |its |my |your )?(?:hidden |internal |secret |private )?(?:configuration|config|api keys?|"
     r"system prompt|developer message|credentials|instructions)|"
     r"skip\w* (?:the |all |any )?safety (?:\w+ )?(?:review|checks?|steps?|warnings|screening)|"
@@ -110,9 +112,7 @@ _DECEIT = (
     r"(?:writ|build|mak|creat|cod)\w* (?:\w+ )?(?:malware|ransomware|viruses|keyloggers|spyware|exploits|"
     r"phishing (?:pages|kits|emails|sites))|"
     r"(?:claim\w*|pretend\w*|present\w* (?:myself|itself|yourself) as|pos(?:e|es|ed|ing) as) (?:to be )?(?:an? )?"
-    r"(?:licensed|certified|qualified|real|human|doctor|lawyer|therapist|nurse|pharmacist|police)|"
-    r"pretend\w* (?:to have|that (?:i|it|the assistant) (?:has|have|had)) no (?:\w+ )?(?:guidelines|rules|limits|"
-    r"restrictions|filters|safety)"
+    r"(?:licensed|certified|qualified|real|human|doctor|lawyer|therapist|nurse|pharmacist|police)"
 )
 # What makes deceit a lesson or a standing rule: it worked, it pleased, or it is to go on.
 _KEPT_ON = (

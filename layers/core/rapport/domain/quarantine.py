@@ -87,7 +87,8 @@ def instructions_in(text: str) -> Finding | None:
     if not text.strip():
         return None
     plain = normalised(text)
-    readings = (plain, unmasked(plain)) if _MASKED.search(plain) else (plain,)
+    masked = _SPLIT_WORD.search(plain) or _MIXED_WORD.search(plain)
+    readings = (plain, unmasked(plain)) if masked else (plain,)
     for reading in readings:
         for name, family, pattern in _compiled():
             match = pattern.search(reading)
@@ -101,7 +102,6 @@ def instructions_in(text: str) -> Finding | None:
 
 # A word masked so no pattern reads it while a model still does: split by hyphens, dots or underscores between
 # letters ("ig-nore", "s.y.s.t.e.m"), or with digits and symbols for letters ("1gn0r3", "pr0mpt", "$ecrets").
-_MASKED = re.compile(r"[a-z][-._][a-z]|\b\w*[a-z][0-9@$]\w*|\b\w*[0-9@$][a-z]\w*")
 _SPLIT_WORD = re.compile(r"(?<=[a-z])[-._](?=[a-z])")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _MIXED_WORD = re.compile(r"[\w@$]*(?:[a-z][0-9@$]|[0-9@$][a-z])[\w@$]*")

@@ -19,34 +19,38 @@ _REACTION = (
 _TEMPER = r"(?:lost (?:(?:her|his|their|the user's) )?(?:temper|patience|cool))"
 # Who reacted: the user by role, by pronoun, or by a name (capitalised, whatever the pattern's case).
 _WHO = r"(?:(?:the )?user|he|she|they|(?-i:[A-Z][a-z]+))"
+# How strongly: "a bit annoyed", "completely lost".
+_INTENSITY = r"(?:(?:a bit|very|really|quite|so|completely|totally|visibly) )?"
+# The reaction itself, after "was", "got" or nothing: a feeling, a lost temper, or not keeping up.
+_REACTED = rf"(?:{_TEMPER}|{_REACTION}|(?:couldn't|could not|didn't|did not) (?:follow|keep up))"
 # "User was annoyed (that|when|because) I gave…", "He lost his temper when I asked…", "User couldn't follow when I
 # jumped…", "Frustrated because I kept suggesting…": what I did is the clause after "I".
 _I_DID = re.compile(
-    rf"(?i)^(?:{_WHO} )?(?:(?:was|were|got|seemed|felt|became|is|are) )?(?:(?:a bit|very|really|quite|so|"
-    r"completely|totally|visibly) )?"
-    rf"(?:{_TEMPER}|{_REACTION}|(?:couldn't|could not|didn't|did not) (?:follow|keep up))"
+    rf"(?i)^(?:{_WHO} )?(?:(?:was|were|got|seemed|felt|became|is|are) )?{_INTENSITY}{_REACTED}"
     r"(?: (?:that|when|because|as|after))? I (?P<did>[a-z]+(?: [a-z]+ing)?)\b(?P<rest>[^.;!?]*)"
 )
 # "I over-explained a one-line fix and the user lost patience", "I explained the clause in legal terms and she was
 # completely lost": what I did comes first, the reaction after "and".
 _I_DID_THEN = re.compile(
     rf"(?i)^I (?P<did>[a-z]+(?:-[a-z]+)?(?: [a-z]+ing)?)\b(?P<rest>[^.;!?]*?),? and (?:then )?{_WHO} "
-    rf"(?:(?:was|were|got|seemed|felt|became) )?(?:(?:a bit|very|really|quite|so|completely|totally|visibly) )?"
-    rf"(?:{_TEMPER}|{_REACTION}|(?:couldn't|could not|didn't|did not) (?:follow|keep up))\W*$"
+    rf"(?:(?:was|were|got|seemed|felt|became) )?{_INTENSITY}{_REACTED}\W*$"
 )
 # "She said my summaries were vague", "User found my tone too formal", "complained the emails I drafted sounded stiff".
+# The verbs that link a thing to what it was ("were vague", "sounded stiff", "came across as cold").
+_LINKING_VERB = r"(?:was|were|is|are|sounded|felt|seemed|came across|read)"
+_LINKED = re.compile(rf"(?i){_LINKING_VERB}\b")
 _NOT_LINKING = r"(?!(?:was|were|is|are|sounded|felt|seemed|came|read|too|far|a|very|so)\b)"
 _FOUND_MY = re.compile(
     rf"(?i)^(?:{_WHO} )?(?:said|told me|felt|found|thought)(?: that)? my "
     rf"(?P<thing>[a-z]+(?: {_NOT_LINKING}[a-z]+){{0,2}}) "
-    r"(?P<rest>(?:was|were|is|are|sounded|felt|seemed|came across|read) [^.;!?]*|(?:too|far too|a bit|very|so) "
+    rf"(?P<rest>{_LINKING_VERB} [^.;!?]*|(?:too|far too|a bit|very|so) "
     r"[^.;!?]*|(?:jarring|confusing|patronising|patronizing|cold|vague|stiff|preachy|wordy|robotic|condescending)"
     r"\b[^.;!?]*)"
 )
 _COMPLAINED_OF_WHAT_I_DID = re.compile(
     rf"(?i)^(?:{_WHO} )?(?:complained|said|told me|felt|found|thought)(?: that)? (?:the )?(?P<thing>[a-z]+) I "
     r"(?:drafted|wrote|made|sent|gave|suggested|picked|chose|put together|proposed)(?: (?:for|to) (?:them|her|him))? "
-    r"(?P<rest>(?:was|were|sounded|felt|seemed|came across|read) [^.;!?]*)"
+    rf"(?P<rest>{_LINKING_VERB} [^.;!?]*)"
 )
 # "My explanation of compound interest went over the user's head".
 _OVER_HEAD = re.compile(
@@ -90,8 +94,6 @@ _IRREGULAR = {
     "lost": "losing",
     "upset": "upsetting",
 }
-# The verbs that already link a thing to what it was ("were vague", "sounded stiff").
-_LINKING = frozenset({"was", "were", "is", "are", "sounded", "felt", "seemed", "came", "read"})
 # A past that keeps going ("kept suggesting") is its -ing verb.
 _ONGOING = frozenset({"kept", "started", "began"})
 _PRONOUNS = {
@@ -129,7 +131,7 @@ def lesson_of(note: str) -> str | None:
         said = form.match(text)
         if said is not None:
             thing, rest = said["thing"].lower(), _their(said["rest"].rstrip(" ,"))
-            verb = "" if rest.split(" ", 1)[0] in _LINKING else ("are " if _a(thing) == "" else "is ")
+            verb = "" if _LINKED.match(rest) else ("are " if _a(thing) == "" else "is ")
             return f"With this user, avoid {_a(thing)}{thing} that {verb}{rest}"
     over = _OVER_HEAD.match(text)
     if over is not None:
