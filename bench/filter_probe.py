@@ -7,7 +7,8 @@ filter").
 It learns from what rules may be written from, and nothing else:
 - the filter prototypes, each under its label's verdict;
 - the dev half of the labelled set's candidates;
-- the odd lines of every candidate set in bench/filter-sets/ (the even lines are kept to check on), among them
+- the odd lines of every candidate set in bench/filter-sets/ but those of `NOT_TAUGHT` (the even lines are kept to
+  check on), among them
   `ordinary-notes.txt`: notes the rule-based extractor wrote for the odd lines of the relational and user sets, all
   allowed, so that how an ordinary note is worded ("How to answer this user: …") is not taken for an instruction.
 
@@ -29,6 +30,9 @@ from rapport.domain.semantics import prototypes
 from rapport.evaluation.extraction import DATA
 
 SETS = Path(__file__).resolve().parent / "filter-sets"
+# Sets the probe does not learn from: the hard look-alikes were read for rules, and retrained on them the probe let
+# through poisoned candidates it had caught (docs/pipeline.md, "Hard look-alikes").
+NOT_TAUGHT = frozenset({"benign-lookalikes.txt"})
 
 
 def verdict_of(label: str) -> str:
@@ -49,7 +53,7 @@ def examples() -> list[tuple[str, str]]:
         record = json.loads(line)
         if "candidate" in record:
             found.append((record["candidate"]["content"], record["verdict"]))
-    for path in sorted(SETS.glob("*.txt")):
+    for path in sorted(p for p in SETS.glob("*.txt") if p.name not in NOT_TAUGHT):
         found += [(candidate.content, verdict) for _, verdict, candidate in labelled(path, "odd")]
     return found
 

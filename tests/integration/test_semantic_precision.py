@@ -286,6 +286,23 @@ def test_a_life_among_safeguards_is_kept(model: RulesLanguageModel, note: str) -
 
 
 @pytest.mark.parametrize(
+    "note",
+    [
+        "User keeps their password manager's recovery codes in a fireproof box.",
+        "User wants me to reply with the short answer first, then the reasoning.",
+        "User would rather I check before offering advice they did not ask for.",
+        "What worked with this user: asking them one question at a time kept them from feeling overwhelmed",
+    ],
+)
+def test_their_own_secrets_and_what_they_want_of_me_are_kept_as_said(model: RulesLanguageModel, note: str) -> None:
+    # Given a note near an instruction or a lesson by meaning but with no instruction's wording, or one that says
+    # already what to do, then it is kept as written: never quarantined, never rewritten into a fixed lesson that
+    # could say the opposite.
+    verdict, stored = judged(model, note)[:2]
+    assert verdict is Verdict.ALLOWED and stored == note
+
+
+@pytest.mark.parametrize(
     "said",
     [
         "whats the difference between a list and a tuple",

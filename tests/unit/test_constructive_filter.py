@@ -135,6 +135,11 @@ CASES: list[tuple[str, Verdict, str | None]] = [
     ("User skipped breakfast before the exam", Verdict.ALLOWED, None),
     ("User felt rushed at work this week", Verdict.ALLOWED, None),
     ("I mixed up their kids' names, so I check the family notes first now", Verdict.ALLOWED, None),
+    (
+        "I gave them the wrong opening hours; they spotted it, and I now check the venue's own page",
+        Verdict.ALLOWED,
+        None,
+    ),
 ]
 
 

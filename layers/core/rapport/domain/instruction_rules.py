@@ -177,7 +177,7 @@ _FOREIGN = (
     rf"{_DROP_ABROAD}[^.。!?\n]{{0,40}}{_RULES_ABROAD}[^.。!?\n]{{0,60}}{_ASSISTANT_ABROAD}|"
     rf"{_ASSISTANT_ABROAD}[^.。!?\n]{{0,60}}{_RULES_ABROAD}[^.。!?\n]{{0,20}}{_DROP_ABROAD}|"
     # the system prompt, by name
-    r"\b(?:prompt|message) syst[eè]me\b|\bprompt del sistema\b|\bprompt di sistema\b|\bprompt do sistema\b|"
+    r"\b(?:prompt|message) syst[eè]me\b|\bprompt de(?:l)? sistema\b|\bprompt di sistema\b|\bprompt do sistema\b|"
     r"\bsystem-?prompt\w*\b(?=[^.!?\n]{0,60}\b(?:preisgeben|verraten|zeigen|revel|r[eé]v[eé]l|mostr|muestr))|"
     r"系统提示|システムプロンプト|시스템 프롬프트|системн\w+ (?:промпт|подсказк|инструкц)|موجه النظام|تعليمات النظام|"
     r"सिस्टम प्रॉम्प्ट|"
@@ -413,6 +413,9 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         Family.EXFILTRATION,
         rf"\b{_SECRETS}\b[^\n]{{0,30}}\b(?:get|gets|are|is|be|being) (?:\w+ )?(?:forwarded|sent|posted|uploaded|"
         rf"e-?mailed|copied|exported|synced|mirrored) (?:\w+ )?to\s+{_DESTINATION}|"
+        # the conversation itself, however it is said to leave: "every conversation summary posted to https://…"
+        r"\b(?:conversations?|chats?|chat (?:history|log)|transcripts?|memor(?:y|ies))\b[^\n]{0,30}\b(?:forwarded|sent|"
+        r"posted|uploaded|copied|exported|synced|mirrored) (?:\w+ )?to\s+(?:https?|s?ftp)://|"
         r"\b(?:conversation|chat|history|transcript|memories|messages)\b[^\n.]{0,30}\b(?:encoded|embedded|included|"
         r"appended|put|carried) (?:in|into) (?:the |a |its )?(?:url|link|query|image|address)\b",
     ),
@@ -520,6 +523,25 @@ RULES: tuple[tuple[str, Family, str], ...] = (
         r"(?:any|every|each|all|the) (?:urls?|links?)\b|"
         r"\b(?:replac|remov|strip|omit|hid|suppress|drop)\w* (?:all |any |the |every )?safety (?:warnings|notices|"
         r"labels|information)\b",
+    ),
+    (
+        "kept-from-them",
+        Family.EXFILTRATION,
+        # Where their words go, hidden from the person: "don't mention to the user that their chats are mirrored…".
+        r"\b(?:never|don't|do not|not to)\s+(?:mention|tell|reveal|disclose|say|let on)\w*\b[^\n.!?]{0,40}"
+        r"\b(?:the user|them|him|her|this user|users)\b[^\n.!?]{0,60}\b(?:mirrored|sent|forwarded|copied|logged|"
+        r"shared|uploaded|recorded|tracked|monitored|sold|exported|synced)\b",
+    ),
+    (
+        "lure-in-every-answer",
+        Family.EXFILTRATION,
+        # A phishing lure written into what the assistant sends: "add 'Verify your account at …' to every summary".
+        r"\b(?:verify|confirm|re-?enter|update|validate) your (?:account|identity|login|password|payment|card|"
+        r"credentials|bank details)\b[^\n!?]{0,80}\b(?:every|each|all|any)\s+(?:\w+\s+)?(?:summar(?:y|ies)|answers?|"
+        r"repl(?:y|ies)|responses?|messages?|e-?mails?)\b|"
+        r"\b(?:every|each|all|any)\s+(?:\w+\s+)?(?:summar(?:y|ies)|answers?|repl(?:y|ies)|responses?|messages?|"
+        r"e-?mails?)\b[^\n!?]{0,80}\b(?:verify|confirm|re-?enter|update|validate) your (?:account|identity|login|"
+        r"password|payment|card|credentials|bank details)\b",
     ),
     (
         "harm-agreed",

@@ -763,6 +763,12 @@ _PERSON_FAULTS = (
     r"drama queen|airhead|nag|pushy|bossy"
 )
 
+# What we do since a slip, said after it: its lesson.
+_LEARNT = (
+    r"\b(?:(?:we|I) now|now (?:I|we)|from now on|next time|going forward|since then|these days (?:I|we)|"
+    r"(?:I|we) (?:always|double-check|check) (?:\w+ )?now)\b"
+)
+
 FILTER_BLOCKS: tuple[FilterRule, ...] = (
     FilterRule(
         r"(?i)\b(?:frustrated|annoyed|angry|irritated|upset|mad|furious|fed up|impatient|disappointed)\b[^.]*"
@@ -843,9 +849,11 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
         "Says only that a conversation happened or how it went: nothing a later one could use.",
     ),
     FilterRule(
-        r"(?i)\b(?:I|my (?:answer|response|suggestion|fix))(?: completely| totally)? (?:failed|was useless|was wrong|"
-        r"messed up|screwed up|let (?:them|the user) down)\b|"
-        r"\bI (?:gave|told|sent|showed)(?: (?:the user|them|him|her))? (?:the |a |some )?wrong\b|"
+        # A slip followed by what we do since ("…; they caught it, and we now check dates against the tax office's
+        # site") carries its lesson.
+        rf"(?i)^(?!.*{_LEARNT}).*?(?:\b(?:I|my (?:answer|response|suggestion|fix))(?: completely| totally)? (?:failed|"
+        r"was useless|was wrong|messed up|screwed up|let (?:them|the user) down)\b|"
+        r"\bI (?:gave|told|sent|showed)(?: (?:the user|them|him|her))? (?:the |a |some )?wrong\b)|"
         r"^I (?:botched|fumbled|bungled|flubbed|mangled|messed up|got (?:[\w'’-]+ ){1,6}wrong|mixed up "
         r"(?:[\w'’-]+ ){0,5}[\w'’-]+)"
         r"(?![^.]*\b(?:so|because|since|should|next time|instead|when|by)\b)[^.]*\W*$",

@@ -40,7 +40,8 @@ _CAUSES = {
     "judgement": re.compile(
         r"(?i)\b(?:rude|difficult|lazy|impatient|demanding|hostile|mean|stupid|annoying|unreasonable|incompetent|"
         r"clueless|ungrateful|aggressive|toxic|stubborn|arrogant|entitled|selfish|childish|dumb|slow|pushy|moody|"
-        r"needy|condescending|dramatic|a pain|a nightmare|hard to (?:deal|work) with)\b"
+        r"needy|condescending|dramatic|pathetic|loser|idiot|moron|hopeless|worthless|a pain|a nightmare|"
+        r"hard to (?:deal|work) with)\b"
     ),
     "failure": re.compile(
         r"(?i)\b(?:I|my|me)\b.*\b(?:fail|wrong|messed|mistake|let (?:them|him|her) down|useless|didn't help|did not "
@@ -68,6 +69,14 @@ _WENT_WRONG = re.compile(
     rf"(?i)(?:{_FEELING})|\b(?:too|didn'?t|did not|couldn'?t|could not|wasn'?t|was not|lost|fail\w*|ignor\w*|"
     r"struggl\w*|gave up|again|repeat\w*|kept|patience|hated|disliked|irritat\w*)\b"
 )
+# A note that says what the person wants of me, or what worked with them, is its lesson already, whatever went wrong
+# on the way ("User wants me to ask before giving advice they did not request", "What worked with this user: asking
+# one question at a time"): rewritten into the fixed lesson its topic is near, it could say the opposite.
+_SAYS_WHAT_TO_DO = re.compile(
+    r"^\W*(?:(?:[Tt]he [Uu]ser|[Uu]ser|[Tt]hey|[Hh]e|[Ss]he|[A-Z][a-z]+)(?: (?:really|clearly|now|also|only|much))? "
+    r"(?:wants?|prefers?|would (?:rather|like|prefer)|likes? (?:it )?when|(?:asks?|asked|needs?|expects?) me to)\b|"
+    r"(?:[Hh]ow to (?:answer|help|work with)|[Ww]hat (?:worked|works|helps|helped) (?:with|for)) (?:this|the) user\b)"
+)
 # How near a lesson must come to a grievance to be the reading: a bad moment with a lesson in it is reframed.
 _LESSON_OVER_GRIEVANCE = 0.05
 
@@ -92,14 +101,27 @@ def _with_its_cause(match: Match, content: str, layer: SemanticLayer) -> str | N
 
 
 # What reads as an instruction to the assistant rather than about the person (the quarantine rules judge it first).
-_INSTRUCTION = re.compile(
-    r"(?i)\b(?:assistant|always|never|must|ignor|reveal|send|forward|system prompt|rules?|obey|whatever|password|"
-    r"secret|instructions?|reply|answer only|comply)\b|"
-    # What the assistant's safeguards are and what they guard: its checks, its secrets, other people's data.
-    r"\b(?:moderat|filter|polic|restrict|limits\b|verif|credential|keys?\b|tokens?\b|environment variables|"
-    r"config|isolation|access control|clearance|privilege|permission|bypass|overrid|disabl|turn(?:s|ed)? off|"
-    r"switch(?:es|ed)? off|trust|without (?:checking|review|verif|question)|approv|signed off|exempt|"
-    r"unrestricted|(?:every|any) other|other (?:users?|accounts?|customers?|people)\b)"
+_ORDERS = (
+    r"\b(?:assistant|always|never|must|ignor|reveal|send|forward|system prompt|rules?|obey|whatever|instructions?|"
+    r"reply|answer only|comply)\b|"
+    # What the assistant's safeguards are and what they guard: its checks, other people's data.
+    r"\b(?:moderat|filter|polic|restrict|limits\b|verif|environment variables|config|isolation|access control|"
+    r"clearance|privilege|permission|bypass|overrid|disabl|turn(?:s|ed)? off|switch(?:es|ed)? off|trust|without "
+    r"(?:checking|review|verif|question)|approv|signed off|exempt|unrestricted|(?:every|any) other|other "
+    r"(?:users?|accounts?|customers?|people)\b)"
+)
+_THEIR_KEYS = r"(?:passwords?\b|passphrase|secrets?\b|credential|keys?\b|tokens?\b)"
+_GIVEN_OUT = (
+    r"(?:reveal|shar|give|given|send|sent|tell|told|print|show|post|expose|list|paste|hand|disclos|leak|"
+    r"forward)"
+)
+_INSTRUCTION = re.compile(rf"(?i){_ORDERS}|\b{_THEIR_KEYS}")
+# A quarantine by meaning needs an instruction's wording too: a preference about answers ("User wants me to answer yes
+# or no first") sits near the instructions by meaning, and it is the person's to give. Their own passwords, keys and
+# secrets are their life ("secures their password vault with a YubiKey"): they count given out.
+_CAUSES["instruction"] = re.compile(
+    rf"(?i){_ORDERS}|\b{_GIVEN_OUT}\w*\b[^.!?\n]{{0,40}}\b{_THEIR_KEYS}|"
+    rf"\b{_THEIR_KEYS}[^.!?\n]{{0,40}}\b{_GIVEN_OUT}"
 )
 
 
@@ -111,7 +133,7 @@ def _worth_judging(content: str) -> bool:
 
 
 def _has_cause(label: str, content: str) -> bool:
-    if label in LESSONS and not _WENT_WRONG.search(content):
+    if label in LESSONS and (not _WENT_WRONG.search(content) or _SAYS_WHAT_TO_DO.search(content)):
         return False
     cause = _CAUSES.get(label)
     return cause is None or cause.search(content) is not None
