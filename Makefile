@@ -94,6 +94,7 @@ relational-probe: install
 	$(PY) -m bench.relational_probe
 	$(PY) -m bench.user_probe
 	$(PY) -m bench.filter_probe
+	$(PY) -m bench.signal_probe
 
 # Where strong / moderate / weak cut (docs/recall.md): relevance of true and false matches, half a minute.
 match-strength: install

@@ -265,3 +265,40 @@ def test_llm_detector_reads_whom_a_grievance_is_about_from_the_words() -> None:
 def test_llm_detector_falls_back_to_rules(failure: Exception) -> None:
     signals = LanguageModelSignalDetector(_FakeModel(failure), RuleSignalDetector()).detect("I'm so frustrated")
     assert signals.emotions == (Emotion.FRUSTRATION,) and signals.detector == "vader+rules"
+
+
+def test_an_emotion_read_by_meaning_counts_where_the_rules_found_none_and_blames_me_only_if_spoken_to() -> None:
+    from rapport.domain.signals import read_message
+
+    elsewhere = read_message(
+        "the printer ate my thesis draft twenty minutes before the deadline", -0.4, felt=Emotion.FRUSTRATION
+    )
+    at_me = read_message("third time I'm asking you the same thing", -0.2, felt=Emotion.FRUSTRATION)
+    cued = read_message("I'm so worried about the scan results", -0.5, felt=Emotion.FRUSTRATION)
+
+    assert elsewhere.emotions == (Emotion.FRUSTRATION,) and elsewhere.aimed_elsewhere
+    assert at_me.emotions == (Emotion.FRUSTRATION,) and not at_me.aimed_elsewhere
+    # the rules' own reading stands where they found one
+    assert cued.emotions == (Emotion.ANXIETY,)
+
+
+class _Probe:
+    """A semantic layer whose emotion probe says what it is told to, and counts what it was asked."""
+
+    def __init__(self, odds: dict[str, float]) -> None:
+        self.odds, self.asked = odds, []
+
+    def probabilities(self, classifier: str, texts: list[str]) -> list[dict[str, float]]:
+        self.asked.append((classifier, list(texts)))
+        return [self.odds for _ in texts]
+
+
+def test_the_detector_asks_the_emotion_probe_only_where_the_rules_found_nothing() -> None:
+    sure = _Probe({"anxiety": 0.8, "frustration": 0.1, "none": 0.1})
+    detector = RuleSignalDetector(semantics=sure)  # type: ignore[arg-type]
+
+    assert detector.detect("the op is at 8am tomorrow").emotions == (Emotion.ANXIETY,)
+    assert detector.detect("this is so frustrating").emotions == (Emotion.FRUSTRATION,)  # the rules' cue
+    assert sure.asked == [("emotion", ["the op is at 8am tomorrow"])]
+    unsure = RuleSignalDetector(semantics=_Probe({"anxiety": 0.5, "frustration": 0.2, "none": 0.3}))  # type: ignore[arg-type]
+    assert unsure.detect("the op is at 8am tomorrow").emotions == ()

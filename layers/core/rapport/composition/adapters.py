@@ -218,10 +218,13 @@ def build_signal_detector(language_model: LanguageModel) -> SignalDetector:
     """The language model reads signals when a real one is configured; the rule-based one has no rules for them, so
     VADER and the signal rules answer instead (and stand in when the model fails)."""
     from rapport.adapters.local.vader import RuleSignalDetector
+    from rapport.domain.rules.model import RulesLanguageModel
     from rapport.services.model_signals import LanguageModelSignalDetector
 
     if language_model.name == "rules":
-        return RuleSignalDetector()
+        # With the semantic layer, its emotion probe reads what the signal rules find no cue of.
+        semantics = language_model.semantics if isinstance(language_model, RulesLanguageModel) else None
+        return RuleSignalDetector(semantics=semantics)
     return LanguageModelSignalDetector(language_model, RuleSignalDetector())
 
 

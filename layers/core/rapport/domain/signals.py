@@ -208,14 +208,20 @@ def with_crisis(mood: float, crisis: bool) -> float:
     return min(mood, rules.CRISIS_MOOD_CEILING) if crisis else mood
 
 
-def read_message(text: str, polarity: float, detector: str = "rules") -> Signals:
-    """Every signal of one message, given the lexicon's polarity score of it (-1..1)."""
+def read_message(text: str, polarity: float, detector: str = "rules", felt: Emotion | None = None) -> Signals:
+    """Every signal of one message, given the lexicon's polarity score of it (-1..1). `felt`: the emotion read by
+    meaning where no cue of the rules is in the words; it is taken as the whole message's, and a grievance read so
+    as aimed at me only where the message speaks to me: a grudge needs more than a guess."""
     sentences = _sentence_emotions(text)
     emotions = _emotions_in(sentences)
+    aimed_elsewhere = _aimed_elsewhere(text, sentences)
+    if felt is not None and not emotions:
+        emotions = (felt,)
+        aimed_elsewhere = not _compiled().second_person.search(normalise(text))
     crisis = has_crisis_language(text)
     return Signals(
         emotions=emotions,
-        aimed_elsewhere=_aimed_elsewhere(text, sentences),
+        aimed_elsewhere=aimed_elsewhere,
         shouting=is_shouting(text),
         crisis=crisis,
         intent=classify_intent(text, emotions, crisis),

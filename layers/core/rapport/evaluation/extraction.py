@@ -235,21 +235,8 @@ class ExtractionEvaluation:
         labels: dict[str, Any] = record.get("signals") or {}
         if not labels:
             return
-        readings = [self._detector.detect(m["content"]) for m in record["messages"] if m["role"] == "user"]
-        signals = combine(readings)
-        policy = self._settings.relational
-        before = initial_state(policy)
-        after = apply_interaction(before, signals.effect(), datetime(2026, 1, 5, tzinfo=UTC), policy)
-        sentiment = _direction(after.sentiment - before.sentiment)
-        grudge = "up" if after.grudge - before.grudge > _MOVE else "flat"
-        emotions = set(signals.emotions)
-        if Emotion.ANXIETY in emotions and not emotions & {Emotion.FRUSTRATION, Emotion.ANGER}:
-            emotion = "anxiety"
-        elif emotions & {Emotion.FRUSTRATION, Emotion.ANGER}:
-            emotion = "frustration"
-        else:
-            emotion = "none"
-        observed = {"sentiment": sentiment, "crisis": signals.crisis, "emotion": emotion, "grudge": grudge}
+        said = [m["content"] for m in record["messages"] if m["role"] == "user"]
+        observed = observed_signals(self._detector, self._settings, said)
         for name, want in labels.items():
             tally = result.signals.setdefault(name, Tally())
             tally.expected += 1
@@ -257,8 +244,31 @@ class ExtractionEvaluation:
                 tally.expected_found += 1
             else:
                 result.misses.append({"id": record["id"], "signal": name, "expected": want, "observed": observed[name]})
-        if labels.get("crisis") and after.sentiment > before.sentiment + _MOVE:
+        if labels.get("crisis") and observed["sentiment"] == "up":
             result.crisis_raising_sentiment.append(record["id"])
+
+
+def observed_signals(detector: SignalDetector, settings: Settings, said: Sequence[str]) -> dict[str, Any]:
+    """What one interaction's user messages do to a new relational state, as the labels name it: the sentiment's
+    direction, whether grudge rose, the crisis flag, and the emotion that dominates (anxiety only when no frustration
+    or anger is there)."""
+    signals = combine([detector.detect(text) for text in said])
+    policy = settings.relational
+    before = initial_state(policy)
+    after = apply_interaction(before, signals.effect(), datetime(2026, 1, 5, tzinfo=UTC), policy)
+    emotions = set(signals.emotions)
+    if Emotion.ANXIETY in emotions and not emotions & {Emotion.FRUSTRATION, Emotion.ANGER}:
+        emotion = "anxiety"
+    elif emotions & {Emotion.FRUSTRATION, Emotion.ANGER}:
+        emotion = "frustration"
+    else:
+        emotion = "none"
+    return {
+        "sentiment": _direction(after.sentiment - before.sentiment),
+        "crisis": signals.crisis,
+        "emotion": emotion,
+        "grudge": "up" if after.grudge - before.grudge > _MOVE else "flat",
+    }
 
 
 def _direction(delta: float) -> str:
@@ -287,7 +297,7 @@ def evaluate_halves(
         from rapport.adapters.local.minilm import MiniLmEmbedder
 
         layer = semantic_layer(MiniLmEmbedder())
-    detector = RuleSignalDetector()
+    detector = RuleSignalDetector(semantics=layer)
     model = RulesLanguageModel(settings.pipeline_max_candidates, layer)
     evaluation = ExtractionEvaluation(model, detector, settings)
     results = {half: evaluation.run(half, halves[half]) for half in ("test", "dev")}

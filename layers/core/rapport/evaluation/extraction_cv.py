@@ -118,7 +118,7 @@ def calibrate_dev(
     layer = semantic_layer(MiniLmEmbedder())
     if layer is None:
         raise LabelledSetError("the semantic layer is off for this embedder (no calibration, or no numpy)")
-    detector = RuleSignalDetector()
+    detector = RuleSignalDetector(semantics=layer)
     checked = cross_validate(layer, records, detector, settings, k=k, on_step=on_step)
     bars, score = calibrate_on(layer, records, detector, settings)
     if on_step is not None:

@@ -159,8 +159,11 @@ class InteractionService:
             earlier = self._recorded_before(scope, interaction_id, wait)
             if earlier is not None:
                 return earlier
-        interaction = self._interaction_of(scope, new, enrichment, interaction_id)
+        interaction = self._interaction_of(scope, new, interaction_id)
         episodes = self._embedded_episodes(interaction)
+        # Signals after the episodes' embedder call: a reading by meaning finds the messages' vectors kept by it.
+        detected = enrichment if enrichment is not None else self._signals.enrich(interaction)
+        interaction.metadata = {**interaction.metadata, **detected}
         interaction.memory_ids = [m.id for m in episodes]
         for then in self._commit(interaction, episodes):
             _run_derived(then, interaction)
@@ -242,11 +245,9 @@ class InteractionService:
                 f"the interaction has {total} characters; the limit is {limits.max_interaction_chars}"
             )
 
-    def _interaction_of(
-        self, scope: Scope, new: NewInteraction, enrichment: dict[str, Any] | None, interaction_id: str | None
-    ) -> Interaction:
+    def _interaction_of(self, scope: Scope, new: NewInteraction, interaction_id: str | None) -> Interaction:
         now = self._clock.now()
-        interaction = Interaction(
+        return Interaction(
             id=interaction_id or new_id(now),
             tenant_id=scope.tenant_id,
             user_id=scope.user_id,
@@ -258,9 +259,6 @@ class InteractionService:
             metadata=new.metadata or {},
             agent_id=scope.agent_id,
         )
-        detected = enrichment if enrichment is not None else self._signals.enrich(interaction)
-        interaction.metadata = {**interaction.metadata, **detected}
-        return interaction
 
     def _embedded_episodes(self, interaction: Interaction) -> list[Memory]:
         """The episodes with their vectors, and in the same embedder call the texts the pipeline will embed next."""

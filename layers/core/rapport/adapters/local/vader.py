@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rapport.domain.semantics.emotions import probed_emotion
+from rapport.domain.semantics.matcher import SemanticLayer
 from rapport.domain.signals import Signals, read_message
 
 
@@ -25,12 +27,21 @@ class VaderSentimentScorer:
 
 
 class RuleSignalDetector:
-    def __init__(self, scorer: VaderSentimentScorer | None = None) -> None:
+    """`semantics`: the semantic layer, whose emotion probe reads a message the rules find no emotion in
+    (docs/pipeline.md, "An emotion probe"); None reads by the rules alone."""
+
+    def __init__(self, scorer: VaderSentimentScorer | None = None, semantics: SemanticLayer | None = None) -> None:
         self._scorer = scorer or VaderSentimentScorer()
+        self._semantics = semantics
 
     @property
     def name(self) -> str:
         return "vader+rules"
 
     def detect(self, text: str) -> Signals:
-        return read_message(text, self._scorer.polarity(text), detector=self.name)
+        polarity = self._scorer.polarity(text)
+        reading = read_message(text, polarity, detector=self.name)
+        if reading.emotions or reading.crisis or self._semantics is None or not text.strip():
+            return reading
+        felt = probed_emotion(self._semantics, text)
+        return reading if felt is None else read_message(text, polarity, detector=self.name, felt=felt)

@@ -22,8 +22,9 @@ class SentencesAhead:
     def texts_for(self, interaction: Interaction) -> list[str]:
         """The user's sentences, as the extractions split them, that some classifier reads: not a one-word one, nor a
         question about the world past the opening message (only an opening is read for a problem brought to me),
-        nor those of messages withheld from extraction; then each of those messages of more than one sentence whole,
-        which the user probe reads as well (`user_memories`)."""
+        nor those of messages withheld from extraction; then each of the user's messages whole, which the user probe
+        (`user_memories`, a message of more than one sentence) and the emotion probe (`RuleSignalDetector`, any)
+        read as well."""
         withheld = withheld_messages(interaction.messages)
         said = [
             (position, message)
@@ -32,12 +33,11 @@ class SentencesAhead:
         ]
         opening = said[0][0] if said else None
         texts: list[str] = []
-        whole: list[str] = []
         for position, message in said:
-            split = sentences(message.content)
-            texts += [sentence for sentence in split if position == opening or classified(sentence)]
-            if len(split) > 1:
-                whole.append(message.content)
+            texts += [
+                sentence for sentence in sentences(message.content) if position == opening or classified(sentence)
+            ]
+        whole = [message.content for _, message in said if message.content.strip()]
         return list(dict.fromkeys(texts + whole))
 
     def keep(self, texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
