@@ -17,6 +17,7 @@ from pathlib import Path
 from rapport.domain.filtering import Verdict
 from rapport.domain.models import Domain
 from rapport.domain.rules.model import RulesLanguageModel
+from rapport.domain.semantics.matcher import SemanticLayer
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.ports.pipeline import Candidate, ExtractionResult, PipelineState
 
@@ -45,19 +46,25 @@ def judged(screen: ConstructiveFilter, candidate: Candidate) -> tuple[str, str |
     return decision.verdict.value, decision.content, decision.reason
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def set_arguments(doc: str | None, alone: str, without: str) -> tuple[argparse.Namespace, SemanticLayer | None]:
+    """A set's command line (its files, `--misses HALF`, and `alone`: the flag that runs without MiniLM, `without`
+    saying what is left out), and the semantic layer over MiniLM unless that flag is given."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--misses", choices=("odd", "even"), help="list this half's misses")
-    parser.add_argument("--patterns-alone", action="store_true", help="without the semantic layer (MiniLM)")
+    parser.add_argument(alone, action="store_true", help=f"without {without} (MiniLM)")
     args = parser.parse_args()
-    layer = None
-    if not args.patterns_alone:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from rapport.adapters.local.minilm import MiniLmEmbedder
-        from rapport.domain.semantics.matcher import semantic_layer
+    if getattr(args, alone.lstrip("-").replace("-", "_")):
+        return args, None
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from rapport.adapters.local.minilm import MiniLmEmbedder
+    from rapport.domain.semantics.matcher import semantic_layer
 
-        layer = semantic_layer(MiniLmEmbedder())
+    return args, semantic_layer(MiniLmEmbedder())
+
+
+def main() -> None:
+    args, layer = set_arguments(__doc__, "--patterns-alone", "the semantic layer")
     screen = ConstructiveFilter(RulesLanguageModel(semantics=layer), None)
     for half in ("odd", "even"):
         confusion: Counter[tuple[str, str]] = Counter()

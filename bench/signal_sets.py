@@ -10,12 +10,11 @@ each half's right / total per signal and the emotion's confusion; with `--misses
 
 from __future__ import annotations
 
-import argparse
-import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from bench.filter_sets import set_arguments
 from rapport.adapters.local.vader import RuleSignalDetector
 from rapport.evaluation.extraction import observed_signals
 from rapport.settings import Settings
@@ -35,18 +34,7 @@ def labelled(path: Path, half: str) -> Iterator[tuple[int, dict[str, str], str]]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("files", nargs="+", type=Path)
-    parser.add_argument("--misses", choices=("odd", "even"), help="list this half's misses")
-    parser.add_argument("--rules-alone", action="store_true", help="without the emotion probe (MiniLM)")
-    args = parser.parse_args()
-    layer = None
-    if not args.rules_alone:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from rapport.adapters.local.minilm import MiniLmEmbedder
-        from rapport.domain.semantics.matcher import semantic_layer
-
-        layer = semantic_layer(MiniLmEmbedder())
+    args, layer = set_arguments(__doc__, "--rules-alone", "the emotion probe")
     detector, settings = RuleSignalDetector(semantics=layer), Settings()
     for half in ("odd", "even"):
         right: Counter[str] = Counter()

@@ -113,8 +113,16 @@ class LambdaRouter:
     handlers: dict[str, ModuleType] = field(default_factory=dict)
     invocations: list[str] = field(default_factory=list)
     faults: dict[str, Fault] = field(default_factory=dict)
+    # Lambda runs each function in a process of its own. Here they share one, and Powertools' `Metrics` instances
+    # share one set of metrics: two steps at once (the Parallel state's branches) would flush each other's, and the
+    # one left with none fails "Must contain at least one metric". So one invocation at a time.
+    _one_at_a_time: threading.Lock = field(default_factory=threading.Lock)
 
     def invoke(self, function_name: str, body: Any, response_headers: dict[str, str]) -> bytes:
+        with self._one_at_a_time:
+            return self._invoke(function_name, body, response_headers)
+
+    def _invoke(self, function_name: str, body: Any, response_headers: dict[str, str]) -> bytes:
         function = self.functions[function_name.rsplit(":", 1)[-1]]
         step = function.step
         self.invocations.append(step)

@@ -61,6 +61,13 @@ def test_what_the_rules_miss_the_probe_reads(minilm: MiniLmEmbedder, said: str, 
     assert RuleSignalDetector(semantics=semantic_layer(minilm)).detect(said).emotions == (felt,)
 
 
+def test_a_worry_the_rules_take_for_frustration_is_a_worry(minilm: MiniLmEmbedder) -> None:
+    said = "my biopsy results come back friday and I keep refreshing the patient portal"
+    assert find_emotions(said) == (Emotion.FRUSTRATION,)  # "keep …ing"
+    reading = RuleSignalDetector(semantics=semantic_layer(minilm)).detect(said)
+    assert reading.emotions == (Emotion.ANXIETY,)
+
+
 def test_a_plain_question_stays_without_an_emotion(minilm: MiniLmEmbedder) -> None:
     detector = RuleSignalDetector(semantics=semantic_layer(minilm))
     assert detector.detect("what's a good substitute for buttermilk in pancakes?").emotions == ()

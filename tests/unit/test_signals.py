@@ -293,12 +293,17 @@ class _Probe:
         return [self.odds for _ in texts]
 
 
-def test_the_detector_asks_the_emotion_probe_only_where_the_rules_found_nothing() -> None:
+def test_the_detector_asks_the_emotion_probe_where_the_rules_found_nothing_or_frustration_alone() -> None:
     sure = _Probe({"anxiety": 0.8, "frustration": 0.1, "none": 0.1})
     detector = RuleSignalDetector(semantics=sure)  # type: ignore[arg-type]
 
     assert detector.detect("the op is at 8am tomorrow").emotions == (Emotion.ANXIETY,)
-    assert detector.detect("this is so frustrating").emotions == (Emotion.FRUSTRATION,)  # the rules' cue
-    assert sure.asked == [("emotion", ["the op is at 8am tomorrow"])]
+    # the rules' repetition cue read as frustration is a worry by meaning
+    assert detector.detect("I keep checking the clock").emotions == (Emotion.ANXIETY,)
+    assert detector.detect("I'm so worried about it").emotions == (Emotion.ANXIETY,)  # the rules' cue, not asked
+    assert sure.asked == [("emotion", ["the op is at 8am tomorrow"]), ("emotion", ["I keep checking the clock"])]
     unsure = RuleSignalDetector(semantics=_Probe({"anxiety": 0.5, "frustration": 0.2, "none": 0.3}))  # type: ignore[arg-type]
     assert unsure.detect("the op is at 8am tomorrow").emotions == ()
+    # a frustration the rules read is never turned into none or another grievance by the probe
+    angry = RuleSignalDetector(semantics=_Probe({"anxiety": 0.1, "frustration": 0.1, "none": 0.8}))  # type: ignore[arg-type]
+    assert angry.detect("this is so frustrating").emotions == (Emotion.FRUSTRATION,)

@@ -210,12 +210,13 @@ def with_crisis(mood: float, crisis: bool) -> float:
 
 def read_message(text: str, polarity: float, detector: str = "rules", felt: Emotion | None = None) -> Signals:
     """Every signal of one message, given the lexicon's polarity score of it (-1..1). `felt`: the emotion read by
-    meaning where no cue of the rules is in the words; it is taken as the whole message's, and a grievance read so
-    as aimed at me only where the message speaks to me: a grudge needs more than a guess."""
+    meaning: it is taken as the whole message's where no cue of the rules is in the words, and a worry where the rules
+    read frustration alone (their cues of repetition, "I keep checking…", are a worry's too). A grievance read so is
+    aimed at me only where the message speaks to me: a grudge needs more than a guess."""
     sentences = _sentence_emotions(text)
     emotions = _emotions_in(sentences)
     aimed_elsewhere = _aimed_elsewhere(text, sentences)
-    if felt is not None and not emotions:
+    if felt is not None and (not emotions or (felt is Emotion.ANXIETY and emotions == (Emotion.FRUSTRATION,))):
         emotions = (felt,)
         aimed_elsewhere = not _compiled().second_person.search(normalise(text))
     crisis = has_crisis_language(text)

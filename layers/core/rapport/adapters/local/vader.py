@@ -6,7 +6,7 @@ from typing import Any
 
 from rapport.domain.semantics.emotions import probed_emotion
 from rapport.domain.semantics.matcher import SemanticLayer
-from rapport.domain.signals import Signals, read_message
+from rapport.domain.signals import Emotion, Signals, read_message
 
 
 class VaderSentimentScorer:
@@ -41,7 +41,13 @@ class RuleSignalDetector:
     def detect(self, text: str) -> Signals:
         polarity = self._scorer.polarity(text)
         reading = read_message(text, polarity, detector=self.name)
-        if reading.emotions or reading.crisis or self._semantics is None or not text.strip():
+        # The probe is asked where the rules found nothing, or frustration alone (which may be a worry).
+        if (
+            set(reading.emotions) - {Emotion.FRUSTRATION}
+            or reading.crisis
+            or self._semantics is None
+            or not text.strip()
+        ):
             return reading
         felt = probed_emotion(self._semantics, text)
         return reading if felt is None else read_message(text, polarity, detector=self.name, felt=felt)
