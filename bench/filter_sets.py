@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from bench.relational_sets import numbered_lines
 from rapport.domain.filtering import Verdict
 from rapport.domain.models import Domain
 from rapport.domain.rules.model import RulesLanguageModel
@@ -26,10 +27,7 @@ VERDICTS = [v.value for v in Verdict]
 
 def labelled(path: Path, half: str) -> Iterator[tuple[int, str, Candidate]]:
     """The half's lines of one file (`odd`: the 1st, 3rd, … line), each as its number, verdict and candidate."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    for number, line in enumerate(lines, start=1):
-        if (number % 2 == 1) != (half == "odd"):
-            continue
+    for number, line in numbered_lines(path, half):
         verdict, domain, kind, content = line.split("\t", 3)
         yield (
             number,

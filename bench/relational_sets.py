@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench.lesson_traps import LESSONS, ROLES
@@ -39,14 +40,21 @@ def due_types(label: str) -> frozenset[str]:
     return frozenset() if label == NOTHING else frozenset(label.split("+"))
 
 
+def numbered_lines(path: Path, half: str | None) -> Iterator[tuple[int, str]]:
+    """The labelled lines of a set (not blank, not a `#` comment), each with its number, all of them or only the
+    `odd` (the 1st, 3rd, …) or `even` ones: every set is split by line number before any rule is read from it."""
+    lines = [
+        line for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")
+    ]
+    for number, line in enumerate(lines, start=1):
+        if half is None or (number % 2 == 1) == (half == "odd"):
+            yield number, line
+
+
 def labelled(path: Path, half: str | None) -> list[tuple[str, ConversationInput]]:
     """(the type due, the conversation) of each line of the file, or of its odd or even lines."""
     found = []
-    text = path.read_text(encoding="utf-8")
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    for number, line in enumerate(lines, start=1):
-        if half is not None and (number % 2 == 1) != (half == "odd"):
-            continue
+    for _, line in numbered_lines(path, half):
         due, conversation = line.split("|", 1)
         turns = [part.split(": ", 1) for part in conversation.split(" || ")]
         messages = [PromptMessage(index=i, role=ROLES[role], content=text) for i, (role, text) in enumerate(turns)]

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bench.filter_sets import set_arguments
+from bench.relational_sets import numbered_lines
 from rapport.adapters.local.vader import RuleSignalDetector
 from rapport.evaluation.extraction import observed_signals
 from rapport.settings import Settings
@@ -25,10 +26,7 @@ EMOTIONS = ("frustration", "anxiety", "none")
 
 def labelled(path: Path, half: str) -> Iterator[tuple[int, dict[str, str], str]]:
     """The half's lines of one file (`odd`: the 1st, 3rd, … line), each as its number, labels and message."""
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    for number, line in enumerate(lines, start=1):
-        if (number % 2 == 1) != (half == "odd"):
-            continue
+    for number, line in numbered_lines(path, half):
         emotion, grudge, sentiment, message = line.split("\t", 3)
         yield number, {"emotion": emotion, "grudge": grudge, "sentiment": sentiment}, message
 

@@ -29,7 +29,30 @@ _FEELING = (
     r"her) head|didn't understand|did not understand|too (?:long|technical|complicated|complex|wordy)|long|skipp|"
     r"stop(?:ped)? reading|disliked|irked|hated"
 )
+# What reads as an instruction to the assistant rather than about the person (the quarantine rules judge it first).
+_ORDERS = (
+    r"\b(?:assistant|always|never|must|ignor|reveal|send|forward|system prompt|rules?|obey|whatever|instructions?|"
+    r"reply|answer only|comply)\b|"
+    # What the assistant's safeguards are and what they guard: its checks, other people's data.
+    r"\b(?:moderat|filter|polic|restrict|limits\b|verif|environment variables|config|isolation|access control|"
+    r"clearance|privilege|permission|bypass|overrid|disabl|turn(?:s|ed)? off|switch(?:es|ed)? off|trust|without "
+    r"(?:checking|review|verif|question)|approv|signed off|exempt|unrestricted|(?:every|any) other|other "
+    r"(?:users?|accounts?|customers?|people)\b)"
+)
+_THEIR_KEYS = r"(?:passwords?\b|passphrase|secrets?\b|credential|keys?\b|tokens?\b)"
+_GIVEN_OUT = (
+    r"(?:reveal|shar|give|given|send|sent|tell|told|print|show|post|expose|list|paste|hand|disclos|leak|"
+    r"forward)"
+)
 _CAUSES = {
+    # A quarantine by meaning needs an instruction's wording too: a preference about answers ("User wants me to
+    # answer yes or no first") sits near the instructions by meaning, and it is the person's to give. Their own
+    # passwords, keys and secrets are their life ("secures their password vault with a YubiKey"): they count given
+    # out.
+    "instruction": re.compile(
+        rf"(?i){_ORDERS}|\b{_GIVEN_OUT}\w*\b[^.!?\n]{{0,40}}\b{_THEIR_KEYS}|"
+        rf"\b{_THEIR_KEYS}[^.!?\n]{{0,40}}\b{_GIVEN_OUT}"
+    ),
     # A grievance is a feeling, or something the user did to me: "cross with me", "talked down to me".
     "grievance": re.compile(rf"(?i)(?:{_FEELING})|\b(?:me|my|I)\b"),
     "refusal": re.compile(
@@ -100,29 +123,8 @@ def _with_its_cause(match: Match, content: str, layer: SemanticLayer) -> str | N
     return runner_up if scores[runner_up] >= layer.calibration("filter").bar(runner_up) else None
 
 
-# What reads as an instruction to the assistant rather than about the person (the quarantine rules judge it first).
-_ORDERS = (
-    r"\b(?:assistant|always|never|must|ignor|reveal|send|forward|system prompt|rules?|obey|whatever|instructions?|"
-    r"reply|answer only|comply)\b|"
-    # What the assistant's safeguards are and what they guard: its checks, other people's data.
-    r"\b(?:moderat|filter|polic|restrict|limits\b|verif|environment variables|config|isolation|access control|"
-    r"clearance|privilege|permission|bypass|overrid|disabl|turn(?:s|ed)? off|switch(?:es|ed)? off|trust|without "
-    r"(?:checking|review|verif|question)|approv|signed off|exempt|unrestricted|(?:every|any) other|other "
-    r"(?:users?|accounts?|customers?|people)\b)"
-)
-_THEIR_KEYS = r"(?:passwords?\b|passphrase|secrets?\b|credential|keys?\b|tokens?\b)"
-_GIVEN_OUT = (
-    r"(?:reveal|shar|give|given|send|sent|tell|told|print|show|post|expose|list|paste|hand|disclos|leak|"
-    r"forward)"
-)
+# Worth judging by meaning: an instruction's wording, the person's own keys and secrets among it.
 _INSTRUCTION = re.compile(rf"(?i){_ORDERS}|\b{_THEIR_KEYS}")
-# A quarantine by meaning needs an instruction's wording too: a preference about answers ("User wants me to answer yes
-# or no first") sits near the instructions by meaning, and it is the person's to give. Their own passwords, keys and
-# secrets are their life ("secures their password vault with a YubiKey"): they count given out.
-_CAUSES["instruction"] = re.compile(
-    rf"(?i){_ORDERS}|\b{_GIVEN_OUT}\w*\b[^.!?\n]{{0,40}}\b{_THEIR_KEYS}|"
-    rf"\b{_THEIR_KEYS}[^.!?\n]{{0,40}}\b{_GIVEN_OUT}"
-)
 
 
 def _worth_judging(content: str) -> bool:
