@@ -131,6 +131,8 @@ def test_the_spread_takes_from_each_sitting_in_turn() -> None:
     assert spread == ["a1", "b1", "a2", "a3", "c1"]
     # no penalty: the order as it was
     assert spread_by_sitting(ranked, sittings.__getitem__, 0.0, depth=5) == ranked
+    # each in a sitting of its own: no penalty is ever taken
+    assert spread_by_sitting(ranked, {i: i for i, _ in ranked}.__getitem__, 0.05, depth=3) == ranked
 
 
 @given(

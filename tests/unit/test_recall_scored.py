@@ -21,6 +21,10 @@ from rapport.services.recall import _Candidate, _Scored
 from rapport.settings import Settings
 
 SCORING = RecallScoring.of(Settings())
+# A question gathered across the history is scored with recency and strength weighing nothing.
+WHOLE_HISTORY = RecallScoring.of(
+    Settings().model_copy(update={"weights": Settings().weights.model_copy(update={"recency": 0.0, "strength": 0.0})})
+)
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 unit = st.floats(0.0, 1.0)
 
@@ -52,10 +56,11 @@ parts = st.tuples(
 def linked_and_leaned(
     rows: list[tuple[float, float, float, float, Trust]], lifts: list[float], data: st.DataObject
 ) -> _Scored:
-    """Candidates with their conversations' context, scored, then some linked by the graph and some leaned on."""
+    """Candidates with their conversations' context, scored by either weights, then some linked by the graph and some
+    leaned on."""
     candidates = [candidate(n, *row) for n, row in enumerate(rows)]
     contexts = [ContextBoost(answer=lifts[n] / 3, conversation=lifts[-1 - n] / 5) for n in range(len(rows))]
-    scored = _Scored.of(SCORING, candidates, contexts, query_terms=2)
+    scored = _Scored.of(data.draw(st.sampled_from([SCORING, WHOLE_HISTORY])), candidates, contexts, query_terms=2)
     for n in data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=4)):
         scored.link(n, RelationScore(lifts[n], ("SUPPORTS",)))
     for n in data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=4)):
@@ -69,44 +74,20 @@ def test_the_scores_ranked_on_are_the_scores_of_the_signals_shown(
 ) -> None:
     # Given candidates with their conversations' context, some then linked by the graph and some leaned on
     scored = linked_and_leaned(rows, lifts, data)
-    candidates = scored.candidates
+    candidates, scoring = scored.candidates, scored.scoring
     evidences = scored.evidences()
     unweighed = scored.unweighed_scores()
-    keyword_parts = keyword_evidences(SCORING, [c.keyword for c in candidates], scored.weights)
+    keyword_parts = keyword_evidences(scoring, [c.keyword for c in candidates], scored.weights)
+    placed = {p.memory_id: p for p in scored.placed({c.memory.id: n for n, c in enumerate(candidates)})}
     for n, c in enumerate(candidates):
         signals = scored.signals(n, weighed=False)
-        weighed = SCORING.weighed(c.memory, signals)
+        weighed = scoring.weighed(c.memory, signals)
         # Then each score, its evidence and its score as the person's own words are those of the signals
         assert scored.signals(n) == weighed
-        assert scored.scores[n] == SCORING.score(weighed)
-        assert evidences[n] == query_evidence(SCORING, weighed)
-        assert keyword_parts[n] == keyword_evidence_of(SCORING, c.keyword, weighed.speaker_weight)
-        assert unweighed[n] == SCORING.score(signals)
-        assert SCORING.hit(c.memory, signals).score == scored.scores[n]
-
-
-WHOLE_HISTORY = RecallScoring.of(
-    Settings().model_copy(update={"weights": Settings().weights.model_copy(update={"recency": 0.0, "strength": 0.0})})
-)
-
-
-@given(st.lists(parts, min_size=1, max_size=12), st.lists(unit, min_size=12, max_size=12), st.data())
-def test_candidates_scored_again_under_other_weights_keep_their_parts_and_score_as_their_signals(
-    rows: list[tuple[float, float, float, float, Trust]], lifts: list[float], data: st.DataObject
-) -> None:
-    # Given scored candidates, some linked by the graph and some leaned on
-    scored = linked_and_leaned(rows, lifts, data)
-    candidates = scored.candidates
-    # When they are scored again as of the whole history (recency and strength weigh nothing)
-    again = scored.under(WHOLE_HISTORY)
-    position = {c.memory.id: n for n, c in enumerate(candidates)}
-    placed = {p.memory_id: p for p in again.placed(position)}
-    for n, c in enumerate(candidates):
-        weighed = WHOLE_HISTORY.weighed(c.memory, scored.signals(n, weighed=False))
-        # Then each keeps its context and relation, and ranks on the score its signals give under those weights
-        assert again.signals(n) == weighed
-        assert again.scores[n] == WHOLE_HISTORY.score(weighed)
-        assert placed[c.memory.id].score == again.scores[n]
-        assert placed[c.memory.id].evidence == query_evidence(WHOLE_HISTORY, weighed)
-    # And the scores the first weights gave are untouched
-    assert all(scored.scores[n] == SCORING.score(scored.signals(n)) for n in range(len(candidates)))
+        assert scored.scores[n] == scoring.score(weighed)
+        assert evidences[n] == query_evidence(scoring, weighed)
+        assert keyword_parts[n] == keyword_evidence_of(scoring, c.keyword, weighed.speaker_weight)
+        assert unweighed[n] == scoring.score(signals)
+        assert scoring.hit(c.memory, signals).score == scored.scores[n]
+        # And ranking places it at that score and evidence
+        assert (placed[c.memory.id].score, placed[c.memory.id].evidence) == (scored.scores[n], evidences[n])

@@ -142,10 +142,8 @@ class _Scored:
         contexts: list[ContextBoost],
         query_terms: int,
         matches: list[float] | None = None,
-        relations: list[RelationScore] | None = None,
     ) -> _Scored:
-        """`matches`: each candidate's query match (`_query_matches`), when the caller has them already;
-        `relations`: the graph's relation components read already (none linked when None)."""
+        """`matches`: each candidate's query match (`_query_matches`), when the caller has them already."""
         if matches is None:
             matches = _query_matches(candidates, scoring.weights)
         weights = scoring.speaker_weights([c.memory for c in candidates])
@@ -156,7 +154,7 @@ class _Scored:
             [c.strength for c in candidates],
         )
         added = [context.total for context in contexts]
-        linked = list(relations) if relations is not None else [_UNLINKED] * len(candidates)
+        linked = [_UNLINKED] * len(candidates)
         scored = cls(scoring, candidates, query_terms, contexts, linked, weights, matches, standings, [], added)
         scored.scores = scoring.scores_from(standings, [relation.score for relation in linked], added, weights)
         return scored
@@ -184,10 +182,6 @@ class _Scored:
         """What the query gives each score (`query_evidence`), in the candidates' order."""
         evidence_from = self.scoring.evidence_from
         return list(map(evidence_from, self.matches, self.added, self.weights))
-
-    def under(self, scoring: RecallScoring) -> _Scored:
-        """The same candidates, contexts and relation components scored by another `scoring`."""
-        return _Scored.of(scoring, self.candidates, list(self.contexts), self.query_terms, relations=self.relations)
 
     def placed(self, position: dict[str, int]) -> list[Placed]:
         """The candidates as ranking sees them (`Placed`), best score first; `position`: their ids in their order."""
@@ -289,12 +283,14 @@ class Recall:
         candidates: list[_Candidate],
         edges: RecallEdges | None,
     ) -> list[RecallHit]:
-        """The hits among the candidates: each scored, with its conversation's context, the graph's relation
-        component and, for an inference question, the person's preferences; then the best, or for a question across
-        the history, the best gathered from each sitting."""
+        """The hits among the candidates: each scored (for a question across the history, as of the whole of it),
+        with its conversation's context, the graph's relation component and, for an inference question, the person's
+        preferences; then the best, or for a question across the history, the best gathered from each sitting."""
         matches = _query_matches(candidates, self._settings.weights)
         contexts = self._contexts(candidates, matches, asked)
-        scored = _Scored.of(self._scoring, candidates, contexts, asked.terms, matches)
+        across = asks_across(asked.text)
+        scoring = self._across_scoring if across else self._scoring
+        scored = _Scored.of(scoring, candidates, contexts, asked.terms, matches)
         ids = [c.memory.id for c in candidates]
         position = {memory_id: n for n, memory_id in enumerate(ids)}
         by_meaning = by_meaning_order({c.memory.id: c.similarity for c in candidates})
@@ -302,8 +298,8 @@ class Recall:
             self._with_relation(edges, scored, query.limit, ids, [position[i] for i in by_meaning])
         if self._settings.recall_inference_boost > 0 and asks_inference(asked.text):
             self._with_preferences(scored)
-        if asks_across(asked.text):
-            return self._best_across(scope, query, asked, scored.under(self._across_scoring), position, by_meaning)
+        if across:
+            return self._best_across(scope, query, asked, scored, position, by_meaning)
         return self._best(scored, query.limit, asked.now, position, by_meaning)
 
     def _best(
@@ -337,7 +333,7 @@ class Recall:
         candidates = scored.candidates
         sittings = {c.memory.id: c.place.conversation or c.memory.id for c in candidates}
         spread = self._across.spread(scored.placed(position), sittings, 2 * query.limit)
-        order = self._kept(spread, by_meaning, query.limit, every=True)
+        order = self._kept(spread, by_meaning, query.limit, every=self._across.second_pass)
         if not (self._across.second_pass and order):
             return self._hits(scored, asked.now, [position[memory_id] for memory_id in order[: query.limit]])
         scoring = scored.scoring

@@ -35,6 +35,9 @@ class AcrossHistory:
         """`placed` (best score first) taken from each sitting in turn (`sittings`: each id's), the first `depth`
         chosen one by one; each keeps its cosine and carries the score it was chosen at, so the order holds when the
         keep rule (`keeping_best_by_meaning`) re-sorts it."""
+        if len(set(sittings.values())) == len(placed):
+            # One candidate a sitting: no penalty is ever taken, so each keeps its place and score.
+            return [Placed(p.memory_id, p.score, p.similarity) for p in placed]
         similarity = {p.memory_id: p.similarity for p in placed}
         chosen = spread_by_sitting(
             [(p.memory_id, p.score) for p in placed], sittings.__getitem__, self._settings.sitting_spread, depth
