@@ -134,6 +134,19 @@ def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_vo
         ("I'm from Porto but live in Leeds.", "User is from Porto but lives in Leeds"),
         ("I like to cook but hate washing up", "User likes to cook but hates washing up"),
         ("I have type 1 diabetes btw", "User has type 1 diabetes"),
+        # and after "and", where an adverb before it or an object after it says it is a verb
+        ("I'm vegan and never eat honey.", "User is vegan and never eats honey"),
+        ("I have two kids and coach their team", "User has two kids and coaches their team"),
+        ("I'm 34 and have never learned to swim", "User is 34 and has never learned to swim"),
+        ("I'm vegan and don't drink", "User is vegan and doesn't drink"),
+        ("I'm autistic and take things literally", "User is autistic and takes things literally"),
+        ("I want to retire at 55 and live by the sea", "User wants to retire at 55 and live by the sea"),
+        # two infinitives, a modal's two verbs, a noun: left as said
+        ("I like to cook and travel", "User likes to cook and travel"),
+        ("I can cook and drive", "User can cook and drive"),
+        ("I love music and travel", "User loves music and travel"),
+        # a present that ends as a past does
+        ("I need a quieter flat", "User needs a quieter flat"),
         # "US" in capitals is the country, not "us"
         ("I want to see every national park in the US", "User wants to see every national park in the US"),
     ],
@@ -197,6 +210,12 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("that video made you put it off", "that video made me put it off"),
         ("a thank you card", "a thank you card"),
         ("that made you laugh", "that made me laugh"),
+        # "have you" before a verb's plain form has me do it; before a participle it asks me
+        (
+            "I write the tests myself and have you write the implementation",
+            "they write the tests themselves and have me write the implementation",
+        ),
+        ("have you tried it?", "have I tried it"),
         # asked, "you" follows its verb, and the verb agrees with "I"
         ("Are you sure that helps?", "am I sure that helps"),
         ("ok but why were you so brief", "but why was I so brief"),

@@ -25,13 +25,29 @@ _POLITE = re.compile(
 _TRAILING = re.compile(r"[\s?!.,;:—–-]+$")
 # What closes a chat line and no note: "I have type 1 diabetes btw", "I moved to Berlin lol".
 _CLOSERS = re.compile(r"(?:[\s,]+(?:btw|lol|haha|tbh|fyi|imo|imho|lmao|xd|:\)|:D))+$", re.IGNORECASE)
-# A second verb after "but" shares the sentence's "I": "I work nights but sleep fine" -> "… but sleeps fine". Only
-# after "but", since "I like to cook and travel" coordinates two infinitives.
-_BUT_VERB = re.compile(r"\bbut (?P<verb>[a-z]+)\b")
+# A second verb after "but" or "and" shares the sentence's "I": "I work nights but sleep fine" -> "… but sleeps fine",
+# "I'm vegan and never eat honey" -> "… and never eats honey". After "and" only where it is surely a verb: an adverb
+# before it, an object after it ("and coach their team"), or a verb that is never a noun ("and take things
+# literally"); and not where an infinitive or a modal comes before it in its clause ("I want to retire at 55 and live
+# by the sea", "I can cook and drive" coordinate two plain verbs): "I love music and travel" keeps its noun.
+_SECOND_VERB = re.compile(
+    r"\b(?P<joint>but|and) (?P<adverbs>(?:(?:never|still|also|always|usually|often|mainly|mostly|sometimes|rarely|"
+    r"really|just|now|only|actually|generally|even) )*)(?P<verb>[a-z]+n['’]t|[a-z]+)\b"
+    r"(?P<object> (?:the|a|an|my|his|her|their|our|its|it|them|him|this|that|these|those|every|some|most|all)\b)?"
+)
+# Never a noun: "I'm 34 and have never learned to swim".
+_AUXILIARIES = frozenset("have haven't haven’t do don't don’t".split())
+_INFINITIVE_BEFORE = re.compile(r"(?i)\b(?:to|can|can't|can’t|could|will|would|should|must|might|may) \w+")
+_CLAUSE_MARK = re.compile(r"[,;:—–]")
+_NEVER_NOUNS = frozenset(
+    "live hate want need prefer enjoy speak teach write know think eat take get find keep spend stay struggle manage "
+    "wear buy grow make go".split()
+)
 _COMMON_VERBS = frozenset(
     "live work love like hate want need have go study play run use prefer plan hope try enjoy own speak teach write "
     "read cook travel visit feel think know miss do sleep eat drink drive walk ride swim make take get find keep "
-    "spend stay struggle manage".split()
+    "spend stay struggle manage coach support help volunteer commute cycle paint sing dance bake climb hike knit "
+    "watch listen look care follow avoid wear buy grow".split()
 )
 _I_START = re.compile(r"^[Ii](?P<contraction>'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s+(?P<rest>.*)$", re.DOTALL)
 _MY_START = re.compile(r"^(?:my|My)\s+(?P<rest>.*)$", re.DOTALL)
@@ -63,6 +79,7 @@ _ADVERBS = frozenset(
 )
 _CONTRACTED = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'d": "would", "’d": "would", "'ll": "will"}
 _CONTRACTED["’ll"] = "will"
+_MODAL_CONTRACTIONS = frozenset({"'d", "’d", "'ll", "’ll"})
 _IRREGULAR = {
     "am": "is",
     "was": "was",
@@ -199,7 +216,9 @@ def about_user(sentence: str) -> str:
         rest = started.group("rest")
         contraction = started.group("contraction")
         if contraction:
-            said = _BUT_VERB.sub(_but_conjugated, _third(rest, ours=False))
+            said = _third(rest, ours=False)
+            if contraction not in _MODAL_CONTRACTIONS:  # "I'd cook and clean" shares "would"
+                said = _SECOND_VERB.sub(_second_conjugated, said)
             return sentence_case(f"User {_CONTRACTED[contraction]} {said}")
         words = rest.split(" ")
         leading: list[str] = []
@@ -208,7 +227,7 @@ def about_user(sentence: str) -> str:
         if not words:
             return ""
         verb = words[0] if words[0].lower() in _SAME_IN_PAST and tells_of_past(rest) else _conjugated(words[0])
-        rest = _BUT_VERB.sub(_but_conjugated, _third(" ".join(words[1:]), ours=False))
+        rest = _SECOND_VERB.sub(_second_conjugated, _third(" ".join(words[1:]), ours=False))
         return sentence_case(squeeze(" ".join(["User", *leading, verb, rest])))
     mine = _MY_START.match(text)
     if mine is not None:
@@ -298,6 +317,15 @@ _NAMING_NEAR = _NAMING | _DEMONSTRATIVES
 _OBJECT_BEFORE_INFINITIVE = frozenset(
     "let lets letting made make makes making help helps helped helping watch watched see saw hear heard".split()
 )
+_HAVE = frozenset("have has had having".split())
+# A verb's plain form, never its participle: after "have you" it is what I am to do.
+_BASE_AFTER_HAVE = (
+    _COMMON_VERBS
+    | frozenset(
+        "write check review draft explain edit fix test handle build draw sort summarise summarize translate "
+        "proofread pick plan look walk quiz suggest show tell give ask answer start remind".split()
+    )
+) - frozenset("read put set cut hit let quit shut run come become".split())
 _THANK_YOU_THINGS = frozenset("note notes card cards letter letters email emails gift gifts message messages".split())
 _NOT_A_GERUND = frozenset("bring sing ring swing sting cling fling spring wring string".split())
 _CLAUSE_OPENS = re.compile(r"[,;:—–]|\s-\s")
@@ -315,8 +343,10 @@ def _assistant_word(word: str, following: str, before: str, named: str = "") -> 
             return word  # "thank you notes" are the user's to send
         if _GERUND.fullmatch(following) and following not in _NOT_A_GERUND:
             return "\x00me"  # the doer of a gerund: "you playing the landlord helped" is "me playing the landlord"
-        if before in _OBJECT_BEFORE_INFINITIVE:
-            return "\x00me"  # "let you set it up", "made you put it off": the object of the verb before it
+        if before in _OBJECT_BEFORE_INFINITIVE or (before in _HAVE and following in _BASE_AFTER_HAVE):
+            # "let you set it up", "made you put it off", "have you write the implementation": the object of the
+            # verb before it ("have you tried" and "have you got" ask me instead)
+            return "\x00me"
         opens = (
             before in _YOU_SUBJECT_AFTER
             or not before
@@ -379,9 +409,16 @@ def _third(text: str, *, ours: bool = True) -> str:
     return "".join(converted)
 
 
-def _but_conjugated(found: re.Match[str]) -> str:
+def _second_conjugated(found: re.Match[str]) -> str:
     verb = found.group("verb")
-    return f"but {_conjugated(verb)}" if verb in _COMMON_VERBS else found.group(0)
+    if verb not in _COMMON_VERBS and verb not in _AUXILIARIES:
+        return found.group(0)
+    if found.group("joint") == "and" and (
+        not (found.group("adverbs") or found.group("object") or verb in _AUXILIARIES or verb in _NEVER_NOUNS)
+        or _INFINITIVE_BEFORE.search(_CLAUSE_MARK.split(found.string[: found.start()])[-1])
+    ):
+        return found.group(0)
+    return f"{found.group('joint')} {found.group('adverbs')}{_conjugated(verb)}{found.group('object') or ''}"
 
 
 # Verbs whose past is their present: "I put my back out yesterday" is noted "User put…", not "User puts…", when the
@@ -389,11 +426,16 @@ def _but_conjugated(found: re.Match[str]) -> str:
 _SAME_IN_PAST = frozenset("put set cut hit hurt let quit shut split spread cost bet burst read".split())
 
 
+# Verbs whose present ends as a past does: "I need a break" -> "User needs a break".
+_PRESENT_IN_ED = frozenset("need feed bleed breed speed heed succeed proceed exceed weed".split())
+
+
 def _conjugated(verb: str) -> str:
     lowered = verb.lower()
     if lowered in _IRREGULAR:
         return _IRREGULAR[lowered]
-    if not lowered.isalpha() or lowered.endswith("ed") or lowered in _IRREGULAR_PAST:  # not a verb, or past already
+    past = lowered.endswith("ed") and lowered not in _PRESENT_IN_ED
+    if not lowered.isalpha() or past or lowered in _IRREGULAR_PAST:  # not a verb, or past already
         return verb
     if lowered.endswith("y") and len(lowered) > 2 and lowered[-2] not in "aeiou":
         return verb[:-1] + "ies"
