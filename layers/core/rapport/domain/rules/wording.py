@@ -11,8 +11,10 @@ from rapport.domain.rules.schema import FactRule, Lexicon
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z’']+")
 _SPACES = re.compile(r"\s+")
-_I_AM = re.compile(r"\bI(?: am|'m|’m)\b")
-_I_WAS = re.compile(r"\bI was\b")
+# "i" typed in lower case is the user as much as "I" is ("since i was a kid").
+_I_AM = re.compile(r"\b[Ii](?: am|'m|’m)\b")
+_I_WAS = re.compile(r"\b[Ii] was\b")
+_I_WAS_NOT = re.compile(r"\b[Ii] wasn(?P<apostrophe>['’])t\b")
 _EDGE_PUNCTUATION = " \t'\"“”‘’-—–:,;"
 
 
@@ -67,12 +69,25 @@ def third_person(value: str, lexicon: Lexicon) -> str:
     """The user's words about themselves, as the memory says them ("my thesis" -> "their thesis")."""
     value = _I_AM.sub("they are", value)
     value = _I_WAS.sub("they were", value)
+    value = _I_WAS_NOT.sub(lambda m: f"they weren{m.group('apostrophe')}t", value)
     return _WORD.sub(lambda m: _swap(m.group(0), lexicon.third_person), value)
 
 
 def from_assistant(value: str, lexicon: Lexicon) -> str:
-    """The assistant's words about the user ("your handler" -> "their handler")."""
+    """The assistant's words about the user ("your handler" -> "their handler"); "you" as an object is "them" ("let me
+    quiz you instead", "2am there may not be 2am for you"), else "they"."""
+    value = _YOU_OBJECT.sub("them", value)
     return _WORD.sub(lambda m: _swap(m.group(0), lexicon.second_person), value)
+
+
+# "you" before what an object is followed by: the end of a clause, an adverb of the verb's ("instead", "again"), a
+# preposition or a second object ("send you the file"). Not "and"/"or", which as often join a subject ("you and your
+# partner should"), nor after a verb that asks ("are you in the office?": a subject).
+_YOU_OBJECT = re.compile(
+    r"(?<!\bare )(?<!\bwere )(?<!\bdo )(?<!\bdid )(?<!\bcan )(?<!\bwill )(?<!\bhave )"
+    r"\byou\b(?=\s*(?:[.,;:!?)]|$)|\s+(?:instead|too|again|back|now|later|first|all|both|to|for|with|about|in|on|"
+    r"how|what|the|a|an|this|that|some|any|so)\b)"
+)
 
 
 # Written in capitals, "US" is the country ("every national park in the US"), not "us".
