@@ -59,6 +59,13 @@ def relational_memories(*turns: tuple[str, str]) -> list[extract_relational.Extr
         ("I'm learning Rust on weekends", "User is learning Rust on weekends", "goal", None),
         ("I'm planning a trip to Rome", "User is planning a trip to Rome", "event", None),
         ("I want to finish my thesis by June", "User wants to finish their thesis by June", "goal", None),
+        # a question put to me after it is no part of the aim
+        (
+            "I want to get my Spanish to B2 by next year — can you suggest a weekly plan",
+            "User wants to get their Spanish to B2 by next year",
+            "goal",
+            None,
+        ),
         ("I hate long meetings", "User dislikes long meetings", "preference", None),
         ("we're on Postgres 16 in production", "User is on Postgres 16", "fact", None),
         ("I'm running Ubuntu 24.04 on the laptop", "User is on Ubuntu 24.04", "fact", None),

@@ -147,6 +147,11 @@ def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_vo
         ("I love music and travel", "User loves music and travel"),
         # a present that ends as a past does
         ("I need a quieter flat", "User needs a quieter flat"),
+        # what the sentence asks me is no part of the note, before or after what it tells; a relative clause is
+        ("I'm at 8k now, what should my weekly plan look like", "User is at 8k now"),
+        ("I'm planning a weekend in Porto, where should I stay", "User is planning a weekend in Porto"),
+        ("what should I order — coriander tastes like soap to me", "User says: coriander tastes like soap to them"),
+        ("I'm a carer for my dad, who has Parkinson's", "User is a carer for their dad, who has Parkinson's"),
         # "US" in capitals is the country, not "us"
         ("I want to see every national park in the US", "User wants to see every national park in the US"),
     ],

@@ -37,8 +37,9 @@ def squeeze(text: str) -> str:
 
 
 def tidy(value: str, lexicon: Lexicon) -> str | None:
-    """The value up to the end of its clause, without trailing filler; None when nothing meaningful is left."""
-    value = squeeze(value).strip(_EDGE_PUNCTUATION)
+    """The value up to the end of its clause, without trailing filler or a question put to me after it
+    (`unasked_after`); None when nothing meaningful is left."""
+    value = unasked_after(squeeze(value)).strip(_EDGE_PUNCTUATION)
     lowered = value.lower()
     for word in lexicon.cut_before:
         position = lowered.find(word)
@@ -55,6 +56,22 @@ def tidy(value: str, lexicon: Lexicon) -> str | None:
     if not value or value.lower() in lexicon.pronouns:
         return None
     return value
+
+
+# A question put to me after what the user tells of themselves, in a sentence a chat does not always end with "?":
+# "I'm at 8k now, what should my weekly plan look like", "got my braces off today, what can I eat now", "…by next
+# year — can you suggest a weekly plan". A question word with the verb that asks, not a relative clause ("my dad,
+# who has Parkinson's", "left-handed, which makes scissors a nightmare").
+_ASKED_AFTER = re.compile(
+    r"(?i)\s*[,;:—–]\s*(?:(?:what|how|where|which|who|why|when)\s+(?:should|can|could|would|will|do|does|did|is|are|"
+    r"am|to)\b|what['’]?s\b|how['’]?s\b|(?:can|could|would|should|will|do|does|did|is|are)\s+(?:you|u|I|that|it|there|"
+    r"this|we)\b|any\s+(?:ideas?|tips?|advice|suggestions?|recommendations?|thoughts)\b)"
+)
+
+
+def unasked_after(text: str) -> str:
+    """The text up to a question put to me after what it tells (`_ASKED_AFTER`)."""
+    return _ASKED_AFTER.split(text, maxsplit=1)[0]
 
 
 def without_leading(value: str, lexicon: Lexicon) -> str:

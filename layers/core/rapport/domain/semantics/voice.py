@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from rapport.domain.rules import patterns
-from rapport.domain.rules.wording import sentence_case, squeeze, third_person
+from rapport.domain.rules.wording import sentence_case, squeeze, third_person, unasked_after
 from rapport.domain.text import STOPWORDS
 from rapport.domain.time_expressions import tells_of_past
 
@@ -207,8 +207,11 @@ def clause(sentence: str) -> str:
 
 def about_user(sentence: str) -> str:
     """ "I'm really into bouldering lately" -> "User is really into bouldering lately"; "My exam is next week" ->
-    "User's exam is next week"; anything else -> "User says: …" in the third person."""
+    "User's exam is next week"; anything else -> "User says: …" in the third person. What the sentence asks me, before
+    or after what it tells of them, is no part of the note (`unasked_after`, `_ASKED_BEFORE`)."""
     text = clause(sentence)
+    text = unasked_after(text)
+    text = _ASKED_BEFORE.sub("", text, count=1)
     if not text:
         return ""
     started = _I_START.match(text)
@@ -233,6 +236,13 @@ def about_user(sentence: str) -> str:
     if mine is not None:
         return sentence_case(f"User's {_third(mine.group('rest'), ours=False)}")
     return f"User says: {lower_first(_third(text, ours=False))}"
+
+
+# A question first, then what the user tells of themselves after a dash or a semicolon: "what should I order at a
+# thai place — coriander tastes like soap to me".
+_ASKED_BEFORE = re.compile(
+    r"(?i)^(?:what|how|where|which|who|why|when|can|could|should|would|is|are|do|does|any)\b[^—–;?]*[—–;]\s*(?=\S)"
+)
 
 
 def assistant_voice(sentence: str) -> str:
