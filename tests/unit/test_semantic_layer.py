@@ -16,7 +16,7 @@ from rapport.domain.rules.model import RulesLanguageModel
 from rapport.domain.rules.relational_rules import extract_relational as relational_rules
 from rapport.domain.semantics import prototypes
 from rapport.domain.semantics.matcher import MINILM, Calibration, SemanticLayer, semantic_layer
-from rapport.domain.semantics.voice import about_user, assistant_voice
+from rapport.domain.semantics.voice import about_user, assistant_voice, clipped
 from rapport.settings import Settings
 
 # Words that pull a text towards one relational label; a text with none of them lands nowhere in particular.
@@ -353,3 +353,17 @@ def test_no_probe_speaks_for_another_model_another_width_or_a_classifier_it_was_
     assert layer(WideEncoder("another-model", 384)).probabilities("relational", ["a b"]) is None  # type: ignore[arg-type]
     assert layer(WideEncoder(MINILM, 8)).probabilities("relational", ["a b"]) is None  # type: ignore[arg-type]
     assert layer(WideEncoder(MINILM, 384)).probabilities("outcome", ["a b"]) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "clip"),
+    [
+        ("the timeouts are gone now", 18, "the timeouts are…"),
+        ("the timeouts are gone", 21, "the timeouts are gone"),
+        ("pin it to the last version, then rebuild", 27, "pin it to the last version…"),
+        ("unbroken", 5, "unbr…"),
+    ],
+)
+def test_a_long_note_is_cut_after_a_word_and_marked(text: str, limit: int, clip: str) -> None:
+    assert clipped(text, limit) == clip
+    assert len(clipped(text, limit)) <= limit

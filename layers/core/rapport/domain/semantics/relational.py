@@ -23,7 +23,7 @@ from rapport.domain.rules.wording import (
 )
 from rapport.domain.semantics.matcher import Match, SemanticLayer
 from rapport.domain.semantics.prototypes import RELATIONAL_TYPES
-from rapport.domain.semantics.voice import MAX_QUOTED_CHARS, assistant_voice, clause, lower_first
+from rapport.domain.semantics.voice import MAX_QUOTED_CHARS, assistant_voice, clause, clipped, lower_first
 from rapport.domain.text import term_set
 
 # How each lesson is introduced: the note is the assistant's, the user's words after it are put in its voice.
@@ -658,7 +658,7 @@ def _reframe_credit(conversation: ConversationInput) -> ExtractedRelationalMemor
     content = f"What worked with this user: putting it another way ({put}) — they said: {reaction}"
     # the message that said they were lost too: what a crisis said there keeps it from being a lesson
     evidence = [lost[-1].index, before[-1].index, last.index]
-    return _memory(content[: 2 * MAX_QUOTED_CHARS], "approach_effectiveness", _TOLD_CONFIDENCE, evidence)
+    return _memory(clipped(content, 2 * MAX_QUOTED_CHARS), "approach_effectiveness", _TOLD_CONFIDENCE, evidence)
 
 
 # What I help with: a tip, an idea, a drawing, an exercise. Another's ("my therapist's breathing trick", "the podcast's
@@ -1272,10 +1272,10 @@ def _project(message: PromptMessage) -> str | None:
     found = _CONTINUED.search(message.content)
     name = tidy(found.group("name"), patterns.LEXICON) if found else None
     rest = message.content[found.end() :] if found else message.content
-    said = "; ".join(_told(rest))[:MAX_QUOTED_CHARS]
+    said = clipped("; ".join(_told(rest)), MAX_QUOTED_CHARS)
     if name:
         return f"We are working together on {assistant_voice(name)}" + (f": {said}" if said else "")
-    whole = "; ".join(_told(message.content))[:MAX_QUOTED_CHARS]
+    whole = clipped("; ".join(_told(message.content)), MAX_QUOTED_CHARS)
     return f"We picked up our shared work again: {whole}" if whole else None
 
 
@@ -1348,7 +1348,7 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
     if said:
         parts.append(f"the outcome: {said}")
     content = " — ".join(parts)
-    return _memory(content[: MAX_QUOTED_CHARS * 2], "collaboration_outcome", match.score, evidence)
+    return _memory(clipped(content, MAX_QUOTED_CHARS * 2), "collaboration_outcome", match.score, evidence)
 
 
 def _solved_in_words(sentence: _Sentence, match: Match) -> bool:

@@ -202,7 +202,18 @@ def clause(sentence: str) -> str:
     text = _OPENERS.sub("", text)
     text = _POLITE.sub("", text)
     text = _TRAILING.sub("", _CLOSERS.sub("", _TRAILING.sub("", text)))
-    return text[:MAX_QUOTED_CHARS].rstrip()
+    return clipped(text, MAX_QUOTED_CHARS)
+
+
+def clipped(text: str, limit: int) -> str:
+    """The text in at most `limit` characters: cut at the last word that fits and marked "…", not in a word's middle
+    ("…the timeouts are go")."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if text[limit - 1].isalnum() and cut[-1:].isalnum() and " " in cut:  # the cut falls inside a word
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:—–-") + "…"
 
 
 def about_user(sentence: str) -> str:
