@@ -175,11 +175,11 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
             "when I rewrote their intro they could see what I changed",
         ),
         ("I find it easier when you number the steps.", "they find it easier when I number the steps"),
-        ("Thanks, that helps you too.", "Thanks, that helps me too"),
+        ("Thanks, that helps you too.", "that helps me too"),  # the thanks are no part of the note
         # and after a comma, a colon or a dash, where a clause opens
         ("Here's the chapter, you flag anything unclear.", "here's the chapter, I flag anything unclear"),
-        ("Thank you, that was quick.", "Thank me, that was quick"),
-        ("thank you, you put it well", "thank me, I put it well"),
+        ("thank you, you put it well", "I put it well"),
+        ("true, you put it well", "true, I put it well"),
         # thank-you notes are the user's to send
         ("I owe everyone thank you cards.", "they owe everyone thank you cards"),
         # the doer of a gerund is "me"
@@ -238,6 +238,11 @@ def test_a_user_memory_is_about_the_user_in_the_third_person(sentence: str, note
         ("sorry, can u explain that last bit more simply?", "explain that last bit more simply"),
         ("pls stop with the emojis", "stop with the emojis"),
         ("what can you do about my slow laptop", "what can I do about their slow laptop"),
+        # thanks said to me are no part of the note; what they were for is
+        ("Thank you, knowing the steps calms me down", "knowing the steps calms them down"),
+        ("Cheers for the practice paper you made", "the practice paper I made"),
+        ("the choice kind of made itself, thanks for that", "the choice kind of made itself"),
+        ("it finally made sense, so thank you for that!", "it finally made sense"),
     ],
 )
 def test_a_relational_note_speaks_as_the_assistant_of_the_user(sentence: str, said: str) -> None:

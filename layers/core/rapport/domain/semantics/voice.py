@@ -23,6 +23,15 @@ _POLITE = re.compile(
     re.IGNORECASE,
 )
 _TRAILING = re.compile(r"[\s?!.,;:—–-]+$")
+# Thanks said to me open or close a line and are no part of its note: "Thank you, knowing the steps calms me down" is
+# noted "knowing the steps calms them down", not "Thank me, knowing…"; "Cheers for the practice paper you made" keeps
+# what the thanks were for; "…made itself, thanks for that" and "…, so thank you for that" end before them.
+_THANKS = r"(?:thank you|thanks|thank u|thx|ty|cheers)"
+_THANKS_FIRST = re.compile(rf"(?i)^{_THANKS}(?: so much| a lot| again)?(?:\s*[,!.:;—–-]+\s*|\s+for\s+)(?=\S)")
+_THANKS_LAST = re.compile(
+    rf"(?i)[\s,;.!—–-]+(?:so\s+|and\s+)?{_THANKS}(?:\s+(?:so much|a lot|a ton|again|for that|for this|for everything|"
+    r"for the help|for your help|mate))*\s*[.!]*$"
+)
 # What closes a chat line and no note: "I have type 1 diabetes btw", "I moved to Berlin lol".
 _CLOSERS = re.compile(r"(?:[\s,]+(?:btw|lol|haha|tbh|fyi|imo|imho|lmao|xd|:\)|:D))+$", re.IGNORECASE)
 # A second verb after "but" or "and" shares the sentence's "I": "I work nights but sleep fine" -> "… but sleeps fine",
@@ -201,7 +210,9 @@ def clause(sentence: str) -> str:
     text = squeeze(sentence).lstrip(" :;,.—–-'\"")
     text = _OPENERS.sub("", text)
     text = _POLITE.sub("", text)
+    text = _THANKS_FIRST.sub("", text, count=1)
     text = _TRAILING.sub("", _CLOSERS.sub("", _TRAILING.sub("", text)))
+    text = _TRAILING.sub("", _THANKS_LAST.sub("", text, count=1))
     return clipped(text, MAX_QUOTED_CHARS)
 
 
