@@ -784,3 +784,16 @@ def test_an_ordinary_standing_request_is_not_taken_for_an_instruction(model: Rul
 def test_a_way_only_hoped_to_help_is_no_credit(model: RulesLanguageModel, said: str) -> None:
     # Given a way said to be going to help, or that would, then nothing is noted as having worked.
     assert "approach_effectiveness" not in [t for t, _ in relational(model, chat((U, said)))]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Suggest a few side dishes for roast chicken.", "recommend a family car", "explain index funds to me"],
+)
+def test_a_request_that_says_nothing_more_is_no_memory_of_the_user(model: RulesLanguageModel, said: str) -> None:
+    assert user(model, chat((U, said))) == []
+
+
+def test_a_request_that_goes_on_to_a_taste_keeps_the_taste(model: RulesLanguageModel) -> None:
+    found = user(model, chat((U, "recommend a podcast for my commute, nothing true crime, I find it way too grim")))
+    assert "preference" in [k for k, _ in found], found

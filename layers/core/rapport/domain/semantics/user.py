@@ -154,6 +154,12 @@ _TO_ME = re.compile(
     r"made|took|won|lost|left|broke|sold|ran|flew|drove)\b)|rather than|instead|don'?t|do not|stop|keep|give|tell|"
     r"show|make|let'?s|can(?!['’]t)|could|would)\b"
 )
+# A request that opens with what it asks me to do and says nothing more ("Suggest a few side dishes for roast
+# chicken", "recommend a family car"). One that goes on past a comma or a dash may tell a taste there ("recommend a
+# podcast for my commute, nothing true crime, I find it way too grim"), which the note keeps.
+_ONLY_ASKS = re.compile(
+    r"(?i)^\W*(?:suggest|recommend|list|write|draft|explain|summari[sz]e|translate|compare|find me)\b[^,;:—–]*$"
+)
 
 
 # A fact is often said in passing, as one clause of a long request ("I'm in Australia, so metric and day/month dates
@@ -274,7 +280,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
     def consider(pick: _Reading, match: Match, label: str | None, odds: dict[str, float] | None) -> None:
         index, text, correction, number, read = pick
         said = with_subject(text)
-        if label is None or _TO_ME.search(text) or _SOMEONE_ELSE.search(said):
+        if label is None or _TO_ME.search(text) or _ONLY_ASKS.match(text) or _SOMEONE_ELSE.search(said):
             return
         kind = USER_KINDS[label]
         if kind in ("goal", "fact") and _WONDERED.search(text):
