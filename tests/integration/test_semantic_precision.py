@@ -797,3 +797,8 @@ def test_a_request_that_says_nothing_more_is_no_memory_of_the_user(model: RulesL
 def test_a_request_that_goes_on_to_a_taste_keeps_the_taste(model: RulesLanguageModel) -> None:
     found = user(model, chat((U, "recommend a podcast for my commute, nothing true crime, I find it way too grim")))
     assert "preference" in [k for k, _ in found], found
+
+
+def test_picking_our_work_up_again_is_no_news_of_the_user(model: RulesLanguageModel) -> None:
+    assert user(model, chat((U, "Back to the moving checklist."))) == []
+    assert user(model, chat((U, "back on the Japan trip. we had Kyoto sorted"))) == []

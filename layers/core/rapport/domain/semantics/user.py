@@ -287,6 +287,8 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             return  # "I'm thinking about maybe getting a standing desk" is no aim yet, nor how things are
         if kind == "event" and _OTHERS_NEWS.search(said):
             return
+        if kind in _PLAIN_KINDS and index in in_our_work and continues_our_work(text):
+            return  # "back to the moving checklist" picks our work up again: it tells no news of them
         if kind in read:
             return  # the patterns read it as that kind already, and surer
         content = about_user(said)
