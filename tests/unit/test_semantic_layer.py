@@ -321,6 +321,10 @@ def test_a_long_sentence_is_read_clause_by_clause_and_a_dropped_i_is_put_back() 
     # From eight words a fact said in passing in a request is read on its own too.
     assert "I have type 1 diabetes btw" in _readings("I have type 1 diabetes btw, so recipes need carb counts")
     assert about_user(with_subject("been vegetarian for 9 years")) == "User has been vegetarian for 9 years"
+    # "left" is a verb that dropped its "I", but not before a side of the body
+    assert with_subject("left my job at the bank last week") == "I left my job at the bank last week"
+    assert with_subject("Left ear has been deaf for years") == "Left ear has been deaf for years"
+    assert with_subject("left-handed, so scissors are hard") == "left-handed, so scissors are hard"
 
 
 class WideEncoder:
