@@ -1339,6 +1339,23 @@ def test_a_fact_an_aim_or_a_lasting_state_said_in_passing(model: RulesLanguageMo
     assert kind in {found for found, _ in user(model, chat((U, said)))}
 
 
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("Can you suggest a quick dinner for tonight? I'm vegan.", "User is vegan"),
+        ("Recommend a mocktail for the party. I'm teetotal.", "User is teetotal"),
+        ("Im diabetic", "User is diabetic"),
+    ],
+)
+def test_who_they_are_said_in_two_words_is_a_fact(model: RulesLanguageModel, said: str, note: str) -> None:
+    assert ("fact", note) in user(model, chat((U, said)))
+
+
+@pytest.mark.parametrize("said", ["I'm fine.", "I'm back.", "I'm busy.", "I'm stuck.", "I'm late.", "I'm nervous."])
+def test_how_they_are_in_two_words_is_nothing_to_keep(model: RulesLanguageModel, said: str) -> None:
+    assert user(model, chat((U, said))) == []
+
+
 def test_an_aim_before_a_question_that_asks_to_know_is_still_the_aim(model: RulesLanguageModel) -> None:
     conversation = chat(
         (U, "Could you help me plan a route?"),

@@ -26,6 +26,10 @@ _PLAIN_KINDS = frozenset({"fact", "event"})  # said without a word of their own
 # As near a kind as this, the meaning is the evidence: "I can't handle very spicy food" sits at 0.84 of a taste.
 _SURE = 0.6
 _MIN_WORDS = 3
+# Two words can say who someone is ("I'm vegan.", "I'm teetotal", "I'm Deaf"): such a self-description is read
+# though it is short, and kept only as a fact the probe is sure of (`_PROBE_SURE`), since "I'm fine", "I'm back" and
+# "I'm busy" are just as short and say nothing to keep.
+_SELF_DESCRIBED = re.compile(r"(?i)^\W*(?:I'?m|I’m)\s+[\w-]+\W*$")
 # The user probe's probability from which its kind is taken over the prototypes' (`_probed_label`): on the sets' even
 # lines 0.6 and 0.7 found a few kinds more than 0.8 and drew 4 and 1 more where nothing was due.
 _PROBE_SURE = 0.8
@@ -318,7 +322,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             label = _probed_label(label, odds, news=news)
         if label == "event" and _LASTING.search(with_subject(pick.text)):
             label = "fact"
-        consider(pick, match, label, odds)
+        consider(pick, match, _short_fact(pick.text, label, odds), odds)
     # A message the probe reads whole as a kind none of its sentences was kept as: that kind, from its sentence the
     # probe puts nearest it (docs/pipeline.md, "The probe over the whole message").
     readings_of: dict[int, list[int]] = {}
@@ -336,7 +340,9 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         ):
             continue  # kept as that kind already, by meaning or by the patterns
         nearest = max(numbers, key=lambda n: (probed[n] or {}).get(sure, 0.0))
-        consider(picked[nearest], matches[nearest], sure, probed[nearest])
+        consider(
+            picked[nearest], matches[nearest], _short_fact(picked[nearest].text, sure, probed[nearest]), probed[nearest]
+        )
     return [memory for _, memory in best.values()]
 
 
@@ -513,7 +519,18 @@ def _left_out(clause: str) -> bool:
 
 def _short_or_asks(text: str) -> bool:
     stripped = text.strip()
-    return len(stripped.split()) < _MIN_WORDS or stripped.endswith("?")
+    if stripped.endswith("?"):
+        return True
+    return len(stripped.split()) < _MIN_WORDS and not _SELF_DESCRIBED.match(stripped)
+
+
+def _short_fact(text: str, label: str | None, odds: dict[str, float] | None) -> str | None:
+    """The kind a short self-description (`_SELF_DESCRIBED`) is kept as: a fact, where the rules read one and the
+    probe is sure of it; else nothing. Any other text keeps its `label`."""
+    if len(text.split()) >= _MIN_WORDS:
+        return label
+    sure = odds is not None and odds.get("fact", 0.0) >= _PROBE_SURE
+    return "fact" if label == "fact" and sure else None
 
 
 def _read_by_patterns(text: str) -> bool:
