@@ -1356,6 +1356,19 @@ def test_how_they_are_in_two_words_is_nothing_to_keep(model: RulesLanguageModel,
     assert user(model, chat((U, said))) == []
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Let's continue with the budget spreadsheet from yesterday.",
+        "shall we continue on the budget spreadsheet from yesterday",
+    ],
+)
+def test_work_we_continue_is_named_without_the_words_that_continue_it(model: RulesLanguageModel, said: str) -> None:
+    assert ("shared_context", "We are working together on the budget spreadsheet from yesterday") in relational(
+        model, chat((U, said))
+    )
+
+
 def test_an_aim_before_a_question_that_asks_to_know_is_still_the_aim(model: RulesLanguageModel) -> None:
     conversation = chat(
         (U, "Could you help me plan a route?"),

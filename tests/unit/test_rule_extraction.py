@@ -58,6 +58,9 @@ def relational_memories(*turns: tuple[str, str]) -> list[extract_relational.Extr
         ("My name is Priya", "User's name is Priya", "fact", "name"),
         ("I'm learning Rust on weekends", "User is learning Rust on weekends", "goal", None),
         ("I'm planning a trip to Rome", "User is planning a trip to Rome", "event", None),
+        # moving is not travelling: the note keeps the verb said
+        ("I'm moving to Berlin next month", "User is moving to Berlin next month", "event", None),
+        ("I'm flying to Rome on Friday", "User is flying to Rome on Friday", "event", None),
         ("I want to finish my thesis by June", "User wants to finish their thesis by June", "goal", None),
         # a question put to me after it is no part of the aim
         (

@@ -373,9 +373,9 @@ USER_FACTS: tuple[FactRule, ...] = (
         0.5,
     ),
     FactRule(
-        rf"(?i:\bI(?:'m| am|’m) (?:going|traveling|travelling|flying|heading|moving) to) (?P<place>{PROPER})"
+        rf"(?i:\bI(?:'m| am|’m) (?P<how>going|traveling|travelling|flying|heading|moving) to) (?P<place>{PROPER})"
         rf"(?: (?P<when>{_SOON}))?",
-        "User is going to {place} {when}",
+        "User is {how} to {place} {when}",
         "event",
         0.6,
     ),

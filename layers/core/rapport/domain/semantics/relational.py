@@ -49,7 +49,7 @@ _CONTINUED = re.compile(
     # "Back to the moving checklist", opening the message: "back to work after the holidays" names no work of ours.
     r"(?i:^\W*(?:(?:ok(?:ay)?|right|so|alright|anyway)[,\s]+)?back to(?=\s+(?:the|our)\b)|"
     # Asked of us both: "can we continue the fantasy story from last time?", "let's go on with the scraper".
-    r"\b(?:let['’]?s|can we|could we|shall we)\s+(?:continue|carry on with|go on with|get going on)|"
+    r"\b(?:let['’]?s|can we|could we|shall we)\s+(?:continue(?: with| on)?|carry on with|go on with|get going on)|"
     r"\b(?:picking up|back on|get back to|getting back to|continuing(?: with| on)?|continue with|"
     r"resuming(?: work on)?|still working on|where were we with|follow(?:ing)? up on|circling back to|"
     # Work named as ours again: "remember the flights we compared", "about the speech we started", "re the plan we…"
