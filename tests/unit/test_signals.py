@@ -282,6 +282,28 @@ def test_an_emotion_read_by_meaning_counts_where_the_rules_found_none_and_blames
     assert cued.emotions == (Emotion.ANXIETY,)
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Stop. That's wrong. Read what I wrote.",
+        "That's not what I asked for.",
+        "Again with the bullet points. I said plain paragraphs.",
+    ],
+)
+def test_a_grievance_about_what_i_was_told_is_aimed_at_me_without_a_you(said: str) -> None:
+    from rapport.domain.signals import read_message
+
+    felt = read_message(said, -0.3, felt=Emotion.FRUSTRATION)
+    assert not felt.aimed_elsewhere and felt.effect().frustration
+
+
+def test_what_was_said_to_someone_else_is_still_about_them() -> None:
+    from rapport.domain.signals import read_message
+
+    told = read_message("I said to my landlord the boiler is broken and he still ignores me. So annoying.", -0.4)
+    assert told.aimed_elsewhere and not told.effect().frustration
+
+
 class _Probe:
     """A semantic layer whose emotion probe says what it is told to, and counts what it was asked."""
 

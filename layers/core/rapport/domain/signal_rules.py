@@ -273,6 +273,12 @@ INTENT_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # Who a grievance is about: a sentence that speaks to the assistant, and words for another person: the pronouns
 # the people rules refer back by, and "whoever" (beside the roles and names they find).
 SECOND_PERSON = r"\b(you|your|you're|youre|you've|you'd|yourself|u|ur)\b"
+# What the person told the assistant, named without "you": "I said plain paragraphs", "read what I wrote", "that's not
+# what I asked for". Said of someone else, it names them after the verb ("I said to my landlord").
+TOLD_THE_ASSISTANT = (
+    r"\bwhat i (?:said|asked(?: for)?|wrote|write|meant|typed|told|asked you)\b|"
+    r"\bi (?:already |just |literally |clearly )?(?:said|asked for|wrote|meant)\b(?! to\b)"
+)
 THIRD_PERSON = rf"\b({'|'.join((*PRONOUNS, 'whoever'))})\b"
 # A grievance whose sentence opens on a thing the person calls theirs or points at ("this bug is killing me", "our
 # checkout service keeps timing out", "my code keeps crashing") is about that thing; one that points at what the

@@ -69,7 +69,7 @@ class _Compiled:
     intents: tuple[tuple[Intent, tuple[re.Pattern[str], ...]], ...]
     first_person: re.Pattern[str]
     repeated_exclamation: re.Pattern[str]
-    second_person: re.Pattern[str]
+    spoken_to: re.Pattern[str]  # speaks to the assistant: "you", or what it was told ("I said…")
     third_person: re.Pattern[str]
     thing_subject: re.Pattern[str]
 
@@ -88,7 +88,7 @@ def _compiled() -> _Compiled:
         ),
         first_person=re.compile(rules.FIRST_PERSON),
         repeated_exclamation=re.compile(rules.SHOUTING_REPEATED_EXCLAMATION),
-        second_person=re.compile(rules.SECOND_PERSON),
+        spoken_to=re.compile(rf"{rules.SECOND_PERSON}|{rules.TOLD_THE_ASSISTANT}"),
         third_person=re.compile(rules.THIRD_PERSON),
         thing_subject=re.compile(rules.THING_SUBJECT),
     )
@@ -149,7 +149,7 @@ def _aimed_elsewhere(text: str, sentences: list[tuple[str, set[Emotion]]]) -> bo
     me" about the bug; "you keep ignoring what I said about my boss" and "the answer is wrong again" are not."""
     grieving = [sentence for sentence, here in sentences if here & _GRIEVANCE]
     compiled = _compiled()
-    if not grieving or any(compiled.second_person.search(s) for s in grieving):
+    if not grieving or any(compiled.spoken_to.search(s) for s in grieving):
         return False
     if any(_opens_on_a_thing(s) for s in grieving):
         return True
@@ -218,7 +218,7 @@ def read_message(text: str, polarity: float, detector: str = "rules", felt: Emot
     aimed_elsewhere = _aimed_elsewhere(text, sentences)
     if felt is not None and (not emotions or (felt is Emotion.ANXIETY and emotions == (Emotion.FRUSTRATION,))):
         emotions = (felt,)
-        aimed_elsewhere = not _compiled().second_person.search(normalise(text))
+        aimed_elsewhere = not _compiled().spoken_to.search(normalise(text))
     crisis = has_crisis_language(text)
     return Signals(
         emotions=emotions,
