@@ -152,6 +152,18 @@ def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_vo
         ("I'm planning a weekend in Porto, where should I stay", "User is planning a weekend in Porto"),
         ("what should I order — coriander tastes like soap to me", "User says: coriander tastes like soap to them"),
         ("I'm a carer for my dad, who has Parkinson's", "User is a carer for their dad, who has Parkinson's"),
+        # the user and someone of theirs, one subject
+        (
+            "My husband and I are vegetarian and our son is allergic to nuts",
+            "User and their husband are vegetarian and their son is allergic to nuts",
+        ),
+        ("me and my partner are moving to Leeds", "User and their partner are moving to Leeds"),
+        # a verb of how they are after a comma shares the "I"; what they ask of me after one does not
+        ("I'm 29, live in Manchester", "User is 29, lives in Manchester"),
+        ("I have type 1 diabetes, keep that in mind", "User has type 1 diabetes, keep that in mind"),
+        # an adverb before the verb is not the verb
+        ("I already have pine nuts", "User already has pine nuts"),
+        ("I normally cycle to work", "User normally cycles to work"),
         # "US" in capitals is the country, not "us"
         ("I want to see every national park in the US", "User wants to see every national park in the US"),
     ],

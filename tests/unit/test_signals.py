@@ -297,6 +297,21 @@ def test_a_grievance_about_what_i_was_told_is_aimed_at_me_without_a_you(said: st
     assert not felt.aimed_elsewhere and felt.effect().frustration
 
 
+@pytest.mark.parametrize(
+    ("said", "elsewhere"),
+    [
+        ("ugh my train is late again", True),
+        ("omg our wifi keeps dropping", True),
+        ("ugh this answer keeps missing the point", False),
+        ("ugh the build keeps failing", False),
+    ],
+)
+def test_a_sigh_before_the_subject_leaves_the_grievance_with_its_subject(said: str, elsewhere: bool) -> None:
+    from rapport.domain.signals import read_message
+
+    assert read_message(said, -0.4).aimed_elsewhere is elsewhere
+
+
 def test_what_was_said_to_someone_else_is_still_about_them() -> None:
     from rapport.domain.signals import read_message
 

@@ -313,8 +313,11 @@ ASSISTANT_WORK = (
     "tone",
     "thing",
 )
+# A sigh or an oath before the subject leaves it the subject: "ugh my train is late again", "omg our wifi…".
+INTERJECTIONS = r"(?:u+gh+|a+r+g+h+|u+r+g+h+|sigh|omg|ffs|god|jeez|man|honestly|seriously|welp|great|wow|lol)"
 THING_SUBJECT = (
-    rf"^(?:(?:my|our)\s+(?!(?:{'|'.join(THE_ASSISTANT)})\b)"
+    rf"^(?:{INTERJECTIONS}[\s,.!]+)*"
+    rf"(?:(?:my|our)\s+(?!(?:{'|'.join(THE_ASSISTANT)})\b)"
     rf"|(?:this|these|their)\s+(?!(?:{'|'.join(ASSISTANT_WORK)})\b))([a-z][a-z'-]*)"
 )
 # The word after "this" is its verb, not a thing, when it is a stopword ("this is useless") or one of these.

@@ -34,14 +34,15 @@ _THANKS_LAST = re.compile(
 )
 # What closes a chat line and no note: "I have type 1 diabetes btw", "I moved to Berlin lol".
 _CLOSERS = re.compile(r"(?:[\s,]+(?:btw|lol|haha|tbh|fyi|imo|imho|lmao|xd|:\)|:D))+$", re.IGNORECASE)
-# A second verb after "but" or "and" shares the sentence's "I": "I work nights but sleep fine" -> "… but sleeps fine",
-# "I'm vegan and never eat honey" -> "… and never eats honey". After "and" only where it is surely a verb: an adverb
-# before it, an object after it ("and coach their team"), or a verb that is never a noun ("and take things
-# literally"); and not where an infinitive or a modal comes before it in its clause ("I want to retire at 55 and live
-# by the sea", "I can cook and drive" coordinate two plain verbs): "I love music and travel" keeps its noun.
+# A second verb after "but", "and" or a comma shares the sentence's "I": "I work nights but sleep fine" -> "… but
+# sleeps fine", "I'm vegan and never eat honey" -> "… and never eats honey". After "and" only where it is surely a
+# verb: an adverb before it, an object after it ("and coach their team"), or a verb that is never a noun ("and take
+# things literally"); and not where an infinitive or a modal comes before it in its clause ("I want to retire at 55
+# and live by the sea", "I can cook and drive" coordinate two plain verbs): "I love music and travel" keeps its noun.
+# After a comma only a verb of how they are (`_HOW_THEY_ARE`).
 _SECOND_VERB = re.compile(
-    r"\b(?P<joint>but|and) (?P<adverbs>(?:(?:never|still|also|always|usually|often|mainly|mostly|sometimes|rarely|"
-    r"really|just|now|only|actually|generally|even) )*)(?P<verb>[a-z]+n['’]t|[a-z]+)\b"
+    r"(?:\b(?P<joint>but|and)|(?P<listed>,)) (?P<adverbs>(?:(?:never|still|also|always|usually|often|mainly|mostly|"
+    r"sometimes|rarely|really|just|now|only|actually|generally|even) )*)(?P<verb>[a-z]+n['’]t|[a-z]+)\b"
     r"(?P<object> (?:the|a|an|my|his|her|their|our|its|it|them|him|this|that|these|those|every|some|most|all)\b)?"
 )
 # Never a noun: "I'm 34 and have never learned to swim".
@@ -52,6 +53,7 @@ _NEVER_NOUNS = frozenset(
     "live hate want need prefer enjoy speak teach write know think eat take get find keep spend stay struggle manage "
     "wear buy grow make go".split()
 )
+_HOW_THEY_ARE = frozenset("live hate want need prefer enjoy speak love own struggle".split())
 _COMMON_VERBS = frozenset(
     "live work love like hate want need have go study play run use prefer plan hope try enjoy own speak teach write "
     "read cook travel visit feel think know miss do sleep eat drink drive walk ride swim make take get find keep "
@@ -60,6 +62,12 @@ _COMMON_VERBS = frozenset(
 )
 _I_START = re.compile(r"^[Ii](?P<contraction>'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s+(?P<rest>.*)$", re.DOTALL)
 _MY_START = re.compile(r"^(?:my|My)\s+(?P<rest>.*)$", re.DOTALL)
+# The user and someone of theirs as one subject: "My husband and I are vegetarian", "me and my sister run a bakery".
+_WE_START = re.compile(
+    r"^(?:[Mm]y\s+(?P<who>[\w'’-]+(?:\s+[\w'’-]+)?)\s+and\s+(?:I|me)|(?:[Mm]e|I)\s+and\s+my\s+"
+    r"(?P<with>[\w'’-]+(?:\s+[\w'’-]+)?))\s+(?P<rest>\S.*)$",
+    re.DOTALL,
+)
 _ADVERBS = frozenset(
     {
         "really",
@@ -84,6 +92,20 @@ _ADVERBS = frozenset(
         "absolutely",
         "definitely",
         "finally",
+        "already",
+        "barely",
+        "hardly",
+        "seriously",
+        "literally",
+        "probably",
+        "occasionally",
+        "normally",
+        "typically",
+        "currently",
+        "basically",
+        "obviously",
+        "apparently",
+        "desperately",
     }
 )
 _CONTRACTED = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'d": "would", "’d": "would", "'ll": "will"}
@@ -236,6 +258,10 @@ def about_user(sentence: str) -> str:
     text = _ASKED_BEFORE.sub("", text, count=1)
     if not text:
         return ""
+    together = _WE_START.match(text)
+    if together is not None:
+        who = together.group("who") or together.group("with")
+        return f"User and their {who} {_third(together.group('rest'), ours=False)}"
     started = _I_START.match(text)
     if started is not None:
         rest = started.group("rest")
@@ -445,6 +471,14 @@ def _second_conjugated(found: re.Match[str]) -> str:
     verb = found.group("verb")
     if verb not in _COMMON_VERBS and verb not in _AUXILIARIES:
         return found.group(0)
+    if found.group("listed"):
+        # After a comma only a verb of how they are, which no one asks of me: "I'm 29, live in Manchester" ->
+        # "…, lives in Manchester", but "I have type 1 diabetes, keep that in mind" asks it of me.
+        if verb not in _HOW_THEY_ARE or _INFINITIVE_BEFORE.search(
+            _CLAUSE_MARK.split(found.string[: found.start()])[-1]
+        ):
+            return found.group(0)
+        return f", {found.group('adverbs')}{_conjugated(verb)}{found.group('object') or ''}"
     if found.group("joint") == "and" and (
         not (found.group("adverbs") or found.group("object") or verb in _AUXILIARIES or verb in _NEVER_NOUNS)
         or _INFINITIVE_BEFORE.search(_CLAUSE_MARK.split(found.string[: found.start()])[-1])
