@@ -61,6 +61,13 @@ def relational_memories(*turns: tuple[str, str]) -> list[extract_relational.Extr
         # moving is not travelling: the note keeps the verb said
         ("I'm moving to Berlin next month", "User is moving to Berlin next month", "event", None),
         ("I'm flying to Rome on Friday", "User is flying to Rome on Friday", "event", None),
+        ("I'm writing my thesis on coral reefs", "User is writing their thesis on coral reefs", "event", None),
+        (
+            "I'm applying for a junior data analyst role at Monzo",
+            "User is applying for a junior data analyst role at Monzo",
+            "event",
+            None,
+        ),
         ("I want to finish my thesis by June", "User wants to finish their thesis by June", "goal", None),
         # a question put to me after it is no part of the aim
         (

@@ -337,6 +337,8 @@ def test_a_long_sentence_is_read_clause_by_clause_and_a_dropped_i_is_put_back() 
     assert with_subject("left my job at the bank last week") == "I left my job at the bank last week"
     assert with_subject("Left ear has been deaf for years") == "Left ear has been deaf for years"
     assert with_subject("left-handed, so scissors are hard") == "left-handed, so scissors are hard"
+    assert with_subject("used to live in Berlin") == "I used to live in Berlin"
+    assert with_subject("applying for a visa next month") == "I'm applying for a visa next month"
 
 
 class WideEncoder:

@@ -366,9 +366,9 @@ USER_FACTS: tuple[FactRule, ...] = (
         reject=("it", "that", "this", "how to use you"),
     ),
     FactRule(
-        rf"(?i:\bI(?:'m| am|’m) (?:writing|drafting|building|working on)) "
+        rf"(?i:\bI(?:'m| am|’m) (?P<how>writing|drafting|building|working on|applying for|interviewing for)) "
         rf"(?P<what>(?i:my|a|an|our|the) {_PHRASE}{{2,50}})",
-        "User is working on {what}",
+        "User is {how} {what}",
         "event",
         0.5,
     ),

@@ -203,7 +203,8 @@ _NO_APOSTROPHE = re.compile(r"^(?:Im|im|Ive|ive)\b")
 _IMPLIED_I = re.compile(
     r"(?i)^(?:(?:just|finally|recently|also|still|already|actually|literally|officially|only)\s+)?"
     r"(?:(?P<been>been)|(?P<doing>hoping|trying|planning|thinking|looking|going|working|living|learning|saving|"
-    r"training)|got|have|had|started|moved|switched|joined|left(?![\s-]+(?:ear|eye|hand(?:ed)?|arm|leg|foot|knee|hip|shoulder|"
+    r"training|applying)|used to|got|have|had|started|moved|switched|joined|"
+    r"left(?![\s-]+(?:ear|eye|hand(?:ed)?|arm|leg|foot|knee|hip|shoulder|"
     r"side|wrist|ankle|lung|kidney|overs?)\b)|quit|bought|finished|began|signed up|took up|broke|"
     r"passed|handed|went|came|flew|drove|lost|won|met|found|sold|booked|adopted|applied|graduated|turned)\b"
 )
