@@ -191,7 +191,7 @@ _CONSEQUENCE = re.compile(r"(?i)so\b")  # a clause that opens with "so" follows 
 # A clause the break left opening with a question word asks something, with its question mark or without ("…, will
 # they be ok alone for a weekend").
 _ASKING = re.compile(rf"(?i)(?:{_QUESTION_WORDS})\b")
-_LONG_SENTENCE = 8  # words: "have type 1 diabetes btw, so recipes need carb counts" is ten
+_LONG_SENTENCE = 6  # words: "I'm partially sighted, so large fonts please" is seven
 # People drop the "I" in a hurry ("been vegetarian for 9 years now", "just got back from a wedding", "hoping to get
 # my Japanese to N3"), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do
 # payroll"): the clause is still about them, and said with its subject it is told as theirs, not as "User says: …".
