@@ -61,6 +61,8 @@ def relational_memories(*turns: tuple[str, str]) -> list[extract_relational.Extr
         # moving is not travelling: the note keeps the verb said
         ("I'm moving to Berlin next month", "User is moving to Berlin next month", "event", None),
         ("I'm flying to Rome on Friday", "User is flying to Rome on Friday", "event", None),
+        # "im" typed for "I'm"
+        ("so im heading to Lisbon tomorrow", "User is heading to Lisbon tomorrow", "event", None),
         ("I'm writing my thesis on coral reefs", "User is writing their thesis on coral reefs", "event", None),
         (
             "I'm applying for a junior data analyst role at Monzo",
@@ -318,3 +320,7 @@ def test_a_request_for_this_once_is_no_standing_preference(said: str, lesson: bo
     # answer them: no communication preference is stored; said as a rule or with no such limit, it is.
     kinds = [m.type.value for m in relational_memories(("user", said))]
     assert ("communication_preference" in kinds) is lesson, kinds
+
+
+def test_im_in_another_language_is_not_i_am() -> None:
+    assert user_memories(("user", "Ich wohne im Zentrum von Berlin")) == []

@@ -161,6 +161,9 @@ def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_vo
         # a verb of how they are after a comma shares the "I"; what they ask of me after one does not
         ("I'm 29, live in Manchester", "User is 29, lives in Manchester"),
         ("I have type 1 diabetes, keep that in mind", "User has type 1 diabetes, keep that in mind"),
+        # after "and", a verb of where they work or live, followed by where
+        ("I'm 34 and work in marketing", "User is 34 and works in marketing"),
+        ("I like my job and work is fine", "User likes their job and work is fine"),
         # an adverb before the verb is not the verb
         ("I already have pine nuts", "User already has pine nuts"),
         ("I normally cycle to work", "User normally cycles to work"),

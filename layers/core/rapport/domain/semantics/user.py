@@ -228,11 +228,21 @@ def with_subject(text: str) -> str:
 
 
 def patterns_text(rule: FactRule, sentence: str) -> str:
-    """The sentence as a pattern reads it: an aim with its dropped "I" (`with_subject`: "hoping to get my Japanese to
-    N3 by spring", "trying to run a sub-25 5k"). Not news, which meaning keeps in its own words and with its time where
-    the pattern's template would not ("got promoted to team lead at Vireo last Friday", not "recently got promoted"),
-    nor a move, whose fact would take the place of the news meaning reads ("moved to Porto last autumn")."""
+    """The sentence as a pattern reads it: "im" typed for "I'm" anywhere in it (`_IM_TYPED`: "so im heading to
+    Lisbon tomorrow"), and an aim with its dropped "I" (`with_subject`: "hoping to get my Japanese to N3 by spring",
+    "trying to run a sub-25 5k"). Not news, which meaning keeps in its own words and with its time where the
+    pattern's template would not ("got promoted to team lead at Vireo last Friday", not "recently got promoted"), nor
+    a move, whose fact would take the place of the news meaning reads ("moved to Porto last autumn")."""
+    sentence = _IM_TYPED.sub("I'm", sentence)
     return with_subject(sentence) if rule.type == "goal" else sentence
+
+
+# "im" without its apostrophe, where what follows says it is "I'm" (an article, a place's preposition, a verb in -ing,
+# a word of what someone is): not the German "im Zentrum".
+_IM_TYPED = re.compile(
+    r"\b[Ii]m(?=\s+(?:a|an|the|from|in|at|on|not|so|really|just|still|also|now|allergic|vegan|vegetarian|"
+    r"[a-z]+ing)\b)"
+)
 
 
 def _readings(sentence: str) -> list[str]:

@@ -53,6 +53,9 @@ _NEVER_NOUNS = frozenset(
     "live hate want need prefer enjoy speak teach write know think eat take get find keep spend stay struggle manage "
     "wear buy grow make go".split()
 )
+# After "and", a verb of where someone works or lives, and where: "and work in marketing", "and study at Leeds".
+_WHERE_THEY_ARE = frozenset("work live study teach".split())
+_PLACED = re.compile(r" (?:in|at|for|from|as|near|on|with|part-time|full-time|nights|remotely)\b")
 _HOW_THEY_ARE = frozenset("live hate want need prefer enjoy speak love own struggle".split())
 _COMMON_VERBS = frozenset(
     "live work love like hate want need have go study play run use prefer plan hope try enjoy own speak teach write "
@@ -479,6 +482,9 @@ def _second_conjugated(found: re.Match[str]) -> str:
         ):
             return found.group(0)
         return f", {found.group('adverbs')}{_conjugated(verb)}{found.group('object') or ''}"
+    if found.group("joint") == "and" and verb in _WHERE_THEY_ARE and _PLACED.match(found.string, found.end()):
+        # "I'm 34 and work in marketing", "I have two kids and live near Leeds": where they are follows the verb
+        return f"and {found.group('adverbs')}{_conjugated(verb)}"
     if found.group("joint") == "and" and (
         not (found.group("adverbs") or found.group("object") or verb in _AUXILIARIES or verb in _NEVER_NOUNS)
         or _INFINITIVE_BEFORE.search(_CLAUSE_MARK.split(found.string[: found.start()])[-1])
