@@ -61,6 +61,9 @@ def relational_memories(*turns: tuple[str, str]) -> list[extract_relational.Extr
         # moving is not travelling: the note keeps the verb said
         ("I'm moving to Berlin next month", "User is moving to Berlin next month", "event", None),
         ("I'm flying to Rome on Friday", "User is flying to Rome on Friday", "event", None),
+        # what someone was promoted to is part of the news; what a puppy is for is not
+        ("I recently got promoted to team lead last week", "User recently got promoted to team lead", "event", None),
+        ("I got a puppy to keep me company", "User recently got a puppy", "event", None),
         # "im" typed for "I'm"
         ("so im heading to Lisbon tomorrow", "User is heading to Lisbon tomorrow", "event", None),
         ("I'm writing my thesis on coral reefs", "User is writing their thesis on coral reefs", "event", None),

@@ -387,8 +387,11 @@ USER_FACTS: tuple[FactRule, ...] = (
         0.6,
     ),
     FactRule(
-        r"(?i:\bI (?:just |recently )?got) (?P<event>(?i:married|engaged|promoted|divorced|a new job|a puppy|a dog|"
-        r"a cat|my degree|my PhD|my driver's license))",
+        r"(?i:\bI (?:just |recently )?got) (?P<event>(?i:(?:married|engaged|promoted)"
+        # to whom or to what, in a word or two: "promoted to team lead", "engaged to Sam"
+        r"(?: (?i:to) (?:(?i:a|an|my) )?[A-Za-z][\w'-]*(?: (?!(?i:of|at|in|for|the|and|but|so|last|this|on|"
+        r"yesterday|today|after|before)\b)[A-Za-z][\w'-]*)?)?|"
+        r"divorced|a new job|a puppy|a dog|a cat|my degree|my PhD|my driver's license))",
         "User recently got {event}",
         "event",
         0.7,
