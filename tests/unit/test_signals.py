@@ -317,6 +317,8 @@ def test_what_was_said_to_someone_else_is_still_about_them() -> None:
 
     told = read_message("I said to my landlord the boiler is broken and he still ignores me. So annoying.", -0.4)
     assert told.aimed_elsewhere and not told.effect().frustration
+    refused = read_message("I said no to my landlord and he keeps calling. So annoying.", -0.4)
+    assert refused.aimed_elsewhere and not refused.effect().frustration
 
 
 class _Probe:

@@ -274,10 +274,12 @@ INTENT_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # the people rules refer back by, and "whoever" (beside the roles and names they find).
 SECOND_PERSON = r"\b(you|your|you're|youre|you've|you'd|yourself|u|ur)\b"
 # What the person told the assistant, named without "you": "I said plain paragraphs", "read what I wrote", "that's not
-# what I asked for". Said of someone else, it names them after the verb ("I said to my landlord").
+# what I asked for". "I said" alone only where no one else is in the sentence: "I said no to my landlord and he keeps
+# calling" tells of the landlord, as "I asked for a refund and the shop ignored me" tells of the shop.
 TOLD_THE_ASSISTANT = (
-    r"\bwhat i (?:said|asked(?: for)?|wrote|write|meant|typed|told|asked you)\b|"
-    r"\bi (?:already |just |literally |clearly )?(?:said|asked for|wrote|meant)\b(?! to\b)"
+    r"\bwhat i (?:said|asked(?: for)?|wrote|write|meant|typed|told)\b|"
+    r"\bi (?:already |just |literally |clearly )?said\b(?! (?:no |yes )?to\b)"
+    r"(?![^.!?]*\b(?:he|she|they|him|her|them|his|their)\b)"
 )
 THIRD_PERSON = rf"\b({'|'.join((*PRONOUNS, 'whoever'))})\b"
 # A grievance whose sentence opens on a thing the person calls theirs or points at ("this bug is killing me", "our
