@@ -164,6 +164,7 @@ def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_vo
         # after "and", a verb of where they work or live, followed by where
         ("I'm 34 and work in marketing", "User is 34 and works in marketing"),
         ("I like my job and work is fine", "User likes their job and work is fine"),
+        ("I want to retire at 55 and work in Spain", "User wants to retire at 55 and work in Spain"),
         # an adverb before the verb is not the verb
         ("I already have pine nuts", "User already has pine nuts"),
         ("I normally cycle to work", "User normally cycles to work"),

@@ -18,7 +18,7 @@ from rapport.domain.rules.wording import (
     third_person,
 )
 from rapport.domain.semantics.matcher import SemanticLayer
-from rapport.domain.semantics.user import patterns_text, user_memories, vetted
+from rapport.domain.semantics.user import patterns_text, typed_in_full, user_memories, vetted
 
 # Patterns match surface forms only; a model would be surer. The pipeline records which model extracted a memory.
 RULE_CONFIDENCE = 0.6
@@ -43,7 +43,8 @@ def extract_user(
 
     for message in user_messages:
         correction = any(compiled(cue).search(message.content) for cue in patterns.CORRECTION_CUES)
-        for sentence in sentences(message.content):
+        for typed in sentences(message.content):
+            sentence = typed_in_full(typed)
             supposed = _supposed_until(sentence)
             for rule in patterns.USER_FACTS:
                 for content, replaces in _apply(rule, patterns_text(rule, sentence), supposed):

@@ -228,13 +228,18 @@ def with_subject(text: str) -> str:
 
 
 def patterns_text(rule: FactRule, sentence: str) -> str:
-    """The sentence as a pattern reads it: "im" typed for "I'm" anywhere in it (`_IM_TYPED`: "so im heading to
-    Lisbon tomorrow"), and an aim with its dropped "I" (`with_subject`: "hoping to get my Japanese to N3 by spring",
-    "trying to run a sub-25 5k"). Not news, which meaning keeps in its own words and with its time where the
-    pattern's template would not ("got promoted to team lead at Vireo last Friday", not "recently got promoted"), nor
-    a move, whose fact would take the place of the news meaning reads ("moved to Porto last autumn")."""
-    sentence = _IM_TYPED.sub("I'm", sentence)
+    """The sentence (`typed_in_full`) as a pattern reads it: an aim with its dropped "I" (`with_subject`: "hoping to
+    get my Japanese to N3 by spring", "trying to run a sub-25 5k"). Not news, which meaning keeps in its own words and
+    with its time where the pattern's template would not ("got promoted to team lead at Vireo last Friday", not
+    "recently got promoted"), nor a move, whose fact would take the place of the news meaning reads ("moved to Porto
+    last autumn")."""
     return with_subject(sentence) if rule.type == "goal" else sentence
+
+
+def typed_in_full(sentence: str) -> str:
+    """The sentence with "im" typed for "I'm" written out (`_IM_TYPED`: "so im heading to Lisbon tomorrow"), as the
+    patterns read it: once per sentence, before any rule or offset is read of it."""
+    return _IM_TYPED.sub("I'm", sentence)
 
 
 # "im" without its apostrophe, where what follows says it is "I'm" (an article, a place's preposition, a verb in -ing,
@@ -295,6 +300,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
 
     def consider(pick: _Reading, match: Match, label: str | None, odds: dict[str, float] | None) -> None:
         index, text, correction, number, read = pick
+        label = _short_fact(text, label, odds)
         said = with_subject(text)
         if label is None or _TO_ME.search(text) or _ONLY_ASKS.match(text) or _SOMEONE_ELSE.search(said):
             return
@@ -333,7 +339,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             label = _probed_label(label, odds, news=news)
         if label == "event" and _LASTING.search(with_subject(pick.text)):
             label = "fact"
-        consider(pick, match, _short_fact(pick.text, label, odds), odds)
+        consider(pick, match, label, odds)
     # A message the probe reads whole as a kind none of its sentences was kept as: that kind, from its sentence the
     # probe puts nearest it (docs/pipeline.md, "The probe over the whole message").
     readings_of: dict[int, list[int]] = {}
@@ -351,9 +357,7 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
         ):
             continue  # kept as that kind already, by meaning or by the patterns
         nearest = max(numbers, key=lambda n: (probed[n] or {}).get(sure, 0.0))
-        consider(
-            picked[nearest], matches[nearest], _short_fact(picked[nearest].text, sure, probed[nearest]), probed[nearest]
-        )
+        consider(picked[nearest], matches[nearest], sure, probed[nearest])
     return [memory for _, memory in best.values()]
 
 
@@ -552,7 +556,7 @@ def _kinds_read_by_patterns(text: str) -> frozenset[str] | None:
     """The kinds the patterns read the sentence as in passing (`FactRule.whole`: a person named), which meaning
     leaves to them; None where meaning reads nothing of it: a pattern read all it says (an employer, a move), or it
     reports a problem, the debugging situation's to describe."""
-    stripped = text.strip()
+    stripped = typed_in_full(text.strip())
     if any(compiled(trigger).search(stripped) for s in patterns.SITUATIONS for trigger in s.triggers):
         return None
     read = [rule for rule in patterns.USER_FACTS if _reads(rule, patterns_text(rule, stripped))]

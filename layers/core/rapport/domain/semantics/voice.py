@@ -474,21 +474,17 @@ def _second_conjugated(found: re.Match[str]) -> str:
     verb = found.group("verb")
     if verb not in _COMMON_VERBS and verb not in _AUXILIARIES:
         return found.group(0)
+    after_infinitive = _INFINITIVE_BEFORE.search(_CLAUSE_MARK.split(found.string[: found.start()])[-1])
     if found.group("listed"):
         # After a comma only a verb of how they are, which no one asks of me: "I'm 29, live in Manchester" ->
         # "…, lives in Manchester", but "I have type 1 diabetes, keep that in mind" asks it of me.
-        if verb not in _HOW_THEY_ARE or _INFINITIVE_BEFORE.search(
-            _CLAUSE_MARK.split(found.string[: found.start()])[-1]
-        ):
+        if verb not in _HOW_THEY_ARE or after_infinitive:
             return found.group(0)
         return f", {found.group('adverbs')}{_conjugated(verb)}{found.group('object') or ''}"
-    if found.group("joint") == "and" and verb in _WHERE_THEY_ARE and _PLACED.match(found.string, found.end()):
-        # "I'm 34 and work in marketing", "I have two kids and live near Leeds": where they are follows the verb
-        return f"and {found.group('adverbs')}{_conjugated(verb)}"
-    if found.group("joint") == "and" and (
-        not (found.group("adverbs") or found.group("object") or verb in _AUXILIARIES or verb in _NEVER_NOUNS)
-        or _INFINITIVE_BEFORE.search(_CLAUSE_MARK.split(found.string[: found.start()])[-1])
-    ):
+    # where they are after a verb of working or living says it is one: "and work in marketing"
+    placed = verb in _WHERE_THEY_ARE and _PLACED.match(found.string, found.end())
+    surely_a_verb = found.group("adverbs") or found.group("object") or verb in _AUXILIARIES or verb in _NEVER_NOUNS
+    if found.group("joint") == "and" and (not (surely_a_verb or placed) or after_infinitive):
         return found.group(0)
     return f"{found.group('joint')} {found.group('adverbs')}{_conjugated(verb)}{found.group('object') or ''}"
 
