@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.local.thread_pools import CallerShare
 from rapport.domain.models import Domain, MemoryStatus
 from rapport.domain.scope import Scope
 from rapport.domain.text import tokenize
@@ -271,9 +272,9 @@ def test_a_search_in_half_precision_first_answers_as_one_in_float32(
     assert kernel is not None  # the local extra brings torch
 
     class Counted(embedded_index._HalfKernel):
-        def cosines(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        def cosines(self, rows: np.ndarray, vector: np.ndarray, split: CallerShare) -> np.ndarray:
             half_passes.append(rows.shape)
-            return super().cosines(rows, vector)
+            return super().cosines(rows, vector, split)
 
     monkeypatch.setattr(embedded_index, "_half_kernel", lambda: Counted(torch))
     monkeypatch.setattr(embedded_index, "_two_passes_faster", lambda segment, kernel: True)  # whatever this host's
@@ -333,9 +334,9 @@ def test_a_segment_searches_in_two_passes_only_where_they_measured_faster(
     measured: list[int] = []
 
     class Counted(embedded_index._HalfKernel):
-        def cosines(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        def cosines(self, rows: np.ndarray, vector: np.ndarray, split: CallerShare) -> np.ndarray:
             passes.append(len(rows))
-            return super().cosines(rows, vector)
+            return super().cosines(rows, vector, split)
 
     def measure(segment: object, kernel: object) -> bool:
         measured.append(len(segment))  # type: ignore[arg-type]
@@ -378,9 +379,9 @@ def test_two_passes_are_chosen_by_their_time_against_one(monkeypatch: pytest.Mon
         segment.upsert(f"m{n}", "user", "active", "walk", unit_rows(rng.standard_normal((1, 48)))[0].astype(np.float32))
 
     class Slow(embedded_index._HalfKernel):
-        def cosines(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        def cosines(self, rows: np.ndarray, vector: np.ndarray, split: CallerShare) -> np.ndarray:
             time.sleep(0.05)
-            return super().cosines(rows, vector)
+            return super().cosines(rows, vector, split)
 
     # A kernel that takes fifty milliseconds where one float32 pass over 300 rows takes microseconds loses
     assert not embedded_index._two_passes_faster(segment, Slow(torch))
@@ -419,6 +420,7 @@ def test_the_index_never_loads_torch_for_itself(tmp_path: Path) -> None:
 import sys
 from pathlib import Path
 from rapport.adapters.local.embedded_index import EmbeddedVectorIndex
+from rapport.adapters.local.thread_pools import CallerShare
 from tests.integration.test_vector_index_contract import memory, query
 index = EmbeddedVectorIndex(Path({str(tmp_path / "vectors.sqlite3")!r}), 3, half_precision_from=2)
 for n in range(5):
@@ -462,7 +464,7 @@ def test_a_product_split_across_cores_gives_the_scores_of_one_product(
         return matmul(part, *args, **kwargs)  # type: ignore[call-overload, no-any-return]
 
     monkeypatch.setattr(embedded_index.np, "matmul", traced)
-    split = embedded_index._product(rows, probe)
+    split = embedded_index._product(rows, probe, CallerShare())
 
     # One part per core covering the rows, the first on this thread, the others on the pool's or, those the pool had
     # not started when this thread was done, on this one
@@ -476,7 +478,7 @@ def test_a_product_split_across_cores_gives_the_scores_of_one_product(
     assert np.array_equal(np.argsort(-split)[:50], np.argsort(-(rows @ probe))[:50])
     # Too few rows for a part on each other core: one product on this thread
     parts.clear()
-    assert np.array_equal(embedded_index._product(rows[:150], probe), rows[:150] @ probe) and not parts
+    assert np.array_equal(embedded_index._product(rows[:150], probe, CallerShare()), rows[:150] @ probe) and not parts
 
 
 @pytest.mark.parametrize(("cores", "size"), [(2, 1_001), (3, 4_099), (4, 700)])
@@ -500,7 +502,7 @@ def test_the_float16_product_split_across_cores_gives_each_row_its_own_score(
 
     monkeypatch.setattr(torch, "mv", traced)
     kernel = embedded_index._HalfKernel(torch)
-    split = kernel.cosines(rows, probe)
+    split = kernel.cosines(rows, probe, CallerShare())
 
     # One part per core, the first on this thread, the others on the pool's
     assert len(threads) == cores and threads.count(threading.current_thread().name) == 1

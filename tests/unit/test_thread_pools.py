@@ -62,3 +62,55 @@ def test_a_part_that_fails_raises_in_the_caller(two_cores: thread_pools.Cores) -
 
     with pytest.raises(ValueError, match="part failed"):
         thread_pools.across_cores([lambda: time.sleep(0.01), fails])
+
+
+def test_the_callers_share_grows_while_it_waits_for_the_others_and_shrinks_while_they_wait_for_it() -> None:
+    share = thread_pools.CallerShare()
+    # Until a split has settled it, the caller takes an equal part; the rest are even
+    assert share.bounds(1_000, 2) == [0, 500, 1_000]
+    assert share.bounds(1_000, 3) == [0, 333, 666, 1_000]
+    # A caller done before the pool's part takes more rows the next time, up to most of them
+    share.settle(True, 2)
+    assert share.bounds(1_000, 2) == [0, 520, 1_000]
+    for _ in range(100):
+        share.settle(True, 2)
+    assert share.bounds(1_000, 2) == [0, 900, 1_000]
+    # Done after it, fewer, a fifth of a step at a time, never less than an equal part
+    share.settle(False, 2)
+    assert share.bounds(1_000, 2) == [0, 896, 1_000]
+    for _ in range(1_000):
+        share.settle(False, 2)
+    assert share.bounds(1_000, 2) == [0, 500, 1_000]
+
+
+def test_a_split_tells_its_share_whether_the_caller_waited(two_cores: thread_pools.Cores) -> None:
+    two_cores.pool().submit(lambda: None).result()  # its thread started and waiting
+    share = thread_pools.CallerShare()
+    release = threading.Event()
+
+    def slow() -> str:
+        release.wait(5)
+        return "slow"
+
+    # The pool's part still running when the caller's is done: the caller waited
+    def caller_releases_late() -> str:
+        threading.Timer(0.05, release.set).start()
+        return "caller"
+
+    assert thread_pools.across_cores([caller_releases_late, slow], share) == ["caller", "slow"]
+    assert share.share is not None and share.share > 0.5
+    grown = share.share
+    # The pool's part done before the caller's: the caller did not
+    done = threading.Event()
+
+    def quick() -> str:
+        done.set()
+        return "quick"
+
+    def caller_after() -> str:
+        done.wait(5)
+        time.sleep(0.01)  # the pool's part has returned
+        return "caller"
+
+    assert thread_pools.across_cores([caller_after, quick], share) == ["caller", "quick"]
+    assert share.share < grown

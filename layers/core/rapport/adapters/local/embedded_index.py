@@ -17,7 +17,7 @@ from types import ModuleType
 
 import numpy as np
 
-from rapport.adapters.local.thread_pools import CORES, across_cores
+from rapport.adapters.local.thread_pools import CORES, CallerShare, across_cores
 from rapport.domain.models import Domain, Memory
 from rapport.domain.rendering import search_text
 from rapport.domain.scope import DEFAULT_AGENT, Scope
@@ -83,6 +83,8 @@ class _Segment:
     # Whether two passes beat one on this host and these rows, and at how many entries that was measured.
     _half_faster: bool = field(default=False, init=False)
     _half_measured_at: int = field(default=0, init=False)
+    # How a search's product over these rows is split between the calling thread and the pool's (`_split_product`).
+    split: CallerShare = field(default_factory=CallerShare, init=False)
     domain_codes: np.ndarray = field(init=False)
     status_codes: np.ndarray = field(init=False)
     lengths: np.ndarray = field(init=False)
@@ -289,7 +291,7 @@ def _one_pass(
     segment: _Segment, allowed: np.ndarray | None, k: int, vector: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The positions of the `k` best float32 cosines among `allowed` (None: every entry), best first, and theirs."""
-    scores = _product(segment.matrix[: len(segment)], vector)
+    scores = _product(segment.matrix[: len(segment)], vector, segment.split)
     if allowed is None:
         # Every entry allowed (the usual filter): the partition runs on the scores as they are, as it would on
         # `scores[arange(size)]`, without the copy.
@@ -301,26 +303,29 @@ def _one_pass(
     return ranked, scores[ranked]
 
 
-def _product(rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+def _product(rows: np.ndarray, vector: np.ndarray, split: CallerShare) -> np.ndarray:
     """`rows @ vector` in float32, split across the cores (`_split_product`). The scores are the unsplit product's
     within float32's rounding, not always to the bit: BLAS's kernel takes a matrix's rows in blocks and groups whose
     bounds depend on how many rows it is given, so even one product's score of a row can change in its last bit when
     rows are added. Recall ranks on scores to six places (`domain.recall.SCORE_PLACES`)."""
     scores = np.empty(rows.shape[0], dtype=np.float32)
-    if _split_product(rows.shape[0], lambda start, stop: np.matmul(rows[start:stop], vector, out=scores[start:stop])):
+    if _split_product(
+        rows.shape[0], split, lambda start, stop: np.matmul(rows[start:stop], vector, out=scores[start:stop])
+    ):
         return scores
     return rows @ vector
 
 
-def _split_product(size: int, part: Callable[[int, int], object]) -> bool:
+def _split_product(size: int, split: CallerShare, part: Callable[[int, int], object]) -> bool:
     """`part(start, stop)` over rows `0..size` in a part per core when there are `ROWS_PER_CORE` of them for each
-    (`across_cores`: numpy and torch release the GIL for a product), each part writing its own slice of the scores.
-    False, and nothing run, when the rows are too few to split."""
+    (`across_cores`: numpy and torch release the GIL for a product), each part writing its own slice of the scores;
+    the calling thread's part as `split` sizes it (the segment's: its rows decide what a part costs against a
+    thread's wake). False, and nothing run, when the rows are too few to split."""
     parts = min(CORES.count, size // ROWS_PER_CORE)
     if parts < 2:
         return False
-    bounds = [size * n // parts for n in range(parts + 1)]
-    across_cores([partial(part, start, stop) for start, stop in pairwise(bounds)])
+    bounds = split.bounds(size, parts)
+    across_cores([partial(part, start, stop) for start, stop in pairwise(bounds)], split)
     return True
 
 
@@ -328,7 +333,7 @@ def _two_passes(
     segment: _Segment, kernel: _HalfKernel, allowed: np.ndarray | None, k: int, vector: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """What `_one_pass` answers, float16 over every entry first, float32 over those within the error of its k-th."""
-    half = kernel.cosines(segment.half_rows(), vector)
+    half = kernel.cosines(segment.half_rows(), vector, segment.split)
     if allowed is not None:
         half = half[allowed]
     k = min(k, half.size)
@@ -407,7 +412,7 @@ class _HalfKernel:
     def __init__(self, torch: ModuleType) -> None:
         self._torch = torch
 
-    def cosines(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    def cosines(self, rows: np.ndarray, vector: np.ndarray, split: CallerShare) -> np.ndarray:
         """float16 `rows` times the unit `vector` (rounded to float16), as float32 scores, split across the cores as
         float32's product is (`_split_product`): torch runs on half the cores (`thread_pools.model_threads`), so one
         product would leave the others idle (on two cores 4.7-6.4 against 3.3-3.5 ms at 100,000 rows). Each score is
@@ -416,7 +421,7 @@ class _HalfKernel:
         matrix, query = torch.from_numpy(rows), torch.from_numpy(vector.astype(np.float16))
         scores = torch.empty(rows.shape[0], dtype=torch.float16)
         if not _split_product(
-            rows.shape[0], lambda start, stop: torch.mv(matrix[start:stop], query, out=scores[start:stop])
+            rows.shape[0], split, lambda start, stop: torch.mv(matrix[start:stop], query, out=scores[start:stop])
         ):
             scores = matrix @ query
         return scores.float().numpy()
