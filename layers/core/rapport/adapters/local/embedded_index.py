@@ -14,6 +14,7 @@ from functools import partial
 from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -267,12 +268,18 @@ def _idf(size: int, holding: int) -> float:
 def _nearest(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> list[IndexHit]:
     """The `query.k` entries the query's filter allows with the best float32 cosines to the unit `vector`, best
     first (`_nearest_positions`)."""
-    ranked, ranked_scores = _nearest_positions(segment, query, vector)
+    ranked, ranked_scores, _ = _nearest_positions(segment, query, vector)
     ids = segment.ids
     return [_hit(ids[i], score) for i, score in zip(ranked.tolist(), ranked_scores.tolist(), strict=True)]
 
 
-def _nearest_positions(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class _Nearest(NamedTuple):
+    positions: np.ndarray  # of the nearest, best first
+    scores: np.ndarray  # their float32 cosines
+    every: np.ndarray | None  # every entry's float32 cosine, by position, where the search computed them all
+
+
+def _nearest_positions(segment: _Segment, query: IndexQuery, vector: np.ndarray) -> _Nearest:
     """The positions of the `query.k` entries the query's filter allows with the best float32 cosines to the unit
     `vector`, best first, and those cosines. On a large segment a first pass over the float16 rows keeps those
     within twice their error of its k-th best: each of the float32 k best is among them (it scores at least the k-th
@@ -280,16 +287,14 @@ def _nearest_positions(segment: _Segment, query: IndexQuery, vector: np.ndarray)
     of its own), so the second pass, float32 over those alone, answers exactly as one float32 pass over every entry."""
     allowed = segment.allowed_positions(query)
     if allowed is not None and allowed.size == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+        return _Nearest(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32), None)
     kernel = segment.half_kernel()
     if kernel is None:
         return _one_pass(segment, allowed, query.k, vector)
     return _two_passes(segment, kernel, allowed, query.k, vector)
 
 
-def _one_pass(
-    segment: _Segment, allowed: np.ndarray | None, k: int, vector: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def _one_pass(segment: _Segment, allowed: np.ndarray | None, k: int, vector: np.ndarray) -> _Nearest:
     """The positions of the `k` best float32 cosines among `allowed` (None: every entry), best first, and theirs."""
     scores = _product(segment.matrix[: len(segment)], vector, segment.split)
     if allowed is None:
@@ -300,7 +305,7 @@ def _one_pass(
         k = min(k, allowed.size)
         chosen = allowed[np.argpartition(-scores[allowed], k - 1)[:k]]
     ranked = chosen[np.argsort(-scores[chosen], kind="stable")]
-    return ranked, scores[ranked]
+    return _Nearest(ranked, scores[ranked], scores)
 
 
 def _product(rows: np.ndarray, vector: np.ndarray, split: CallerShare) -> np.ndarray:
@@ -331,7 +336,7 @@ def _split_product(size: int, split: CallerShare, part: Callable[[int, int], obj
 
 def _two_passes(
     segment: _Segment, kernel: _HalfKernel, allowed: np.ndarray | None, k: int, vector: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+) -> _Nearest:
     """What `_one_pass` answers, float16 over every entry first, float32 over those within the error of its k-th."""
     half = kernel.cosines(segment.half_rows(), vector, segment.split)
     if allowed is not None:
@@ -342,7 +347,7 @@ def _two_passes(
     scores = segment.cosines(pool, vector)
     chosen = np.argpartition(-scores, k - 1)[:k] if pool.size > k else np.arange(pool.size)
     order = chosen[np.argsort(-scores[chosen], kind="stable")]
-    return pool[order], scores[order]
+    return _Nearest(pool[order], scores[order], None)
 
 
 def _two_passes_faster(segment: _Segment, kernel: _HalfKernel, rounds: int = 9, k: int = 50) -> bool:
@@ -681,13 +686,15 @@ class EmbeddedVectorIndex:
             segment = self._refreshed_segment(Scope(query.tenant_id, query.user_id))
             if not segment:
                 return HybridHits.model_construct(by_meaning={}, by_keywords={}, cosines={})
-            ranked, ranked_scores = _nearest_positions(segment, query, query_vector)
+            nearest = _nearest_positions(segment, query, query_vector)
             ids = segment.ids
-            by_meaning = dict(zip([ids[i] for i in ranked.tolist()], ranked_scores.tolist(), strict=True))
+            by_meaning = dict(zip([ids[i] for i in nearest.positions.tolist()], nearest.scores.tolist(), strict=True))
             by_keywords = _best_by_keywords(segment, query, terms, keyword_k) if terms else []
             positions = segment.positions
             unmeant = [i for _, i in by_keywords[: query.k] if i not in by_meaning]
-            found = segment.cosines(np.array([positions[i] for i in unmeant], dtype=np.int64), query_vector)
+            at = np.array([positions[i] for i in unmeant], dtype=np.int64)
+            # The search's own scores where it computed every entry's: the float32 product the hits' come from.
+            found = nearest.every[at] if nearest.every is not None else segment.cosines(at, query_vector)
             cosines = dict(zip(unmeant, found.tolist(), strict=True))
             ceiling = segment.keyword_ceiling(terms)
         # Past the first `k`, only the hits found by meaning too: the rest would be read for their scores alone, by
