@@ -15,7 +15,7 @@ from rapport.adapters.local.vader import RuleSignalDetector
 from rapport.domain.models import Message, MessageRole
 from rapport.domain.scope import Scope
 from rapport.domain.semantics.matcher import semantic_layer
-from rapport.domain.signals import Emotion, find_emotions
+from rapport.domain.signals import Emotion, Intent, find_emotions
 from rapport.services.interactions import NewInteraction
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -71,6 +71,46 @@ def test_a_worry_the_rules_take_for_frustration_is_a_worry(minilm: MiniLmEmbedde
 def test_a_plain_question_stays_without_an_emotion(minilm: MiniLmEmbedder) -> None:
     detector = RuleSignalDetector(semantics=semantic_layer(minilm))
     assert detector.detect("what's a good substitute for buttermilk in pancakes?").emotions == ()
+
+
+class _SaysFrustration:
+    """A semantic layer whose emotion probe is sure every message is a frustration."""
+
+    def probabilities(self, classifier: str, texts: list[str]) -> list[dict[str, float]]:
+        assert classifier == "emotion"
+        return [{"frustration": 0.95, "anxiety": 0.02, "none": 0.03} for _ in texts]
+
+
+@pytest.mark.parametrize(
+    "said", ["Can you check my maths homework?", "Please summarise this article for me.", "help me plan a menu"]
+)
+def test_a_request_is_not_a_frustration_on_the_probes_word_alone(said: str) -> None:
+    detector = RuleSignalDetector(semantics=_SaysFrustration())  # type: ignore[arg-type]
+    reading = detector.detect(said)
+    # Asked for something, with no cue of a feeling: neither a frustration nor anything against me
+    assert reading.intent is Intent.REQUEST and reading.emotions == ()
+    assert not reading.effect().frustration and reading.mood_delta >= 0
+
+
+def test_the_probes_frustration_still_reads_what_is_not_a_request() -> None:
+    detector = RuleSignalDetector(semantics=_SaysFrustration())  # type: ignore[arg-type]
+    # A statement at me the rules have no cue for: the probe's word stands, and it counts against me
+    reading = detector.detect("you've given me code that doesn't compile three times now")
+    assert reading.intent is not Intent.REQUEST and reading.emotions == (Emotion.FRUSTRATION,)
+    assert reading.effect().frustration
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Can you explain how a tracker mortgage works?",
+        "Please turn these notes into a short summary for my manager.",
+        "could you look over my chemistry homework",
+    ],
+)
+def test_everyday_requests_through_the_shipped_probe_carry_no_feeling(minilm: MiniLmEmbedder, said: str) -> None:
+    reading = RuleSignalDetector(semantics=semantic_layer(minilm)).detect(said)
+    assert reading.emotions == () and not reading.effect().frustration
 
 
 def test_recording_reads_the_emotion_from_the_vector_the_episodes_call_made(

@@ -6,7 +6,7 @@ from typing import Any
 
 from rapport.domain.semantics.emotions import probed_emotion
 from rapport.domain.semantics.matcher import SemanticLayer
-from rapport.domain.signals import Emotion, Signals, read_message
+from rapport.domain.signals import Emotion, Intent, Signals, read_message
 
 
 class VaderSentimentScorer:
@@ -50,4 +50,10 @@ class RuleSignalDetector:
         ):
             return reading
         felt = probed_emotion(self._semantics, text)
-        return reading if felt is None else read_message(text, polarity, detector=self.name, felt=felt)
+        # A request the rules find no feeling in is not taken for a frustration on the probe's word alone: asking
+        # for something is how most messages to me read, and the probe, which learnt frustration mostly from
+        # demands made of me, reads "can you check my maths homework?" as one (docs/pipeline.md, "An emotion
+        # probe").
+        if felt is None or (felt is Emotion.FRUSTRATION and reading.intent is Intent.REQUEST and not reading.emotions):
+            return reading
+        return read_message(text, polarity, detector=self.name, felt=felt)
