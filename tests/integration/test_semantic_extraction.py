@@ -1351,6 +1351,28 @@ def test_who_they_are_said_in_two_words_is_a_fact(model: RulesLanguageModel, sai
     assert ("fact", note) in user(model, chat((U, said)))
 
 
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("I go to the gym three times a week.", "User goes to the gym three times a week"),
+        ("I meditate for ten minutes every night.", "User meditates for ten minutes every night"),
+        ("Any tips for sore calves? I run every morning before work.", "User runs every morning before work"),
+        ("I get migraines a few times a month.", "User gets migraines a few times a month"),
+    ],
+)
+def test_a_routine_said_outright_is_a_fact(model: RulesLanguageModel, said: str, note: str) -> None:
+    assert ("fact", note) in user(model, chat((U, said)))
+
+
+@pytest.mark.parametrize(
+    "said", ["I used to swim every morning.", "I'd love to swim every day.", "I went to the gym twice a week in May."]
+)
+def test_a_routine_given_up_wished_for_or_past_is_no_routine(model: RulesLanguageModel, said: str) -> None:
+    assert not any(
+        kind == "fact" and ("every" in note or "twice" in note) for kind, note in user(model, chat((U, said)))
+    )
+
+
 @pytest.mark.parametrize("said", ["I'm fine.", "I'm back.", "I'm busy.", "I'm stuck.", "I'm late.", "I'm nervous."])
 def test_how_they_are_in_two_words_is_nothing_to_keep(model: RulesLanguageModel, said: str) -> None:
     assert user(model, chat((U, said))) == []

@@ -92,6 +92,23 @@ _LASTING = re.compile(
     r"\b(?:for (?:years|decades|ages|a long time|most of my life|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|"
     r"many|several|a few|a couple of) (?:years|decades))|since (?:I was|we were|childhood|birth|my teens|school))\b"
 )
+# A routine said outright: what they do, in the present, and how often ("I run every morning before work", "I go to
+# the gym three times a week", "we eat out most Fridays"). How they live is a fact, whatever kind its topic sits
+# nearest (a taste, an aim); not a wish, a taste or a habit given up ("I'd love to swim every day", "I used to…").
+_ROUTINE = re.compile(
+    r"(?i)^\W*(?:I|we)\s+(?:(?:usually|normally|always|generally|often|still|also|now)\s+)?"
+    r"(?!(?:am|was|were|will|would|could|should|can|might|must|want|wanted|need|needed|hope|plan|wish|love|like|"
+    r"hate|prefer|enjoy|think|feel|used|don['’]t|didn['’]t|never|try|"
+    # told as done: a verb in the past is what happened then, not how they live
+    r"\w+ed|made|went|got|took|did|had|came|ran|saw|gave|kept|left|felt|found|told|said|thought|bought|brought|"
+    r"began|wrote|ate|drank|sat|stood|slept|spent|sent|met|paid|lost|won|taught|caught|held|swam|rode|drove|flew)\b)"
+    r"[a-z]+\b[^.;!?]*?\b"
+    r"(?:every(?: single)? (?:day|morning|afternoon|evening|night|week|weekend|month|weekday|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)|each (?:day|morning|evening|night|week)|daily|nightly|weekly|"
+    r"(?:once|twice|three times|four times|five times|\d+ times|a few times|a couple of times) (?:a|per|each) "
+    r"(?:day|week|month)|on (?:weekends|weekdays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
+    r"most (?:days|mornings|evenings|nights|weekends))\b"
+)
 # An aim only wondered about ("maybe I'll learn guitar someday, who knows") is no goal yet.
 _WONDERED = re.compile(r"(?i)\b(?:maybe|perhaps|might|who knows)\b")
 # An aim said as one: "my plan is to…", "my goal for this year is…", "I'm saving up to…".
@@ -436,6 +453,9 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
         # A fact said outright, or a state that has lasted, nearest a fact or news, on the same terms.
         said = with_subject(sentence)
         if nearest in _PLAIN_KINDS and (_FACT_SAID.match(said) or _LASTING.search(said)) and comes_near("fact"):
+            return "fact"
+        # A routine, on the same terms, whatever kind it sits nearest.
+        if _ROUTINE.match(said) and comes_near("fact"):
             return "fact"
         # No kind won by the margin. News told as done and said with when ("we lost the match on Sunday, 3-1", "just
         # got back from two weeks away yesterday") sits nearest an event, under its bar or its margin over keeping
