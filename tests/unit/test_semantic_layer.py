@@ -128,7 +128,14 @@ def test_the_semantic_layer_adds_a_lesson_the_patterns_miss_in_the_assistants_vo
         ("I honestly only like dry cider.", "User honestly only likes dry cider"),
         ("I finally moved my savings to a new bank.", "User finally moved their savings to a new bank"),
         ("My exam is next Tuesday and I haven't started.", "User's exam is next Tuesday and they haven't started"),
-        ("We're moving house on the 30th.", "User says: they're moving house on the 30th"),
+        # a "we" of their own life is the user's; what they do together or to each other stays theirs
+        ("We're moving house on the 30th.", "User is moving house on the 30th"),
+        ("we were in Rome last week", "User was in Rome last week"),
+        ("Our basement flooded last night", "User's basement flooded last night"),
+        ("We've got two rescue greyhounds", "User has got two rescue greyhounds"),
+        ("we both prefer aisle seats", "User says: they both prefer aisle seats"),
+        ("We met at uni", "User says: they met at uni"),
+        ("we tried the new Thai place together", "User says: they tried the new Thai place together"),
         ("I switched teams in March.", "User switched teams in March"),
         # a second verb after "but" shares the "I"; a chat's closing "btw" is no part of the note
         ("I'm from Porto but live in Leeds.", "User is from Porto but lives in Leeds"),

@@ -63,8 +63,21 @@ _COMMON_VERBS = frozenset(
     "spend stay struggle manage coach support help volunteer commute cycle paint sing dance bake climb hike knit "
     "watch listen look care follow avoid wear buy grow".split()
 )
-_I_START = re.compile(r"^[Ii](?P<contraction>'m|’m|'ve|’ve|'d|’d|'ll|’ll)?\s+(?P<rest>.*)$", re.DOTALL)
-_MY_START = re.compile(r"^(?:my|My)\s+(?P<rest>.*)$", re.DOTALL)
+# "I", or a "we" of the user's own life (their household, their couple): "we adopted a greyhound" is the user's news,
+# "our basement flooded" the user's basement.
+_I_START = re.compile(
+    r"^(?P<who>[Ii]|[Ww]e)(?P<contraction>'m|’m|'re|’re|'ve|’ve|'d|’d|'ll|’ll)?\s+(?P<rest>.*)$", re.DOTALL
+)
+_MY_START = re.compile(r"^(?:[Mm]y|[Oo]ur)\s+(?P<rest>.*)$", re.DOTALL)
+# A "we" that is more than the user: what they did together or to each other ("we met at 11", "we both prefer aisle
+# seats", "we tried the new Thai place together") is said of "they", not of the user alone.
+_TOGETHER = re.compile(
+    r"(?i)^(?:both|all|each)\b|\b(?:together|each other|one another)\b|"
+    r"^(?:\w+ly\s+)?(?:met|meet|talk|talked|fight|fought|argue|argued|agree|agreed|disagree|disagreed|share|shared|"
+    r"split|broke up|kissed|hugged)\b"
+)
+# What a "we" says in the plural, the user alone says so: "we were" -> "User was".
+_PLURAL = {"are": "is", "were": "was", "aren't": "isn't", "weren't": "wasn't", "aren’t": "isn’t", "weren’t": "wasn’t"}
 # The user and someone of theirs as one subject: "My husband and I are vegetarian", "me and my sister run a bakery".
 _WE_START = re.compile(
     r"^(?:[Mm]y\s+(?P<who>[\w'’-]+(?:\s+[\w'’-]+)?)\s+and\s+(?:I|me)|(?:[Mm]e|I)\s+and\s+my\s+"
@@ -111,7 +124,17 @@ _ADVERBS = frozenset(
         "desperately",
     }
 )
-_CONTRACTED = {"'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "'d": "would", "’d": "would", "'ll": "will"}
+_CONTRACTED = {
+    "'m": "is",
+    "’m": "is",
+    "'re": "is",
+    "’re": "is",
+    "'ve": "has",
+    "’ve": "has",
+    "'d": "would",
+    "’d": "would",
+    "'ll": "will",
+}
 _CONTRACTED["’ll"] = "will"
 _MODAL_CONTRACTIONS = frozenset({"'d", "’d", "'ll", "’ll"})
 _IRREGULAR = {
@@ -254,7 +277,9 @@ def clipped(text: str, limit: int) -> str:
 
 def about_user(sentence: str) -> str:
     """ "I'm really into bouldering lately" -> "User is really into bouldering lately"; "My exam is next week" ->
-    "User's exam is next week"; anything else -> "User says: …" in the third person. What the sentence asks me, before
+    "User's exam is next week"; a "we" or an "our" of their own life likewise ("we adopted a greyhound" -> "User
+    adopted a greyhound"), unless it is more than the user (`_TOGETHER`); anything else -> "User says: …" in the third
+    person. What the sentence asks me, before
     or after what it tells of them, is no part of the note (`unasked_after`, `_ASKED_BEFORE`)."""
     text = clause(sentence)
     text = unasked_after(text)
@@ -266,6 +291,8 @@ def about_user(sentence: str) -> str:
         who = together.group("who") or together.group("with")
         return f"User and their {who} {_third(together.group('rest'), ours=False)}"
     started = _I_START.match(text)
+    if started is not None and started.group("who") in ("we", "We") and _TOGETHER.search(started.group("rest")):
+        started = None
     if started is not None:
         rest = started.group("rest")
         contraction = started.group("contraction")
@@ -280,7 +307,13 @@ def about_user(sentence: str) -> str:
             leading.append(words.pop(0))
         if not words:
             return ""
-        verb = words[0] if words[0].lower() in _SAME_IN_PAST and tells_of_past(rest) else _conjugated(words[0])
+        plural = _PLURAL.get(words[0].lower()) if started.group("who") in ("we", "We") else None
+        if plural is not None:
+            verb = plural
+        elif words[0].lower() in _SAME_IN_PAST and tells_of_past(rest):
+            verb = words[0]
+        else:
+            verb = _conjugated(words[0])
         rest = _SECOND_VERB.sub(_second_conjugated, _third(" ".join(words[1:]), ours=False))
         return sentence_case(squeeze(" ".join(["User", *leading, verb, rest])))
     mine = _MY_START.match(text)
