@@ -1365,6 +1365,53 @@ def test_a_routine_said_outright_is_a_fact(model: RulesLanguageModel, said: str,
 
 
 @pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        (
+            "I learn best with examples, not theory.",
+            "How to answer this user: they learn best with examples, not theory",
+        ),
+        (
+            "I understand things better with diagrams.",
+            "How to answer this user: they understand things better with diagrams",
+        ),
+    ],
+)
+def test_how_they_take_things_in_is_how_to_answer_them(model: RulesLanguageModel, said: str, note: str) -> None:
+    assert ("communication_preference", note) in relational(model, chat((U, said)))
+
+
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("I can't eat gluten.", "User can't eat gluten"),
+        ("Any ideas for a birthday cake? I cannot tolerate lactose.", "User cannot tolerate lactose"),
+    ],
+)
+def test_what_their_body_will_not_take_is_a_fact(model: RulesLanguageModel, said: str, note: str) -> None:
+    assert ("fact", note) in user(model, chat((U, said)))
+
+
+@pytest.mark.parametrize(
+    ("said", "kind", "note"),
+    [
+        ("I'm a huge Arsenal fan, when do they play next?", "preference", "User is a fan of Arsenal"),
+        ("I'm a lifelong Springsteen fan.", "preference", "User is a fan of Springsteen"),
+        ("I'm studying law at Edinburgh.", "fact", "User studies law at Edinburgh"),
+        ("I'm doing a masters in economics at LSE, any reading tips?", "fact", "User studies economics at LSE"),
+    ],
+)
+def test_who_they_follow_and_where_they_study(model: RulesLanguageModel, said: str, kind: str, note: str) -> None:
+    found = user(model, chat((U, said)))
+    assert (kind, note) in found and not any(k == "goal" for k, _ in found)
+
+
+@pytest.mark.parametrize("said", ["I can't have this conversation again.", "I can't eat until the scan tomorrow."])
+def test_what_cannot_be_done_now_is_no_fact_of_their_body(model: RulesLanguageModel, said: str) -> None:
+    assert not any(kind == "fact" for kind, _ in user(model, chat((U, said))))
+
+
+@pytest.mark.parametrize(
     "said", ["I used to swim every morning.", "I'd love to swim every day.", "I went to the gym twice a week in May."]
 )
 def test_a_routine_given_up_wished_for_or_past_is_no_routine(model: RulesLanguageModel, said: str) -> None:

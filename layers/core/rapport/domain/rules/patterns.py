@@ -324,6 +324,14 @@ USER_FACTS: tuple[FactRule, ...] = (
         0.7,
         reject=("if", "that you", "you", "it", "this", "that", "when you"),
     ),
+    # "I'm a huge Arsenal fan", "I'm a lifelong Springsteen fan": what they follow, by its name.
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) an? (?:(?:huge|big|massive|lifelong|life-long|die-hard|diehard|proper|devoted|"
+        rf"loyal|long-time|longtime|crazy) )?)(?P<what>{PROPER}) (?i:fan|supporter)\b",
+        "User is a fan of {what}",
+        "preference",
+        0.6,
+    ),
     FactRule(
         rf"(?i:\bI(?: really| absolutely| just)? (?:love|enjoy|like)) (?P<what>to {_PHRASE}{{3,60}})",
         "User likes {what}",
@@ -357,9 +365,17 @@ USER_FACTS: tuple[FactRule, ...] = (
         0.5,
         reject=("know", "ask", "say", "thank", "check", "see", "make sure", "understand why", "tell you", "be clear"),
     ),
+    # "I'm studying law at Edinburgh": where they study is who they are now, a student there, not an aim.
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) (?:studying|doing a (?:degree|masters|master's|phd|PhD|diploma) in)) "
+        rf"(?P<what>[a-z][\w ]{{1,40}}?) (?i:at) (?P<org>{PROPER})",
+        "User studies {what} at {org}",
+        "fact",
+        0.7,
+    ),
     FactRule(
         rf"(?i:\bI(?:'m| am|’m) (?:learning|studying|taking a course (?:in|on)|taking a class (?:in|on))) "
-        rf"(?P<what>{_PHRASE}{{2,60}})",
+        rf"(?!{_PHRASE}{{1,40}}? (?i:at) {PROPER})(?P<what>{_PHRASE}{{2,60}})",
         "User is learning {what}",
         "goal",
         0.6,

@@ -216,6 +216,8 @@ _EVIDENCE = {
         r"next time|every ?time|each time|whenever|too|shorter|simpler|plain|"
         r"short|brief|straight|skip|use|write|explain|show|give|put|answer(?:ed|s)?|"
         r"repl(?:y|ies)|appreciate|would help|helps me|enough|"
+        # how they take things in: "I learn best with examples, not theory"
+        r"(?:learn|understand|absorb|follow|take (?:it|things) in) (?:best|better|most easily)|"
         # what comes first in an answer: "lead with the risks", "want the downside first"
         r"lead with|open with|start with|begin with|(?<!at )first|up front|(?:at|to) the top)\b"
     ),

@@ -83,7 +83,10 @@ _FACT_SAID = re.compile(
     # a condition they live with: "I have coeliac disease", "I've got type 1 diabetes"
     r"(?:have|['’]ve got|suffer from|live with)\s+(?:(?:type [12]|mild|severe|chronic)\s+)?(?:[\w-]+\s+)?"
     r"(?:disease|syndrome|disorder|allergy|allergies|diabetes|asthma|epilepsy|adhd|autism|arthritis|migraines?|"
-    r"tinnitus|dyslexia|anxiety|depression|ibs|endometriosis|lupus|psoriasis|eczema|sleep apnoea|sleep apnea))\b"
+    r"tinnitus|dyslexia|anxiety|depression|ibs|endometriosis|lupus|psoriasis|eczema|sleep apnoea|sleep apnea)|"
+    # what their body will not take: "I can't eat gluten", "we can't have nuts in the house"
+    r"(?:can['’]?t|cannot|can not) (?:eat|have|drink|digest|tolerate|stomach)\s+(?!(?:it|this|that|anything|"
+    r"any more|another|until|till|before|after)\b)\w+)\b"
 )
 # A state that has lasted is how things are, not news, whatever its topic puts it nearest: "I've had a herniated disc
 # for years", "we've lived here since I was a kid".
