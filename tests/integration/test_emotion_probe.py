@@ -92,6 +92,14 @@ def test_a_request_is_not_a_frustration_on_the_probes_word_alone(said: str) -> N
     assert not reading.effect().frustration and reading.mood_delta >= 0
 
 
+@pytest.mark.parametrize("said", ["ok", "no", "fine", "nope."])
+def test_a_terse_reply_is_not_asked_of_the_probe(minilm: MiniLmEmbedder, said: str) -> None:
+    assert RuleSignalDetector(semantics=_SaysFrustration()).detect(said).emotions == ()  # type: ignore[arg-type]
+    assert RuleSignalDetector(semantics=semantic_layer(minilm)).detect(said).emotions == ()
+    # A cue of the rules still reads, however short
+    assert RuleSignalDetector(semantics=semantic_layer(minilm)).detect("ugh").emotions == (Emotion.FRUSTRATION,)
+
+
 def test_the_probes_frustration_still_reads_what_is_not_a_request() -> None:
     detector = RuleSignalDetector(semantics=_SaysFrustration())  # type: ignore[arg-type]
     # A statement at me the rules have no cue for: the probe's word stands, and it counts against me
