@@ -1365,6 +1365,14 @@ def test_a_routine_said_outright_is_a_fact(model: RulesLanguageModel, said: str,
 
 
 @pytest.mark.parametrize(
+    "said",
+    ["Remember we decided to use Postgres for the project.", "recall that we agreed to keep the budget under 2k?"],
+)
+def test_a_decision_of_ours_recalled_picks_our_work_up_again(model: RulesLanguageModel, said: str) -> None:
+    assert "shared_context" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
     ("said", "note"),
     [
         (

@@ -65,6 +65,8 @@ _CONTINUED = re.compile(
 # work stopped: "we left off at the part about indexes", "last time we got as far as chapter two".
 _LAST_TIME = re.compile(
     r"(?i)\b(?:(?:like|as) we (?:discussed|agreed|planned|decided)|we left off|we got as far as)\b|"
+    # or recalled as ours: "remember we decided to use Postgres for the project", "recall that we agreed on…"
+    r"\b(?:remember|recall)(?: that| when| how)? we (?:decided|agreed|said|chose|picked|went with|settled on)\b|"
     # Where our work stands: "ok so where we are: …", "recap: we picked the layout", "what's left from our list",
     # "ready to carry on with the plan?"
     r"\bwhere we are\s*:|\brecap\s*:|\b(?:what['’]?s|what is) (?:still )?left (?:from|on|of) our\b|"
