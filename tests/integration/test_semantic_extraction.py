@@ -1414,6 +1414,21 @@ def test_who_they_follow_and_where_they_study(model: RulesLanguageModel, said: s
     assert (kind, note) in found and not any(k == "goal" for k, _ in found)
 
 
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("My birthday is on the 3rd of May.", "User's birthday is on the 3rd of May"),
+        ("my bday's March 12, any party ideas?", "User's birthday is on March 12"),
+    ],
+)
+def test_their_birthday_is_a_fact(model: RulesLanguageModel, said: str, note: str) -> None:
+    assert ("fact", note) in user(model, chat((U, said)))
+
+
+def test_a_birthday_coming_up_is_news_not_the_date_of_it(model: RulesLanguageModel) -> None:
+    assert not any(kind == "fact" for kind, _ in user(model, chat((U, "My birthday is next week!"))))
+
+
 @pytest.mark.parametrize("said", ["I can't have this conversation again.", "I can't eat until the scan tomorrow."])
 def test_what_cannot_be_done_now_is_no_fact_of_their_body(model: RulesLanguageModel, said: str) -> None:
     assert not any(kind == "fact" for kind, _ in user(model, chat((U, said))))

@@ -339,7 +339,7 @@ class Placer:
 # What an update of fact can end: a lasting truth or a taste, not an event that happened or a goal.
 _UPDATABLE_TYPES = frozenset({UserMemoryType.FACT.value, UserMemoryType.PREFERENCE.value})
 # Slots that no change of the present ends: moving from Berlin does not change where the user is from.
-_LASTING_SLOTS = frozenset({"origin", "hometown", "birthplace", "nationality", "name"})
+_LASTING_SLOTS = frozenset({"origin", "hometown", "birthplace", "nationality", "name", "birthday"})
 # A memory already saying the value ended, or saying it with a negative, is not the statement to end.
 _ENDED_WORDING = re.compile(
     r"(?i)\b(?:no longer|not|never|used to|stopped|quit|left|gave up|switched from|dislikes|hates|instead of)\b"

@@ -242,6 +242,16 @@ USER_FACTS: tuple[FactRule, ...] = (
         0.7,
         slot="occupation",
     ),
+    # "My birthday is on the 3rd of May", "my birthday's March 12": a day that comes back every year is a fact.
+    FactRule(
+        r"(?i:\bmy (?:birthday|bday|b-day)(?: is|['’]s)(?: on)?) (?P<day>(?:(?:the )?\d{1,2}(?:st|nd|rd|th)?(?: of)? "
+        r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+        r"sept|oct|nov|dec)[a-z]* \d{1,2}(?:st|nd|rd|th)?))\b",
+        "User's birthday is on {day}",
+        "fact",
+        0.8,
+        slot="birthday",
+    ),
     FactRule(
         r"(?i:\bmy name is|\bcall me) (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)",
         "User's name is {name}",
