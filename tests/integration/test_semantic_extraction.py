@@ -1425,6 +1425,17 @@ def test_their_birthday_is_a_fact(model: RulesLanguageModel, said: str, note: st
     assert ("fact", note) in user(model, chat((U, said)))
 
 
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("I'm terrible at maths.", "User is terrible at maths"),
+        ("I'm clueless with cars, what does this light mean?", "User is clueless with cars"),
+    ],
+)
+def test_what_they_are_good_or_bad_at_is_a_fact(model: RulesLanguageModel, said: str, note: str) -> None:
+    assert ("fact", note) in user(model, chat((U, said)))
+
+
 def test_a_birthday_coming_up_is_news_not_the_date_of_it(model: RulesLanguageModel) -> None:
     assert not any(kind == "fact" for kind, _ in user(model, chat((U, "My birthday is next week!"))))
 

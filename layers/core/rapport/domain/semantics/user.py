@@ -112,6 +112,12 @@ _ROUTINE = re.compile(
     r"(?:day|week|month)|on (?:weekends|weekdays|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|"
     r"most (?:days|mornings|evenings|nights|weekends))\b"
 )
+# What they are good or bad at, said of themselves: "I'm terrible at maths", "I'm pretty good with spreadsheets".
+_SELF_ASSESSED = re.compile(
+    r"(?i)^\W*(?:(?:honestly|tbh|and|but|well|also),?\s+)?I(?:['’]m| am)\s+(?:(?:really|pretty|quite|so|very|"
+    r"absolutely|totally|just|kind of|kinda|not)\s+)?(?:terrible|awful|hopeless|useless|rubbish|bad|poor|good|great|"
+    r"decent|brilliant|okay|ok|comfortable|confident|fluent|clueless|crap)\s+(?:at|with)\s+\w"
+)
 # An aim only wondered about ("maybe I'll learn guitar someday, who knows") is no goal yet.
 _WONDERED = re.compile(r"(?i)\b(?:maybe|perhaps|might|who knows)\b")
 # An aim said as one: "my plan is to…", "my goal for this year is…", "I'm saving up to…".
@@ -457,8 +463,8 @@ def _evidenced_label(match: Match, sentence: str, calibration: Calibration, *, n
         said = with_subject(sentence)
         if nearest in _PLAIN_KINDS and (_FACT_SAID.match(said) or _LASTING.search(said)) and comes_near("fact"):
             return "fact"
-        # A routine, on the same terms, whatever kind it sits nearest.
-        if _ROUTINE.match(said) and comes_near("fact"):
+        # A routine or what they are good or bad at, on the same terms, whatever kind it sits nearest.
+        if (_ROUTINE.match(said) or _SELF_ASSESSED.match(said)) and comes_near("fact"):
             return "fact"
         # No kind won by the margin. News told as done and said with when ("we lost the match on Sunday, 3-1", "just
         # got back from two weeks away yesterday") sits nearest an event, under its bar or its margin over keeping
