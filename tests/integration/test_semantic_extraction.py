@@ -1436,6 +1436,20 @@ def test_what_they_are_good_or_bad_at_is_a_fact(model: RulesLanguageModel, said:
     assert ("fact", note) in user(model, chat((U, said)))
 
 
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("I'm studying for my driving test.", "User is studying for their driving test"),
+        ("im learning to code", "User is learning to code"),
+        ("im allergic to shellfish", "User is allergic to shellfish"),
+    ],
+)
+def test_the_verb_of_learning_said_is_kept_and_im_is_read_as_typed(
+    model: RulesLanguageModel, said: str, note: str
+) -> None:
+    assert note in {content for _, content in user(model, chat((U, said)))}
+
+
 def test_a_birthday_coming_up_is_news_not_the_date_of_it(model: RulesLanguageModel) -> None:
     assert not any(kind == "fact" for kind, _ in user(model, chat((U, "My birthday is next week!"))))
 

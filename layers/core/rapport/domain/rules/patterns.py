@@ -384,9 +384,9 @@ USER_FACTS: tuple[FactRule, ...] = (
         0.7,
     ),
     FactRule(
-        rf"(?i:\bI(?:'m| am|’m) (?:learning|studying|taking a course (?:in|on)|taking a class (?:in|on))) "
+        rf"(?i:\bI(?:'m| am|’m)) (?P<how>(?i:learning|studying|taking a course (?:in|on)|taking a class (?:in|on))) "
         rf"(?!{_PHRASE}{{1,40}}? (?i:at) {PROPER})(?P<what>{_PHRASE}{{2,60}})",
-        "User is learning {what}",
+        "User is {how} {what}",
         "goal",
         0.6,
         reject=("it", "that", "this", "how to use you"),

@@ -533,7 +533,8 @@ def vetted(
             source = _source(memory.content, sentences(by_index[memory.evidence[0]].content))
             if source is not None:
                 checked.append((memory, source))
-    matches = layer.classify("user", [source for _, source in checked])
+    # Read as the patterns read it, "im" written out: "im learning to code" sits nearer small talk than the aim it is.
+    matches = layer.classify("user", [typed_in_full(source) for _, source in checked])
     dropped = {
         id(memory) for (memory, _), match in zip(checked, matches, strict=True) if match.nearest.startswith("none")
     }
