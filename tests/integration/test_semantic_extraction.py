@@ -1365,6 +1365,23 @@ def test_a_routine_said_outright_is_a_fact(model: RulesLanguageModel, said: str,
 
 
 @pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("Can you be more direct with me?", "How to answer this user: be more direct with them"),
+        ("Could you be a bit more casual with me?", "How to answer this user: be a bit more casual with them"),
+    ],
+)
+def test_how_to_be_with_them_asked_in_degrees_is_how_to_answer_them(
+    model: RulesLanguageModel, said: str, note: str
+) -> None:
+    assert ("communication_preference", note) in relational(model, chat((U, said)))
+
+
+def test_how_someone_else_should_be_with_them_is_no_preference_about_my_answers(model: RulesLanguageModel) -> None:
+    assert relational(model, chat((U, "my boss should be more direct with me"))) == []
+
+
+@pytest.mark.parametrize(
     "said",
     ["Remember we decided to use Postgres for the project.", "recall that we agreed to keep the budget under 2k?"],
 )

@@ -833,7 +833,8 @@ _ASKED_OF_ME = re.compile(
     r"\bit (?:really )?helps(?: me)?(?: a lot)? when you\b|"
     r"\bI(?:['’]d| would) (?:like|love|prefer) it if you\b|"
     r"\bstop \w+ing\b[^.!?]*?\b(?:every|each time|all the time|so much)\b|"
-    r"\bbe (?:blunt|direct|honest|straight|brief|concise|frank) with me\b|"
+    r"\bbe (?:(?:a bit|a little|much|way|more|less) )*(?:blunt|direct|honest|straight|brief|concise|frank|casual|"
+    r"gentle|patient) with me\b|"
     r"\bwhen you \w+[^.!?]*?,\s*(?:please\s+)?(?:tell|give|show|explain|ask)\b"
 )
 _OPENS_WITH_I = re.compile(r"^\W*I\b")
