@@ -1467,6 +1467,18 @@ def test_the_verb_of_learning_said_is_kept_and_im_is_read_as_typed(
     assert note in {content for _, content in user(model, chat((U, said)))}
 
 
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("I'm not a morning person.", "User is not a morning person"),
+        ("I'm more of a big picture person, spare me the details", "User is a big picture person"),
+        ("im a visual person so tables please", "User is a visual person"),
+    ],
+)
+def test_the_kind_of_person_they_say_they_are_is_a_fact(model: RulesLanguageModel, said: str, note: str) -> None:
+    assert ("fact", note) in user(model, chat((U, said)))
+
+
 def test_a_birthday_coming_up_is_news_not_the_date_of_it(model: RulesLanguageModel) -> None:
     assert not any(kind == "fact" for kind, _ in user(model, chat((U, "My birthday is next week!"))))
 

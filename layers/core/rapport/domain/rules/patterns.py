@@ -37,6 +37,10 @@ _JOBS = (
 )
 
 # A short free phrase naming a thing (a tool, a habit, a food), ending before a time, a reason or the clause's end.
+_KIND_OF_PERSON = (
+    r"(?i:morning|night|evening|early|people|numbers|details?|detail-oriented|big-picture|big picture|words|visual|"
+    r"hands-on|practical|creative|planning|spontaneous)"
+)
 _THING_WORD = r"[\w+#’'\-]+(?:\.[\w+#’'\-]+)*"  # "Node.js" is one word; a full stop after a word is not
 _THING = rf"{_THING_WORD}(?: {_THING_WORD}){{0,3}}?"
 _THING_END = (
@@ -333,6 +337,21 @@ USER_FACTS: tuple[FactRule, ...] = (
         "preference",
         0.7,
         reject=("if", "that you", "you", "it", "this", "that", "when you"),
+    ),
+    # "I'm not a morning person", "I'm a people person": the kind of person they say they are, a fact of them.
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) (?:really |definitely |just )?not (?:really )?an? )(?P<what>{_KIND_OF_PERSON}) "
+        r"(?i:person|type)\b",
+        "User is not a {what} person",
+        "fact",
+        0.7,
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m) (?:really |definitely |totally |very much |more of |much more of )?an? )"
+        rf"(?P<what>{_KIND_OF_PERSON}) (?i:person|type)\b",
+        "User is a {what} person",
+        "fact",
+        0.7,
     ),
     # "I'm a huge Arsenal fan", "I'm a lifelong Springsteen fan": what they follow, by its name.
     FactRule(
