@@ -50,17 +50,18 @@ class CallerShare:
     def __init__(self) -> None:
         self.share: float | None = None  # of the first part; None: an equal part, until a split has settled it
 
+    def _of(self, parts: int) -> float:
+        return self.share if self.share is not None else 1 / parts
+
     def bounds(self, size: int, parts: int) -> list[int]:
         """Where the parts of rows `0..size` start and stop: the caller's first, then the rest evenly."""
-        share = self.share if self.share is not None else 1 / parts
-        first = round(size * share)
+        first = round(size * self._of(parts))
         return [0, *(first + (size - first) * n // (parts - 1) for n in range(parts))]
 
     def settle(self, waited: bool, parts: int) -> None:
         """After a split of `parts`: `waited`, whether a part the pool had was not done when the caller's was."""
-        share = self.share if self.share is not None else 1 / parts
         step = self._STEP if waited else -self._BACK
-        self.share = min(self._MOST, max(1 / parts, share + step))
+        self.share = min(self._MOST, max(1 / parts, self._of(parts) + step))
 
 
 def across_cores(parts: Sequence[Callable[[], _T]], share: CallerShare | None = None) -> list[_T]:

@@ -340,16 +340,10 @@ USER_FACTS: tuple[FactRule, ...] = (
     ),
     # "I'm not a morning person", "I'm a people person": the kind of person they say they are, a fact of them.
     FactRule(
-        rf"(?i:\bI(?:'m| am|’m) (?:really |definitely |just )?not (?:really )?an? )(?P<what>{_KIND_OF_PERSON}) "
+        rf"(?i:\bI(?:'m| am|’m) (?:(?:really |definitely |just )?(?P<negated>not) (?:really )?)?"
+        rf"(?:really |definitely |totally |very much |more of |much more of )?an? )(?P<what>{_KIND_OF_PERSON}) "
         r"(?i:person|type)\b",
-        "User is not a {what} person",
-        "fact",
-        0.7,
-    ),
-    FactRule(
-        rf"(?i:\bI(?:'m| am|’m) (?:really |definitely |totally |very much |more of |much more of )?an? )"
-        rf"(?P<what>{_KIND_OF_PERSON}) (?i:person|type)\b",
-        "User is a {what} person",
+        "User is {negated} a {what} person",
         "fact",
         0.7,
     ),

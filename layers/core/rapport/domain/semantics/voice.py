@@ -285,8 +285,8 @@ def about_user(sentence: str) -> str:
     """ "I'm really into bouldering lately" -> "User is really into bouldering lately"; "My exam is next week" ->
     "User's exam is next week"; a "we" or an "our" of their own life likewise ("we adopted a greyhound" -> "User
     adopted a greyhound"), unless it is more than the user (`_TOGETHER`); anything else -> "User says: …" in the third
-    person. What the sentence asks me, before
-    or after what it tells of them, is no part of the note (`unasked_after`, `_ASKED_BEFORE`)."""
+    person. What the sentence asks me, before or after what it tells of them, is no part of the note (`unasked_after`,
+    `_ASKED_BEFORE`)."""
     text = clause(sentence)
     text = unasked_after(text)
     text = _ASKED_BEFORE.sub("", text, count=1)
@@ -297,7 +297,8 @@ def about_user(sentence: str) -> str:
         who = together.group("who") or together.group("with")
         return f"User and their {who} {_third(together.group('rest'), ours=False)}"
     started = _I_START.match(text)
-    if started is not None and started.group("who") in ("we", "We") and _TOGETHER.search(started.group("rest")):
+    we = started is not None and started.group("who").lower() == "we"
+    if started is not None and we and _TOGETHER.search(started.group("rest")):
         started = None
     if started is not None:
         rest = started.group("rest")
@@ -313,7 +314,7 @@ def about_user(sentence: str) -> str:
             leading.append(words.pop(0))
         if not words:
             return ""
-        plural = _PLURAL.get(words[0].lower()) if started.group("who") in ("we", "We") else None
+        plural = _PLURAL.get(words[0].lower()) if we else None
         if plural is not None:
             verb = plural
         elif words[0].lower() in _SAME_IN_PAST and tells_of_past(rest):
