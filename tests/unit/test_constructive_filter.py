@@ -130,6 +130,62 @@ CASES: list[tuple[str, Verdict, str | None]] = [
     ("Had a short chat with the user this afternoon", Verdict.BLOCKED, None),
     ("User skipped the workout plan I drew up", Verdict.BLOCKED, None),
     ("My idea to refinance was declined", Verdict.BLOCKED, None),
+    # my work and how it went wrong for them, or what I did or left undone that caused it: what to avoid, or to start by
+    (
+        "User was upset that I rewrote their whole cover letter when they only wanted a spell check",
+        Verdict.REFRAMED,
+        "With this user, avoid rewriting their whole cover letter when they only wanted a spell check",
+    ),
+    (
+        "My packing list skipped the charger and the user got stuck at the airport",
+        Verdict.REFRAMED,
+        "With this user, avoid a packing list that skipped the charger",
+    ),
+    (
+        "The timetable I made had overlapping classes and the user had to redo it",
+        Verdict.REFRAMED,
+        "With this user, avoid a timetable that had overlapping classes",
+    ),
+    (
+        "The backup script wiped their photos because I never checked which folder it pointed at",
+        Verdict.REFRAMED,
+        "With this user, start by checking which folder it pointed at",
+    ),
+    (
+        "User's cake sank after following my recipe, which used too much baking soda",
+        Verdict.REFRAMED,
+        "With this user, avoid a recipe that used too much baking soda",
+    ),
+    (
+        "My migration broke the user's build because I renamed the config keys",
+        Verdict.REFRAMED,
+        "With this user, avoid renaming the config keys",
+    ),
+    (
+        "User gets impatient when I list every option, since they want one pick",
+        Verdict.REFRAMED,
+        "With this user, avoid listing every option, since they want one pick",
+    ),
+    (
+        "She was bored by my long history of the framework",
+        Verdict.REFRAMED,
+        "With this user, avoid a long history of the framework",
+    ),
+    (
+        "User's daughter gave up during the 90-minute reading session I planned",
+        Verdict.REFRAMED,
+        "With this user, avoid a 90-minute reading session",
+    ),
+    ("My weekly plan for the user saved them two evenings", Verdict.ALLOWED, None),
+    ("My first walkthrough confused them; the diagram worked much better", Verdict.ALLOWED, None),
+    ("My answer was wrong about the user's birthday", Verdict.BLOCKED, None),
+    # turned down, chosen over, or a mood with no cause: nothing to learn
+    ("User blew off the reading list I put together", Verdict.BLOCKED, None),
+    ("The assistant's savings strategy got waved away", Verdict.BLOCKED, None),
+    ("User picked their sister's plan instead of mine", Verdict.BLOCKED, None),
+    ("User booked the flight I warned them not to book", Verdict.BLOCKED, None),
+    ("User logged off irritated", Verdict.BLOCKED, None),
+    ("User is a lousy friend for forgetting birthdays", Verdict.BLOCKED, None),
     # and what only looks like them
     ("User is not a morning person", Verdict.ALLOWED, None),
     ("User skipped breakfast before the exam", Verdict.ALLOWED, None),

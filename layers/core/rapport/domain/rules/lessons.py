@@ -12,7 +12,8 @@ import re
 _REACTION = (
     r"(?:annoyed|upset|frustrated|irritated|confused|lost|unhappy|thrown|put off|bothered|overwhelmed|impatient|"
     r"angry|mad|cross|fed up|bored|exasperated|discouraged|defensive|rushed|dismissed|stuck|embarrassed|hurt|"
-    r"patronised|patronized|talked down to|tuned out|gave up|switched off|shut down|glazed over|"
+    r"patronised|patronized|talked down to|tuned out|gave up|switched off|shut down|glazed over|lost interest|"
+    r"grumbled|complained|moaned|objected|protested|"
     r"(?:snapped|got short|was short|got curt) (?:at|with) me)"
 )
 # Losing one's temper or patience is a reaction too: "She lost her patience when I restarted the explanation".
@@ -26,8 +27,8 @@ _REACTED = rf"(?:{_TEMPER}|{_REACTION}|(?:couldn't|could not|didn't|did not) (?:
 # "User was annoyed (that|when|because) I gave…", "He lost his temper when I asked…", "User couldn't follow when I
 # jumped…", "Frustrated because I kept suggesting…": what I did is the clause after "I".
 _I_DID = re.compile(
-    rf"(?i)^(?:{_WHO} )?(?:(?:was|were|got|seemed|felt|became|is|are) )?{_INTENSITY}{_REACTED}"
-    r"(?: (?:that|when|because|as|after))? I (?P<did>[a-z]+(?: [a-z]+ing)?)\b(?P<rest>[^.;!?]*)"
+    rf"(?i)^(?:{_WHO} )?(?:(?P<now>gets|get|is|are)|(?:was|were|got|seemed|felt|became))? ?{_INTENSITY}{_REACTED}"
+    r"(?: (?:that|when|whenever|because|as|after))? I (?P<did>[a-z]+(?: [a-z]+ing)?)\b(?P<rest>[^.;!?]*)"
 )
 # "I over-explained a one-line fix and the user lost patience", "I explained the clause in legal terms and she was
 # completely lost": what I did comes first, the reaction after "and".
@@ -42,7 +43,7 @@ _LINKED = re.compile(rf"(?i){_LINKING_VERB}\b")
 _NOT_LINKING = r"(?!(?:was|were|is|are|sounded|felt|seemed|came|read|too|far|a|very|so)\b)"
 _FOUND_MY = re.compile(
     rf"(?i)^(?:{_WHO} )?(?:said|told me|felt|found|thought)(?: that)? my "
-    rf"(?P<thing>[a-z]+(?: {_NOT_LINKING}[a-z]+){{0,2}}) "
+    rf"(?P<thing>[a-z]+(?: {_NOT_LINKING}[a-z]+){{0,3}}) "
     rf"(?P<rest>{_LINKING_VERB} [^.;!?]*|(?:too|far too|a bit|very|so) "
     r"[^.;!?]*|(?:jarring|confusing|patronising|patronizing|cold|vague|stiff|preachy|wordy|robotic|condescending)"
     r"\b[^.;!?]*)"
@@ -72,6 +73,202 @@ _MY_HARM = re.compile(
     r"(?i)^my (?P<thing>[a-z]+(?: [a-z]+){0,4}?) (?P<did>overwhelmed|confused|lost|frustrated|annoyed|irritated|"
     r"bored|upset|bothered) (?:her|him|them|the user)\b(?P<rest>[^.;!?]*)"
 )
+# "User was irritated by my long preambles before getting to the point": what of mine put them off, in more than a
+# word ("put off by my tone" says too little of what to avoid).
+_BY_MY = re.compile(
+    rf"(?i)^(?:{_WHO} )?(?:(?:was|were|got|seemed|felt|became) )?{_INTENSITY}{_REACTION} by my "
+    r"(?P<thing>[a-z'-]+(?: [a-z'-]+)+)\W*$"
+)
+# "User said I was condescending when I explained basic git commands they already knew": how I came across, and
+# what I did that made it so.
+_CAME_ACROSS = re.compile(
+    rf"(?i)^(?:{_WHO} )?(?:said|felt|thought|told me|found)(?: that)? I (?:was|came across as|sounded|seemed) "
+    rf"(?:being )?{_INTENSITY}(?:condescending|patronising|patronizing|preachy|pushy|dismissive|robotic|cold|"
+    r"rude|vague|repetitive|too [a-z]+) (?:when|because|as) I (?P<did>[a-z]+)\b(?P<rest>[^.;!?]*)"
+)
+# What my work was or did, then what came of it for them: "My step-by-step guide skipped a step and the user got
+# stuck", "The itinerary I made had impossible train connections and the user had to redo it", "The code I wrote
+# depended on a library they don't have, so it failed on their machine".
+_MY_WORK = (
+    r"(?:my (?P<mine>[\w'-]+(?: [\w'-]+){0,4}?)|the (?P<made>[\w'-]+(?: [\w'-]+){0,4}?) I (?:made|wrote|"
+    r"drafted|gave(?: (?:them|her|him))?|suggested|picked|chose|put together|proposed|built|planned|sent))"
+)
+_WHAT_IT_DID = (
+    r"(?:was|were|had|left|missed|used|took|skipped|ignored|buried|lacked|forgot|went|ran|came|broke|blew|threw|"
+    r"gave|made|got|fell|tore|sent|cost|hit|put|set|cut|told|wrote|led|meant|kept|lost|overshot|overran|"
+    r"(?:didn't|did not|never) [a-z]+|[a-z]+ed)\b"
+)
+_CAME_OF_IT = (
+    rf"(?:{_WHO} (?:(?:was|were|got|seemed|felt|became) )?{_INTENSITY}{_REACTED}|"
+    rf"{_WHO} had to (?:redo|fix|rewrite|correct|undo|start over|do it again|go back)|"
+    r"it (?:failed|broke|crashed|errored|didn't work|did not work|wouldn't run|would not run))"
+)
+# How my work went wrong for them, in its words: a failure, a miss, too much of something.
+_WENT_BADLY = re.compile(
+    r"(?i)\b(?:fail\w*|flop\w*|fell flat|timed out|broke|broken|crash\w*|blew (?:through|past|up)|spoil\w*|"
+    r"ruin\w*|burn\w*|burnt|missed|skipped|left out|overlook\w*|forgot|outdated|too \w+|never|"
+    r"didn't|did not|couldn't|could not|wasn't|was not|weren't|were not|gave up|melted down|confus\w+|"
+    r"overwhelm\w+|discourag\w+|harsh)\b"
+)
+# What worked instead, told beside the slip: "…confused the user; the medical-test example worked much better".
+_BETTER_SINCE = re.compile(
+    r"(?i)\b(?:worked|works|went|landed|helped) (?:much |far |a lot |way )?(?:better|more)\b|\b(?:did the trick|"
+    r"clicked|what (?:worked|helped)|from now on|next time|(?:I|we) now|now (?:I|we))\b"
+)
+# A failure and nothing of how ("my fix failed", "my answer was wrong about where they work"): no way to avoid.
+_ONLY_FAILED = re.compile(
+    r"(?i)(?:completely |totally |just )?(?:failed|was useless|were useless|was wrong|were wrong|didn't work|"
+    r"did not work|didn't help|did not help)\b(?! (?:on|for|with) )"
+)
+# What I did that only says it went badly ("complained that I wasted their time"): a grievance, no way of helping.
+_ONLY_BADLY = frozenset({"wasted", "failed", "messed", "screwed", "botched", "ruined", "let", "disappointed", "blew"})
+# "My first three regex attempts": which of them, or how many, is no part of what to avoid.
+_WHICH_OF_THEM = re.compile(
+    r"(?i)^(?:(?:first|second|third|initial|earlier|last|latest|previous|original|two|three|four|five|several|few|"
+    r"many|couple of)\s+)+"
+)
+# "My generic workout plan was too hard for the user", "after studying from my summaries, which skipped the worked
+# examples", "because the budget I made was too strict": my work and how it went wrong, at the note's start or as
+# its cause.
+_MY_WORK_WENT = re.compile(
+    rf"(?i)(?:^|\b(?:because|since|as|after \w+ing(?: from| with)?|from|with) ){_MY_WORK}(?:,? which)? "
+    rf"(?P<rest>{_WHAT_IT_DID}[^.;!?,]*)"
+)
+# "User's kid melted down during the 45-minute maths session I planned": the work itself is what to avoid.
+_DURING_MY_WORK = re.compile(
+    r"(?i)\b(?:during|after|with|from|because of|over) the (?P<made>[a-z0-9'-]+(?: [a-z0-9'-]+){0,3}?) I "
+    r"(?:made|wrote|drafted|suggested|picked|chose|put together|proposed|built|planned|set|gave (?:them|her|him))"
+    r"\W*$"
+)
+# "My refactor broke the user's tests because I renamed public functions": what I did that caused it.
+_WHAT_I_DID_CAUSED = re.compile(r"(?i)\bbecause I (?P<did>[a-z]+)\b(?P<rest>[^.;!?,]*)")
+_MY_WORK_THEN = re.compile(
+    rf"(?i)^{_MY_WORK} (?P<rest>{_WHAT_IT_DID}[^.;!?]*?),? (?:and|so) (?:then )?{_CAME_OF_IT}\b[^.;!?]*\W*$"
+)
+# A slip of mine with its cause, what I left undone: "My shell command deleted the wrong folder because I never
+# checked their directory layout", "…and I never asked for the logs". The lesson is to do it first.
+_LEFT_UNDONE = re.compile(
+    r"(?i)\b(?:because|since|as|and) I (?:(?P<never>never|hadn't|had not) (?P<past>[a-z]+)|"
+    r"(?:didn't|did not|forgot to|failed to|neglected to) (?P<base>[a-z]+))\b(?P<rest>[^.;!?,]*)"
+)
+# What the lesson takes no further: "…and I never asked for the logs and guessed" is to ask for the logs.
+_CLAUSE_ENDS = re.compile(r"(?i)\s+(?:and|so|but|then|until|before)\b.*$")
+# "…because I forgot to use metric units again": the lesson is every time, not again.
+_ONCE_MORE = re.compile(r"(?i)\s+(?:again|this time|either|once more)$")
+# Where a thing's words go on past its head ("long preambles before getting to the point"): its number is the head's.
+_QUALIFIED = re.compile(r"(?i)\s+(?:before|after|of|to|with|about|for|in|on|at|when|that|which|whenever)\b")
+# Not a step one could take first: "because I didn't know they were on Windows" says nothing to start by.
+_NO_STEP = frozenset(
+    {
+        "know",
+        "knew",
+        "known",
+        "realise",
+        "realised",
+        "realize",
+        "realized",
+        "notice",
+        "noticed",
+        "understand",
+        "understood",
+        "see",
+        "saw",
+        "seen",
+        "think",
+        "thought",
+        "have",
+        "had",
+        "mean",
+        "meant",
+        "want",
+        "wanted",
+        "like",
+        "liked",
+        "need",
+        "needed",
+        "expect",
+        "expected",
+        "get",
+        "got",
+        "do",
+        "did",
+        "be",
+        "been",
+        "care",
+        "cared",
+        "bother",
+        "bothered",
+        "mind",
+        "minded",
+        "feel",
+        "felt",
+        "remember",
+        "remembered",
+        "manage",
+        "managed",
+        "succeed",
+        "succeeded",
+        "work",
+        "worked",
+        "help",
+        "helped",
+    }
+)
+# A verb's -ing form where its base does not make it by rule: the last consonant doubled.
+_DOUBLED = frozenset(
+    {
+        "run",
+        "get",
+        "set",
+        "put",
+        "plan",
+        "stop",
+        "cut",
+        "shut",
+        "begin",
+        "swap",
+        "drop",
+        "skip",
+        "step",
+        "sit",
+        "chat",
+        "map",
+        "tap",
+        "wrap",
+        "pin",
+        "tag",
+        "log",
+        "ship",
+        "commit",
+        "submit",
+        "admit",
+        "prep",
+        "scan",
+        "trim",
+        "jot",
+    }
+)
+_UNCOUNTED = frozenset(
+    {
+        "code",
+        "advice",
+        "information",
+        "feedback",
+        "help",
+        "software",
+        "homework",
+        "research",
+        "music",
+        "equipment",
+        "guidance",
+        "stuff",
+        "data",
+        "content",
+        "copy",
+        "work",
+        "writing",
+    }
+)
 _IRREGULAR = {
     "gave": "giving",
     "wrote": "writing",
@@ -93,6 +290,27 @@ _IRREGULAR = {
     "drew": "drawing",
     "lost": "losing",
     "upset": "upsetting",
+    "rewrote": "rewriting",
+    "overwrote": "overwriting",
+    "did": "doing",
+    "got": "getting",
+    "found": "finding",
+    "held": "holding",
+    "led": "leading",
+    "paid": "paying",
+    "built": "building",
+    "bought": "buying",
+    "broke": "breaking",
+    "spoke": "speaking",
+    "set": "setting",
+    "cut": "cutting",
+    "hid": "hiding",
+    "misread": "misreading",
+    "mistook": "mistaking",
+    "overdid": "overdoing",
+    "undid": "undoing",
+    "shut": "shutting",
+    "read": "reading",
 }
 # A past that keeps going ("kept suggesting") is its -ing verb.
 _ONGOING = frozenset({"kept", "started", "began"})
@@ -123,6 +341,14 @@ _WORD = re.compile(r"[A-Za-z']+")
 def lesson_of(note: str) -> str | None:
     """The lesson the note carries, in the assistant's voice, or None when its wording is not one of these."""
     text = note.strip()
+    if _BETTER_SINCE.search(text):
+        return None  # it says what worked instead: that is its lesson already, in its own words
+    return _of_what_they_said(text) or _of_my_work(text) or _of_what_i_did(text)
+
+
+def _of_what_they_said(text: str) -> str | None:
+    """What they said or found of my work: "complained that my summary left out the deadlines", "found my tone too
+    formal", "my breakdown went over her head", "my answer overwhelmed her with ten options"."""
     complained = _COMPLAINED.match(text)
     if complained is not None:
         thing = complained["thing"].lower()
@@ -138,30 +364,85 @@ def lesson_of(note: str) -> str | None:
         thing = over["thing"].lower()
         return f"With this user, avoid {_a(thing)}{thing} that {'go' if _a(thing) == '' else 'goes'} over their head"
     harm = _MY_HARM.match(text)
-    if harm is not None:
-        doing = _doing(harm["did"])
-        rest = _their(harm["rest"].rstrip(" ,"))
-        if doing is None:
-            return None
-        if rest.startswith((" with ", " by ")):
-            return f"With this user, avoid {doing} them{rest}"
-        return f"With this user, avoid {doing} them with my {harm['thing'].lower()}{rest}"
+    if harm is None:
+        return None
+    doing = _doing(harm["did"])
+    rest = _their(harm["rest"].rstrip(" ,"))
+    if doing is None:
+        return None
+    if rest.startswith((" with ", " by ")):
+        return f"With this user, avoid {doing} them{rest}"
+    return f"With this user, avoid {doing} them with my {harm['thing'].lower()}{rest}"
+
+
+def _of_my_work(text: str) -> str | None:
+    """What my work did that went wrong for them, or what of mine put them off: "my step-by-step guide skipped a step
+    and the user got stuck", "because the budget I made was too strict", "irritated by my long preambles"."""
+    work = _MY_WORK_THEN.match(text)
+    if work is not None:
+        thing = (work["mine"] or work["made"]).lower()
+        return f"With this user, avoid {_a(thing)}{thing} that {_their(work['rest'].rstrip(' ,'))}"
+    caused = _WHAT_I_DID_CAUSED.search(text)
+    if caused is not None and _WENT_BADLY.search(text[: caused.start()]):
+        verb = caused["did"].lower()
+        doing = None if verb in _NO_STEP else _doing(verb)
+        if doing is not None:
+            return f"With this user, avoid {doing}{_their(caused['rest'].rstrip(' ,'))}"
+    went = _MY_WORK_WENT.search(text)
+    if went is not None and _WENT_BADLY.search(went["rest"]) and not _ONLY_FAILED.match(went["rest"]):
+        thing = _WHICH_OF_THEM.sub("", went["mine"] or went["made"])
+        return f"With this user, avoid {_a(thing)}{thing} that {_their(went['rest'].rstrip(' ,'))}"
+    during = _DURING_MY_WORK.search(text)
+    if during is not None and _WENT_BADLY.search(text[: during.start()]):
+        thing = during["made"]
+        return f"With this user, avoid {_a(thing)}{thing}"
+    by_my = _BY_MY.match(text)
+    if by_my is not None:
+        thing = _their(by_my["thing"].rstrip(" ,"))
+        return f"With this user, avoid {_a(thing)}{thing}"
+    return None
+
+
+def _of_what_i_did(text: str) -> str | None:
+    """What I did, or left undone, that went badly: "annoyed that I gave three options", "because I never checked
+    their directory layout", "said I was condescending when I explained…", "confused her by mixing units"."""
+    undone = _LEFT_UNDONE.search(text)
+    if undone is not None:
+        verb = (undone["past"] or undone["base"]).lower()
+        doing = None if verb in _NO_STEP else _doing(verb) if undone["past"] else _doing_of_base(verb)
+        rest = _ONCE_MORE.sub("", _CLAUSE_ENDS.sub("", _their(undone["rest"].rstrip(" ,"))))
+        if doing is not None:
+            return f"With this user, start by {doing}{rest}"
+    came_across = _CAME_ACROSS.match(text)
+    if came_across is not None:
+        doing = _doing(came_across["did"])
+        if doing is not None:
+            return f"With this user, avoid {doing}{_their(came_across['rest'].rstrip(' ,'))}"
     by_doing = _BY_DOING.match(text)
     found = by_doing or _I_DID.match(text) or _I_DID_THEN.match(text)
     if found is None:
         return None
-    doing = found["did"].lower() if by_doing else _doing(found["did"])
+    if found["did"].lower().partition(" ")[0] in _ONLY_BADLY:
+        return None
+    if by_doing:
+        doing = found["did"].lower()
+    elif found.re is _I_DID and found["now"] and found["did"].lower() not in _NO_STEP:
+        # Told as what happens ("gets annoyed when I suggest…"): what I do is its base.
+        verb, _, then = found["did"].lower().partition(" ")
+        doing = _doing(verb) or _doing_of_base(verb) + (f" {then}" if then else "")
+    else:
+        doing = _doing(found["did"])
     if doing is None:
         return None
-    rest = _their(found["rest"].rstrip(" ,"))
-    return f"With this user, avoid {doing}{rest}"
+    return f"With this user, avoid {doing}{_their(found['rest'].rstrip(' ,'))}"
 
 
 def _a(thing: str) -> str:
-    """The article a thing takes in a lesson: none for a plural ("replies that were…"), else "a" or "an". Its number
-    is its head noun's, the last word before any "of" ("a breakdown of the tax rules")."""
-    head = thing.split(" of ")[0].split()[-1]
-    if head.endswith("s") and not head.endswith("ss"):
+    """The article a thing takes in a lesson: none for a plural ("replies that were…") or a thing not counted ("code
+    that…"), else "a" or "an". Its number is its head noun's, the last word before what qualifies it ("a breakdown
+    of the tax rules", "hints for the puzzle level")."""
+    head = _QUALIFIED.split(thing)[0].split()[-1]
+    if (head.endswith("s") and not head.endswith("ss")) or head in _UNCOUNTED:
         return ""
     return "an " if thing[0] in "aeiou" else "a "
 
@@ -180,6 +461,17 @@ def _doing(did: str) -> str | None:
     if first.endswith("ed") and len(first) > 3 and not first.endswith("eed"):
         return first[:-2] + "ing" + rest
     return None
+
+
+def _doing_of_base(verb: str) -> str:
+    """A verb's -ing form from its base: "check" checking, "use" using, "tie" tying, "run" running (`_DOUBLED`)."""
+    if verb in _DOUBLED:
+        return verb + verb[-1] + "ing"
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "oe", "ye")) and len(verb) > 2:
+        return verb[:-1] + "ing"
+    return verb + "ing"
 
 
 def _their(text: str) -> str:

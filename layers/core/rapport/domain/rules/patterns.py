@@ -818,12 +818,35 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
         "Dwells on the user's bad feelings toward the assistant; it would only make the next conversation defensive.",
     ),
     FilterRule(
-        r"(?i)\bmy (?:suggestion|advice|idea|answer|recommendation|proposal|approach|solution|help|plan)s? "
+        r"(?i)\b(?:my|(?:the )?assistant's) (?:[\w-]+ ){0,2}(?:suggestion|advice|idea|answer|recommendation|proposal|"
+        r"approach|solution|help|plan|strateg(?:y|ie)|schedule|routine|draft|outline)s? "
         r"(?:(?:to|of|for|about) [\w' -]{1,40}? )?(?:was|were|got|has been|have been) "
-        r"(?:rejected|dismissed|ignored|turned down|shot down|refused|declined|vetoed|passed over|"
+        r"(?:rejected|dismissed|ignored|turned down|shot down|refused|declined|vetoed|passed over|waved (?:off|away)|"
+        r"brushed (?:off|aside)|blown off|shrugged off|laughed off|scrapped|binned|"
         r"not (?:wanted|welcome|appreciated|taken up))|"
-        r"\b(?:rejected|ignored|dismissed|brushed off) (?:my|the assistant's|me)\b",
+        r"\b(?:rejected|ignored|dismissed|brushed off) (?:my|the assistant's|me)\b|"
+        # what they chose over mine: "went with their coworker's idea instead of mine"
+        r"\binstead of (?:mine|my (?:[\w-]+ ){0,2}(?:suggestion|advice|idea|recommendation|proposal|plan|pick|"
+        r"strateg(?:y|ie)|option)s?)\b",
         "A rejected suggestion is not a lesson; what the user wanted instead would be.",
+    ),
+    FilterRule(
+        # "went ahead and bought the car I told them not to buy", "booked it against my advice"
+        r"(?i)\bI (?:told|advised|warned|asked|begged) (?:them|her|him|the user) not to\b|"
+        r"\b(?:against|despite|in spite of) my (?:[\w-]+ ){0,2}(?:advice|warnings?|suggestions?|recommendations?)\b",
+        "Records the user's choices as disobedience; the user owes the assistant nothing.",
+    ),
+    FilterRule(
+        # A mood at the end of a sitting, or toward all I said, with no cause named: "logged off annoyed", "user
+        # unhappy w/ session", "was sarcastic about my help", "pushed back on everything I said today".
+        r"(?i)\b(?:logged off|signed off|hung up|stormed off|walked away|left the chat)\b[^.]{0,20}\b(?:annoyed|"
+        r"angry|upset|frustrated|irritated|in a huff|unhappy|grumpy)\b|"
+        r"\b(?:unhappy|displeased|dissatisfied|not happy|annoyed|upset|frustrated) (?:with|w/|about) (?:the |this |"
+        r"our |today's )?(?:session|chat|conversation|call|exchange)\b|"
+        r"\bsarcastic (?:about|with|toward|towards) (?:me|my)\b|"
+        r"\bpushed back on (?:everything|every (?:single )?(?:thing|idea|suggestion)|all|most of what)\b|"
+        r"\b(?:tuned|zoned|switched) out\b[^.]{0,20}\b(?:through|during) my\b",
+        "Dwells on the user's bad feelings toward the assistant; it would only make the next conversation defensive.",
     ),
     FilterRule(
         r"(?i)\b(?:didn't|did not|refused to|won't|wouldn't|would not|chose not to|declined to|failed to|"
@@ -839,12 +862,20 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
     ),
     FilterRule(
         rf"(?i)\buser (?:is|was|seems|seemed|got|can be|tends to be) (?:so |very |really |such )?(?:an? )?"
-        rf"(?:{_FAULTS})\b|^(?:honestly |frankly |really )?(?:{_HEDGES})\s+(?:(?:{_HEDGES})\s+)?"
+        rf"(?:{_FAULTS})\b|"
+        # what they are to the people in their life, judged: "User is a terrible parent for letting…"
+        r"\buser (?:is|was|seems) (?:a |an )?(?:terrible|awful|horrible|lousy|bad|useless|hopeless|pathetic|negligent) "
+        r"(?:parent|mother|father|mum|mom|dad|person|friend|partner|husband|wife|son|daughter|human(?: being)?)\b|"
+        # their word doubted: "claims they want to get fit but obviously won't stick to anything"
+        r"\b(?:obviously|clearly|certainly|definitely) (?:won't|will not|will never|isn't going to|is never going to) "
+        r"(?:stick|follow through|keep|last|change|manage)\b|"
+        rf"^(?:honestly |frankly |really )?(?:{_HEDGES})\s+(?:(?:{_HEDGES})\s+)?"
         rf"(?:{_PERSON_FAULTS})\b",
         "A judgement of the user's character helps no future conversation.",
     ),
     FilterRule(
-        r"(?i)\b(?:rejected|ignored|dismissed|brushed off|waved off|shot down|turned down|declined|refused|said no to|"
+        r"(?i)\b(?:rejected|ignored|dismissed|brushed off|waved off|blew off|shrugged off|shot down|turned down|"
+        r"declined|refused|said no to|"
         r"skipped|never (?:opened|read|looked at|used|tried)|"
         r"passed on|(?:wasn't|was not|isn't|is not|weren't) (?:interested in|keen on|open to)|"
         r"(?:wouldn't|would not|won't) (?:listen|hear of|consider|try)|didn't want)\b"
