@@ -61,6 +61,8 @@ NOT_TAUGHT = frozenset(
         # routines and shared work, which the probe does not speak for
         "returns-and-research-z.txt",
         "returns-and-research-z3.txt",
+        # a fifth writer's traps, kept to measure invented lessons on words no part of the layer was fitted to
+        "fifth-writer-traps.txt",
     }
 )
 # Class-balanced full-batch gradient descent: the weights a few thousand steps reach from zero, ridge-penalised a

@@ -1539,3 +1539,48 @@ def test_news_of_their_family_and_a_condition_said_outright(model: RulesLanguage
 def test_what_an_answer_should_lead_with_is_a_preference_about_answers(model: RulesLanguageModel) -> None:
     said = "for money questions, give me the worst case first, I'm the careful sort."
     assert "communication_preference" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        'Write an auto-reply for my inbox: "Back on the 12th. If it is urgent, keep it short and ring Sam."',
+        'Here is my note to my flatmates, does it sound ok? "Please keep your messages short and send me questions in '
+        'one batch."',
+        'Please translate into Spanish for my tutor: "I prefer short answers and lots of examples, thank you."',
+    ],
+)
+def test_a_text_they_quote_for_someone_else_is_no_wish_of_how_i_answer_them(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert relational(model, chat((U, said))) == []
+
+
+def test_the_same_wish_said_to_me_is_still_a_preference(model: RulesLanguageModel) -> None:
+    said = 'Keep it short with me from now on, like you did with "ring Sam" yesterday.'
+    assert "communication_preference" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_what_a_group_of_theirs_prefers_is_no_wish_of_theirs(model: RulesLanguageModel) -> None:
+    said = "My study group prefers summaries sent in advance. Can you make a one-page summary of chapter 3?"
+    assert relational(model, chat((U, said))) == []
+
+
+def test_a_way_i_helped_called_a_game_changer_is_a_way_of_helping_that_worked(model: RulesLanguageModel) -> None:
+    said = (
+        "Honestly the way you broke my novel draft into tiny daily tasks has been a game-changer for my "
+        "procrastination."
+    )
+    assert "approach_effectiveness" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_practice_of_ours_that_paid_off_is_what_came_of_our_work(model: RulesLanguageModel) -> None:
+    said = "passed my theory exam!! all those practice rounds we did paid off"
+    assert ("collaboration_outcome", "What came of our work together: all those practice rounds we did paid off") in (
+        relational(model, chat((U, said)))
+    )
+
+
+def test_trying_it_alone_first_then_my_review_is_how_they_work(model: RulesLanguageModel) -> None:
+    said = "Let me try the next proof on my own first, then you look at where I went wrong. That's how I want to do all"
+    assert "working_style" in {kind for kind, _ in relational(model, chat((U, said + " of these.")))}

@@ -27,6 +27,28 @@ def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCE_END.split(text) if part.strip()]
 
 
+# A text the person is writing, translating or checking for someone else, quoted in their message ("Draft an
+# out-of-office: "…keep it short and call Dana."", "translate for my host family: "I prefer short explanations…"",
+# "here's my draft to my co-founder, does it sound ok? "…""): its words are that text's, not theirs to me. Told by
+# what the message asks of the quote, outside it; a quote of something said ("you said "think of it as a phonebook"
+# and it clicked") stays.
+_QUOTED = re.compile(r'"[^"\n]{12,}"|“[^”\n]{12,}”')
+_TEXT_FOR_OTHERS = re.compile(
+    r"(?i)\b(?:draft\w*|translat\w*|proofread\w*|rewrit\w*|reword\w*|polish\w*|edit|tweak|"
+    r"(?:does|will|would) (?:it|this|that) (?:sound|read|come across)|how does (?:it|this|that) (?:sound|read)|"
+    r"sound (?:ok|okay|right|good|fine|professional|rude|weird)|caption|tweet|toast|speech|out[- ]of[- ]office|"
+    r"e-?mail|(?:message|text|note|letter|reply|card|bio|post|announcement) (?:to|for)|cover letter|"
+    r"reply to|respond to|for my (?:[\w'-]+ ){0,2}(?:host|boss|team|manager|landlord|teacher|client|customer)s?)\b"
+)
+
+
+def without_texts_for_others(text: str) -> str:
+    """The message with the texts it quotes for someone else (`_TEXT_FOR_OTHERS`) left out, each as an empty quote."""
+    if not _QUOTED.search(text) or not _TEXT_FOR_OTHERS.search(_QUOTED.sub(" ", text)):
+        return text
+    return _QUOTED.sub('""', text)
+
+
 def for_this_once(text: str) -> bool:
     """Whether the text asks how to answer this once (patterns.FOR_NOW), not as a standing rule."""
     return bool(compiled(patterns.FOR_NOW).search(text)) and not compiled(patterns.STANDING).search(text)

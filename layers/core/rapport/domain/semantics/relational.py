@@ -91,6 +91,9 @@ _MIN_WORDS = 2
 # brother) names nothing we made, or someone else.
 _ARTIFACT = (
     r"(?:code|script|query|queries|sql|regex|function|fix|patch|tests?|config\w*|dockerfile|pipeline|schema|migration|job|"
+    # practice of ours: "all those practice rounds we did paid off"
+    r"(?:practice|mock|revision) (?:rounds?|sessions?|tests?|exams?|interviews?|questions)|"
+    r"rehearsals?|role-?plays?|run-throughs?|"
     r"import(?:er)?|parser|macro|automation|integration|module|component|feature|plugin|"
     r"index|cache|caching layer|layer|endpoints?|api|design|architecture|refactor\w*|prototype|tool|bot|app|"
     r"plan|schedule|itinerary|timeline|roadmap|budget|spreadsheet|formula|model|strategy|checklist|template|"
@@ -229,7 +232,7 @@ _EVIDENCE = {
         r"(?i)\b(?:I(?:'m| am)? (?:usually |always |often |really )?(?:like|love|prefer|tend|want|need|learn|work|"
         r"find|get|can'?t|cannot|do better|focus|think better|usually|always|often)|"
         r"I(?:'d|’d| would) (?:rather|like|prefer)|works? (?:better|best)|let'?s|let’s|let us|give me|show me|"
-        r"don'?t|do not|rather than|instead of|myself|mine|at a time|for me|my way)\b"
+        r"don'?t|do not|rather than|instead of|myself|mine|at a time|for me|my way|on my own|let me (?!know\b))\b"
     ),
     "habit": re.compile(
         r"(?i)\b(?:usual(?:ly)?|always|every|each|again|routine|whenever|weekly|monthly|daily|nightly|ritual|same|"
@@ -268,6 +271,7 @@ _ANSWERS_NAMED = re.compile(
     rf"{patterns.OF_ME}|\b(?:me|please|pls|answers?|repl(?:y|ies)|responses?|explanations?)\b"  # flags as OF_ME's
 )
 # Words said to me, or of us: a request to me ("help me…"), "you", "us", "our", "again".
+_OF_ME = compiled(patterns.OF_ME)
 _SAID_TO_US = re.compile(rf"{patterns.OF_ME}|\b(?:help me|with me|us|our|again|back)\b")  # flags as OF_ME's
 # Or asks me by its words alone: "the usual: check my cover letter, please", "here are my numbers".
 _ASKS_ME = re.compile(r"(?i)\b(?:me|please|pls|here'?s|here (?:is|are))\b")
@@ -318,6 +322,9 @@ _THIRD_PARTY = re.compile(
     r"manager|team ?lead|lead|sister|brother|mum|mom|dad|mother|father|wife|husband|partner|son|daughter|kids?|"
     r"children|clients?|customers?|teacher|students?|team|roommate|flatmate|neighbou?r|girlfriend|boyfriend|family|"
     r"parents?|users?|readers?|editor|doctor|people|everyone|nobody|"
+    # the groups they belong to or serve: "my book club prefers questions sent in advance"
+    r"club|class|group|committee|board|church|choir|band|company|office|department|audience|followers|subscribers|"
+    r"members|guests|host|landlord|landlady|tenants?|patients?|players|squad|staff|employees|investors|"
     # Those whose work is helping people, as mine is: what a surgeon's diagrams did is no lesson of mine.
     r"surgeon|nurse|physio\w*|therapist|counsell?or|dentist|vet|coach|tutor|trainer|instructor|mentor|"
     r"lecturer|professor|lawyer|accountant|pharmacist|GP|specialist|consultant)|he|she|they|everyone|people)\b"
@@ -514,9 +521,14 @@ def _by_meaning(
             and not _HOW_WE_SPLIT_THE_WORK.search(sentence.text)
         ):
             label = "format"
-        elif label in {"format", "suggestions", "habit"} and _HOW_WE_SPLIT_THE_WORK.search(sentence.text):
+        elif (
+            label in {"format", "suggestions", "habit"}
+            or (label is None and match.nearest == "working_style" and _OF_ME.search(sentence.text))
+        ) and _HOW_WE_SPLIT_THE_WORK.search(sentence.text):
             # Who does what first ("I'd rather write it myself first, then you go over it", "I wait for your ok
-            # before the next one") is how we work, whatever form of my answers or habit of ours it sits near.
+            # before the next one") is how we work, whatever form of my answers or habit of ours it sits near, or,
+            # said to me, nearest a way of working by too little a margin to be read by meaning alone ("I like to try
+            # new recipes myself first" splits no work with me).
             label = "working_style"
         elif label in {"format", "suggestions", "shared_research"} and _come_as_usual(sentence.text):
             # Come to me, or handing me something, as our routine ("so here I am as usual to work out tomorrow's
@@ -951,6 +963,9 @@ _CREDITED_IN_WORDS = re.compile(
     # "the first time it made sense", "is what made it click", "was honestly the best part"
     r"made (?:it |things |everything )?(?:make )?(?:click|sense)|(?:is|was) what did it|"
     r"(?:was|is) (?:honestly |really )?the best (?:part|bit|thing)|"
+    # "has been a game-changer for my procrastination", "was a lifesaver", "did wonders"
+    r"(?:has been|have been|was|is|been) (?:a |an )?(?:total |real |absolute |complete )?(?:game[- ]?changer|"
+    r"life[- ]?saver|godsend|lifeline|revelation)|(?:did|does|worked|works) wonders|"
     # "is honestly why linked lists stopped scaring me", "is what keeps me going", "is how we found it"
     # ("which is why I'm asking" only reasons)
     r"(?<!which )(?<!that )(?<!this )(?<!it )is (?:honestly |really |exactly |literally |the reason )?why|"
