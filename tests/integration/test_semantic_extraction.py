@@ -1584,3 +1584,60 @@ def test_practice_of_ours_that_paid_off_is_what_came_of_our_work(model: RulesLan
 def test_trying_it_alone_first_then_my_review_is_how_they_work(model: RulesLanguageModel) -> None:
     said = "Let me try the next proof on my own first, then you look at where I went wrong. That's how I want to do all"
     assert "working_style" in {kind for kind, _ in relational(model, chat((U, said + " of these.")))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # the form asked for, then the question it is for
+        "Keep it short: capital of Peru?",
+        # the words of an error message quoted are not the person's about our talk
+        'My Python script says "list index out of range" on line 17 and I don\'t know why.',
+        # what half of their team does is the team's
+        "how do I tell my team to keep their messages short? half of them write essays and the actual ask is always "
+        "in paragraph four",
+    ],
+)
+def test_a_form_asked_for_one_question_a_quoted_error_and_their_team_are_no_wish_of_theirs(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert relational(model, chat((U, said))) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I just did a pro/con list on my own before bed and it made the choice obvious, keeping the flat. Anyway, how "
+        "often should I bleed the radiators?",
+        "Reading the manual cover to cover before touching the drone actually paid off, I barely needed help. Quick q "
+        "though: what's a safe wind speed?",
+        "Solved the deadlock myself last night, it was the lock ordering. Now I want a test that catches it.",
+    ],
+)
+def test_what_they_did_on_their_own_is_no_lesson_of_how_i_help(model: RulesLanguageModel, said: str) -> None:
+    assert not {kind for kind, _ in relational(model, chat((U, said)))} & {
+        "communication_preference",
+        "approach_effectiveness",
+        "working_style",
+    }
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "with the train strike on Friday how am I meant to get from Reading into London, are the replacement buses any "
+        "good?",
+        "with my knee still swollen how am I supposed to train for the 10k, is cycling ok instead?",
+    ],
+)
+def test_a_question_asked_after_what_it_is_about_is_no_note_of_them(model: RulesLanguageModel, said: str) -> None:
+    assert not [content for _, content in user(model, chat((U, said))) if " am they " in content or "how am" in content]
+
+
+def test_what_an_answer_means_for_them_is_no_way_of_working(model: RulesLanguageModel) -> None:
+    conversation = chat(
+        (U, "explain the new parking rules on my street to me"),
+        (A, "From May residents keep their permits and visitors still pay by the hour."),
+        (U, "ok so nothing changes for me"),
+    )
+    assert relational(model, conversation) == []

@@ -471,7 +471,11 @@ SUPPOSED = (
 # standing rule (`STANDING`).
 FOR_NOW = (
     r"(?i)\b(?:this time|this once|this one|for now|(?:just|only|for) today|tonight|for this (?:answer|reply|"
-    r"response|question|message|email|letter|note|text|recipe|request))\b"
+    r"response|question|message|email|letter|note|text|recipe|request))\b|"
+    # the form asked for, then the question it is for: "Keep it short: capital of Mongolia?"
+    r"^\W*(?:please\s+)?(?:keep it (?:short|brief|simple)|be brief|briefly|short answer|quick(?: answer| one)?|"
+    r"in (?:one|a|two|a few) (?:sentences?|words?|lines?)|one[- ]liner|yes or no|tl;?dr)\s*(?:please\s*)?[:—–-]\s*"
+    r"[^.!?]{3,}\?"
 )
 STANDING = (
     r"(?i)\b(?:every ?time|each time|always|whenever|from (?:now|here) on|in (?:the )?future|going forward|"

@@ -232,7 +232,7 @@ _EVIDENCE = {
         r"(?i)\b(?:I(?:'m| am)? (?:usually |always |often |really )?(?:like|love|prefer|tend|want|need|learn|work|"
         r"find|get|can'?t|cannot|do better|focus|think better|usually|always|often)|"
         r"I(?:'d|’d| would) (?:rather|like|prefer)|works? (?:better|best)|let'?s|let’s|let us|give me|show me|"
-        r"don'?t|do not|rather than|instead of|myself|mine|at a time|for me|my way|on my own|let me (?!know\b))\b"
+        r"don'?t|do not|rather than|instead of|myself|mine|at a time|my way|on my own|let me (?!know\b))\b"
     ),
     "habit": re.compile(
         r"(?i)\b(?:usual(?:ly)?|always|every|each|again|routine|whenever|weekly|monthly|daily|nightly|ritual|same|"
@@ -252,6 +252,9 @@ _EVIDENCE = {
     ),
 }
 _EVIDENCE["suggestions"] = _EVIDENCE["format"]
+# What a sentence quotes (an error message, a title): its words are not the person's about our talk ("my script says
+# "list index out of range"" names no list of mine).
+_QUOTE = re.compile(r'"[^"\n]*"|“[^”\n]*”')
 # A preference about answers speaks of our talk: of me, of them as I answer them ("helps me", "with me", "please"),
 # of answers, or of a form an answer takes. "I love long novels, the longer the better" is a taste in books.
 _OF_OUR_TALK = re.compile(
@@ -318,7 +321,8 @@ _ASKS = re.compile(
 # Someone else's taste or habit is not a lesson about this user: "my friend thinks bullet points are lazy", "the
 # team lead said the new format worked".
 _THIRD_PARTY = re.compile(
-    r"(?i)^\W*(?:(?:my|our|the|a|his|her|their)\s+(?:[\w'’-]+\s+){0,2}?(?:friends?|colleagues?|co-?workers?|boss|"
+    r"(?i)^\W*(?:(?:half|most|some|all|many|none|a few|one|two|both|each) of (?:them|those|these)|"
+    r"(?:my|our|the|a|his|her|their)\s+(?:[\w'’-]+\s+){0,2}?(?:friends?|colleagues?|co-?workers?|boss|"
     r"manager|team ?lead|lead|sister|brother|mum|mom|dad|mother|father|wife|husband|partner|son|daughter|kids?|"
     r"children|clients?|customers?|teacher|students?|team|roommate|flatmate|neighbou?r|girlfriend|boyfriend|family|"
     r"parents?|users?|readers?|editor|doctor|people|everyone|nobody|"
@@ -687,12 +691,15 @@ _HELP = (
 _SOMEONE_ELSES_HELP = re.compile(r"(?i)(?:\b\w+['’]s|\b(?:his|her|their))\s+(?:[\w'’/-]+\s+){0,2}?" + _HELP + r"\b")
 # Nor is what the user did alone, said so: "finally fixed the leaking tap on my own after watching a video", "…
 # helped me fix the dishwasher myself" (a "myself" closing its clause says who did it).
-_ON_THEIR_OWN = re.compile(r"(?i)\b(?:on my own|by myself|without (?:any )?help)\b")
+_ON_THEIR_OWN = re.compile(
+    r"(?i)\b(?:on my own|by myself|without (?:any )?help|(?:barely|hardly) needed (?:any )?help|"
+    r"(?:didn't|did not) (?:even )?need (?:any |your )?help)\b"
+)
 # Done by the user alone, told in the past: "I fixed the date parsing bug myself last night", "I already ported the
 # tests myself" — neither a way I helped, a way they like to work nor work of ours.
 _DID_IT_THEMSELVES = re.compile(
-    r"(?i)\bI\s+(?:already\s+|just\s+|finally\s+)?(?:fixed|solved|figured out|sorted|worked out|found|did|managed|"
-    r"got|ported|wrote|built|made|finished|changed|cleaned)\b[^.!?;]*\bmyself\b"
+    r"(?i)(?:\bI\s+|^\W*)(?:already\s+|just\s+|finally\s+)?(?:fixed|solved|figured out|sorted|worked out|found|did|"
+    r"managed|got|ported|wrote|built|made|finished|changed|cleaned)\b[^.!?;]*\bmyself\b"
 )
 # A "myself" closing its clause says the same ("…helped me fix the dishwasher myself"), unless the sentence credits me
 # with getting them there: "the way you had me explain my code back to you made me spot the bug myself".
@@ -1204,8 +1211,14 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False  # "put that in a quick table for me": a form for what is here, no way of working
     if label == "working_style" and _HOW_WE_WORK_SAID.search(sentence):
         return True
+    if label in {"format", "suggestions"} and _ON_THEIR_OWN.search(sentence) and not _ASKED_OF_ME.search(sentence):
+        return False  # "I just did a pro/con list on my own and it made the decision obvious": their way, not mine
     if label in {"format", "suggestions"} and (
-        not (_OF_OUR_TALK.search(sentence) or _INSTRUCTED.search(sentence) or _standing_request(sentence))
+        not (
+            _OF_OUR_TALK.search(_QUOTE.sub('""', sentence))
+            or _INSTRUCTED.search(sentence)
+            or _standing_request(sentence)
+        )
         or _for_what_is_here(sentence)
         or _task_at_hand(sentence)
         or (_OF_THEIR_OWN_THING.search(sentence) and not _ANSWERS_NAMED.search(sentence))

@@ -217,6 +217,12 @@ _CONSEQUENCE = re.compile(r"(?i)so\b")  # a clause that opens with "so" follows 
 # A clause the break left opening with a question word asks something, with its question mark or without ("…, will
 # they be ok alone for a weekend").
 _ASKING = re.compile(rf"(?i)(?:{_QUESTION_WORDS})\b")
+# Or asks it after what it is about, its mark left for the clause after: "with the train strike on Thursday how am I
+# meant to get into London, are the replacement buses any good?"
+_ASKS_WITHIN = re.compile(
+    r"(?i)\b(?:how|what|where|when|which|who|why)\s+(?:am|do|does|did|can|could|should|shall|would|will|is|are)\s+"
+    r"(?:I|we)\b"
+)
 _LONG_SENTENCE = 6  # words: "I'm partially sighted, so large fonts please" is seven
 # People drop the "I" in a hurry ("been vegetarian for 9 years now", "just got back from a wedding", "hoping to get
 # my Japanese to N3"), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do
@@ -550,7 +556,8 @@ def _source(content: str, candidates: list[str]) -> str | None:
 
 
 def _left_out(clause: str) -> bool:
-    """Too short to mean a memory, a question (with its mark, or opening with a question word), the patterns' to
+    """Too short to mean a memory, a question (with its mark, opening with a question word, or asking "how am I…",
+    "what should we…" after what it is about), the patterns' to
     read, what follows from the clause before ("…, so we mostly sign at home"), which says nothing without it, or a
     condition ("if I were to get a dog someday, …"), which says what is not so."""
     return (
@@ -558,6 +565,7 @@ def _left_out(clause: str) -> bool:
         or _read_by_patterns(clause)
         or _CONSEQUENCE.match(clause) is not None
         or _ASKING.match(clause) is not None
+        or _ASKS_WITHIN.search(clause) is not None
         or compiled(patterns.SUPPOSED).match(clause) is not None
     )
 
