@@ -151,6 +151,28 @@ def test_a_complaint_the_lexicon_likes_still_lowers_the_mood() -> None:
     assert Emotion.FRUSTRATION in signals.emotions and signals.mood_delta < 0
 
 
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "What's the best way to keep fresh coriander from wilting?",
+        "Could you help me plan a nice weekend in Lisbon?",
+        "Please suggest a good name for my sourdough starter.",
+    ],
+)
+def test_what_the_lexicon_likes_in_asking_is_no_mood(asked: str) -> None:
+    assert VaderSentimentScorer().polarity(asked) > 0.3  # the words it likes are there
+    signals = RuleSignalDetector().detect(asked)
+    assert signals.emotions == () and signals.mood_delta == 0.0
+
+
+def test_praise_of_my_help_beside_a_request_is_still_a_mood_and_a_thanks() -> None:
+    signals = RuleSignalDetector().detect("That was super helpful, could you do the same for chapter 2?")
+    assert Emotion.GRATITUDE in signals.emotions and signals.mood_delta > 0.5
+    # praise of the past beside a complaint of now is no thanks
+    said = "Last week you were helpful, today you just keep going in circles."
+    assert Emotion.GRATITUDE not in RuleSignalDetector().detect(said).emotions
+
+
 def test_vader_detector_reads_a_message() -> None:
     signals = RuleSignalDetector().detect("WHY IS THIS STILL BROKEN? THIS IS RIDICULOUS!!")
     assert signals.emotions == (Emotion.ANGER,) and signals.shouting and not signals.crisis

@@ -130,6 +130,9 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"thx",
         r"appreciate\w*",
         r"grateful",
+        # help praised: "that was super helpful", "you're a lifesaver"
+        r"((that|this|it)('s| was| is| has been)|you('re| are| have been)) (so |super |really |very |incredibly |"
+        r"extremely |genuinely )?(helpful|useful|a (huge )?help|a life ?saver)",
     ),
 }
 
@@ -165,6 +168,10 @@ EMOTION_VALENCE: dict[str, float] = {
 
 # Below this absolute lexicon score a message counts as neutral, and the emotion valence above decides.
 NEUTRAL_POLARITY = 0.05
+# A question or a request in which no emotion is read carries no mood below this lexicon score: the words it likes
+# there are politeness and the asking itself ("what's the best way to store basil?", "could you help me plan…"), not
+# how the person feels. Chosen on the signal sets' odd lines (0.5: 246, 0.8: 250, 0.9: 249 of 280 sentiments right).
+ASKED_POLARITY = 0.8
 
 # An interaction's mood is where the person ended up: each user message moves it this share of the way toward its
 # own mood (an exponential moving average), so a problem reported and then reported solved reads as good news, not

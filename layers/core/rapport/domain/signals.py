@@ -220,12 +220,15 @@ def read_message(text: str, polarity: float, detector: str = "rules", felt: Emot
         emotions = (felt,)
         aimed_elsewhere = not _compiled().spoken_to.search(normalise(text))
     crisis = has_crisis_language(text)
+    intent = classify_intent(text, emotions, crisis)
+    if not emotions and intent in {Intent.QUESTION, Intent.REQUEST} and abs(polarity) < rules.ASKED_POLARITY:
+        polarity = 0.0  # what the lexicon likes in asking is no mood (`rules.ASKED_POLARITY`)
     return Signals(
         emotions=emotions,
         aimed_elsewhere=aimed_elsewhere,
         shouting=is_shouting(text),
         crisis=crisis,
-        intent=classify_intent(text, emotions, crisis),
+        intent=intent,
         mood_delta=with_crisis(mood_delta(polarity, emotions), crisis),
         detector=detector,
     )
