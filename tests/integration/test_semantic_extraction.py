@@ -1641,3 +1641,11 @@ def test_what_an_answer_means_for_them_is_no_way_of_working(model: RulesLanguage
         (U, "ok so nothing changes for me"),
     )
     assert relational(model, conversation) == []
+
+
+def test_an_aim_with_its_year_said_as_an_eye_on_it_is_an_aim(model: RulesLanguageModel) -> None:
+    said = (
+        "Got my eye on walking the whole West Highland Way in 2027, all 154km. What should my training look like over "
+        "the next year?"
+    )
+    assert [kind for kind, _ in user(model, chat((U, said)))] == ["goal"]

@@ -173,6 +173,22 @@ def test_praise_of_my_help_beside_a_request_is_still_a_mood_and_a_thanks() -> No
     assert Emotion.GRATITUDE not in RuleSignalDetector().detect(said).emotions
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Is 'worried' an adjective here, in 'I am worried about it'?",
+        'Does "annoyed" take "at" or "with" when it is about a person?',
+        "I used to be terrified of exams, now I actually enjoy them. Any revision tips?",
+    ],
+)
+def test_a_feeling_mentioned_in_quotes_or_had_once_is_not_felt_now(said: str) -> None:
+    assert find_emotions(said) == ()
+
+
+def test_a_feeling_said_outright_beside_a_quote_is_still_felt() -> None:
+    assert find_emotions('I\'m so worried about the "final" exam tomorrow') == (Emotion.ANXIETY,)
+
+
 def test_vader_detector_reads_a_message() -> None:
     signals = RuleSignalDetector().detect("WHY IS THIS STILL BROKEN? THIS IS RIDICULOUS!!")
     assert signals.emotions == (Emotion.ANGER,) and signals.shouting and not signals.crisis

@@ -111,8 +111,29 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
 _WORRY = frozenset({Emotion.ANXIETY, Emotion.SADNESS})
 
 
+# A word quoted is mentioned, not felt: "is 'worried' an adjective in 'I am worried'?", "is "annoyed" followed by at or
+# with?". Single quotes count only around words, not as an apostrophe within one.
+_QUOTED = re.compile(r'"[^"]*"|(?<![a-z])\'[^\']{1,60}\'(?![a-z])')
+# A feeling they had once and no longer: "I used to have terrible exam anxiety, but this year I'm fine".
+_ONCE = re.compile(r"\bused to\b")
+
+
 def _cued(text: str, patterns: Iterable[re.Pattern[str]]) -> bool:
-    return any(not _negated(text, m.start()) for pattern in patterns for m in pattern.finditer(text))
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
+    return any(
+        not _negated(text, m.start()) and not _said_of_once(text, m.start()) and not _within(quoted, m.start())
+        for pattern in patterns
+        for m in pattern.finditer(text)
+    )
+
+
+def _within(spans: list[tuple[int, int]], at: int) -> bool:
+    return any(start <= at < end for start, end in spans)
+
+
+def _said_of_once(text: str, start: int) -> bool:
+    """Whether the cue at `start` is of a feeling they had once, in its clause ("I used to be scared of flying")."""
+    return _ONCE.search(re.split(r"[,;:]", text[:start])[-1]) is not None
 
 
 _GRIEVANCE = frozenset({Emotion.FRUSTRATION, Emotion.ANGER})

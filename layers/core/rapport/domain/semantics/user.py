@@ -58,7 +58,9 @@ _KIND_EVIDENCE = {
         r"(?i)\b(?:want(?:s|ed)? to|wanna|hop(?:e|ing) to|goal|aim\w*|plan(?:ning)? to|my plan|trying to|try to|"
         r"saving (?:up )?(?:to|for)|training for|learning|would love to|'d love to|'d like to|would like to|dream\w*|"
         r"one day|some ?day|by (?:the end|next|summer|spring|winter|autumn|fall)|working towards?|resolution|"
-        r"determined to|committed to|intend(?:ing)? to|set on|ambitions?|targets?|objectives?|mission)\b"
+        r"determined to|committed to|intend(?:ing)? to|set on|ambitions?|targets?|objectives?|mission|"
+        # "got my eye on walking the Camino in 2028", "set my sights on a first-class degree"
+        r"(?:my|an) eye on|my sights on)\b"
     ),
 }
 # A taste said outright, "I" and a verb of taste first ("I'm obsessed with Ethiopian food", "I can't stand cilantro"),
