@@ -185,6 +185,43 @@ def test_a_feeling_mentioned_in_quotes_or_had_once_is_not_felt_now(said: str) ->
     assert find_emotions(said) == ()
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Every time I fix one broken import three more appear. I've been at this all morning.",
+        "I've been fighting this config file since lunch and it keeps breaking.",
+    ],
+)
+def test_a_struggle_of_their_own_told_to_no_one_is_no_grievance_with_me(said: str) -> None:
+    signals = RuleSignalDetector().detect(said)
+    assert Emotion.FRUSTRATION in signals.emotions and signals.aimed_elsewhere
+
+
+def test_the_same_struggle_said_to_me_is_aimed_at_me() -> None:
+    signals = RuleSignalDetector().detect("Every time I run your fix three more errors appear. You keep breaking it.")
+    assert Emotion.FRUSTRATION in signals.emotions and not signals.aimed_elsewhere
+
+
+@pytest.mark.parametrize(
+    ("said", "felt"),
+    [
+        ("Thanks for nothing, I'll ask a human.", Emotion.FRUSTRATION),
+        ("Could you for once just answer the question I asked?", Emotion.FRUSTRATION),
+        ("Skip the history lesson I didn't ask for and give me the command.", Emotion.FRUSTRATION),
+        ("Two hours on hold again. How is anyone supposed to reach them?", Emotion.FRUSTRATION),
+        ("She has had a fever since Tuesday and a rash now. Is it something serious?", Emotion.ANXIETY),
+        ("Presentation in ten minutes and my hands are shaking.", Emotion.ANXIETY),
+    ],
+)
+def test_exasperation_and_fear_in_so_many_words(said: str, felt: Emotion) -> None:
+    assert felt in find_emotions(said)
+
+
+def test_for_once_in_good_news_and_thanks_for_help_are_no_exasperation() -> None:
+    assert Emotion.FRUSTRATION not in find_emotions("For once the train was on time and I'm thrilled")
+    assert find_emotions("Thanks for the help!") == (Emotion.GRATITUDE,)
+
+
 def test_a_feeling_said_outright_beside_a_quote_is_still_felt() -> None:
     assert find_emotions('I\'m so worried about the "final" exam tomorrow') == (Emotion.ANXIETY,)
 

@@ -29,6 +29,12 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         # An answer that missed what was asked: "way too long", "I asked for a recipe", "I asked yes or no".
         r"(way|far|much|so) too (long|short|wordy|verbose|vague|complicated|much)",
         r"i (only |just |literally )?asked (for|a|yes|you)",
+        # exasperation in so many words: "thanks for nothing", "can you for once just…", "context I didn't ask for",
+        # "how is anyone supposed to get seen"
+        r"thanks for nothing",
+        r"(can|could|would|will) you (just )?for once|for once,? (just )?(give|tell|answer|do|listen|read|say)",
+        r"(i )?(didn't|did not|never) ask(ed)? for",
+        r"how (is|are) (anyone|anybody|a person|people|one) (supposed|meant|expected) to",
     ),
     "anger": (
         r"angry",
@@ -77,6 +83,10 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"(not|barely|hardly) sleeping",
         r"(lie|lying|lay|laying|was|am|been) awake",
         r"(up|awake) all night",
+        # the worst feared, or the body's fear: "is this colic or something worse?", "my hands are already shaking"
+        r"(or|is it|could it be) something (worse|serious|more serious)",
+        r"(hands|voice|legs|knees) (are |is |keep |)(already |still )?(shaking|trembling)",
+        r"freez(e|ing) up",
     ),
     "sadness": (
         r"sad(ly|ness)?",
@@ -125,7 +135,7 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"problem solved",
     ),
     "gratitude": (
-        r"thanks?",
+        r"thanks?(?! for nothing)",
         r"thank you",
         r"thx",
         r"appreciate\w*",

@@ -172,9 +172,14 @@ def _aimed_elsewhere(text: str, sentences: list[tuple[str, set[Emotion]]]) -> bo
     compiled = _compiled()
     if not grieving or any(compiled.spoken_to.search(s) for s in grieving):
         return False
-    if any(_opens_on_a_thing(s) for s in grieving):
+    if any(_opens_on_a_thing(s) or _OWN_STRUGGLE.match(s) for s in grieving):
         return True
     return bool(compiled.third_person.search(normalise(text)) or find_mentions(text))
+
+
+# A grievance told of their own doing, to no one ("every time I fix one failing test two more break", "I've been at
+# this since lunch"): their struggle with the thing, not with me.
+_OWN_STRUGGLE = re.compile(r"^(?:(?:every ?time|whenever|each time) i|i(?:'ve| have) been)\b")
 
 
 def _opens_on_a_thing(sentence: str) -> bool:
