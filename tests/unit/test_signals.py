@@ -168,6 +168,7 @@ def test_what_the_lexicon_likes_in_asking_is_no_mood(asked: str) -> None:
 def test_praise_of_my_help_beside_a_request_is_still_a_mood_and_a_thanks() -> None:
     signals = RuleSignalDetector().detect("That was super helpful, could you do the same for chapter 2?")
     assert Emotion.GRATITUDE in signals.emotions and signals.mood_delta > 0.5
+    assert Emotion.GRATITUDE in RuleSignalDetector().detect("Honestly, you've been a huge help with all this").emotions
     # praise of the past beside a complaint of now is no thanks
     said = "Last week you were helpful, today you just keep going in circles."
     assert Emotion.GRATITUDE not in RuleSignalDetector().detect(said).emotions
@@ -220,6 +221,23 @@ def test_exasperation_and_fear_in_so_many_words(said: str, felt: Emotion) -> Non
 def test_for_once_in_good_news_and_thanks_for_help_are_no_exasperation() -> None:
     assert Emotion.FRUSTRATION not in find_emotions("For once the train was on time and I'm thrilled")
     assert find_emotions("Thanks for the help!") == (Emotion.GRATITUDE,)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Write a short scene where the villain is furious at his own reflection.",
+        "For a character in my play: how would a frightened witness act in court?",
+        "Everyone says I should be nervous about the move, but honestly I can't wait.",
+        "lol I'm the least stressed person in my office. how do I look busier?",
+    ],
+)
+def test_a_characters_feeling_one_expected_of_them_or_the_least_of_it_is_not_felt(said: str) -> None:
+    assert not set(find_emotions(said)) & {Emotion.ANXIETY, Emotion.FRUSTRATION, Emotion.ANGER}
+
+
+def test_their_own_feeling_about_their_story_is_still_felt() -> None:
+    assert Emotion.ANXIETY in find_emotions("I'm so stressed about my novel's deadline")
 
 
 def test_a_feeling_said_outright_beside_a_quote_is_still_felt() -> None:

@@ -141,8 +141,8 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"appreciate\w*",
         r"grateful",
         # help praised: "that was super helpful", "you're a lifesaver"
-        r"((that|this|it)('s| was| is| has been)|you('re| are| have been)) (so |super |really |very |incredibly |"
-        r"extremely |genuinely )?(helpful|useful|a (huge )?help|a life ?saver)",
+        r"((that|this|it)('s| was| is| has been)|you('re|'ve been| are| have been)) "
+        r"(so |super |really |very |incredibly |extremely |genuinely )?(helpful|useful|a (huge )?help|a life ?saver)",
     ),
 }
 

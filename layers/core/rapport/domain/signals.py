@@ -114,8 +114,16 @@ _WORRY = frozenset({Emotion.ANXIETY, Emotion.SADNESS})
 # A word quoted is mentioned, not felt: "is 'worried' an adjective in 'I am worried'?", "is "annoyed" followed by at or
 # with?". Single quotes count only around words, not as an apostrophe within one.
 _QUOTED = re.compile(r'"[^"]*"|(?<![a-z])\'[^\']{1,60}\'(?![a-z])')
-# A feeling they had once and no longer: "I used to have terrible exam anxiety, but this year I'm fine".
-_ONCE = re.compile(r"\bused to\b")
+# A feeling they had once and no longer, or one others expect of them, or the least of it: "I used to have terrible
+# exam anxiety, but this year I'm fine", "people keep telling me I should be nervous", "the least anxious person".
+_ONCE = re.compile(r"\b(?:used to|should be|supposed to be|expected to be|the least)\b")
+# A character's feeling, in a sentence about a story that says nothing of the person's own: "a short story where the
+# main character is terrified of the dark", "for a character in my screenplay: how would a nervous surgeon act".
+_FICTION = re.compile(
+    r"\b(?:stor(?:y|ies)|screenplay|script|novel|character|villain|hero|heroine|protagonist|antagonist|narrator|"
+    r"scene|role-?play|fan ?fic\w*)\b"
+)
+_OWN = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|myself)\b")
 
 
 def _cued(text: str, patterns: Iterable[re.Pattern[str]]) -> bool:
@@ -141,9 +149,13 @@ _GRIEVANCE = frozenset({Emotion.FRUSTRATION, Emotion.ANGER})
 
 def _sentence_emotions(text: str) -> list[tuple[str, set[Emotion]]]:
     """Each sentence of the normalised text with the emotions cued in it. Repetition and failure ("keeps …ing",
-    "still not") are frustration only in a sentence that says no fear or sorrow."""
+    "still not") are frustration only in a sentence that says no fear or sorrow. A sentence about a story that says
+    nothing of the person (`_FICTION`) cues none: its feelings are a character's."""
     read: list[tuple[str, set[Emotion]]] = []
     for sentence in _SENTENCE_BREAK.split(normalise(text)):
+        if _FICTION.search(sentence) and not _OWN.search(sentence):
+            read.append((sentence, set()))
+            continue
         here = {emotion for emotion, patterns in _compiled().emotions if _cued(sentence, patterns)}
         if not here & _WORRY and _cued(sentence, _compiled().frustration_unless_worried):
             here.add(Emotion.FRUSTRATION)
