@@ -198,6 +198,14 @@ def test_a_struggle_of_their_own_told_to_no_one_is_no_grievance_with_me(said: st
     assert Emotion.FRUSTRATION in signals.emotions and signals.aimed_elsewhere
 
 
+def test_they_who_keep_at_it_in_a_message_not_to_me_are_someone_else() -> None:
+    said = "I've told the council three times the bin wasn't collected. They keep saying it was."
+    signals = RuleSignalDetector().detect(said)
+    assert Emotion.FRUSTRATION in signals.emotions and signals.aimed_elsewhere
+    # said to me, "they" may be my answers
+    assert not RuleSignalDetector().detect("Your answers are long. They keep going on and on.").aimed_elsewhere
+
+
 def test_the_same_struggle_said_to_me_is_aimed_at_me() -> None:
     signals = RuleSignalDetector().detect("Every time I run your fix three more errors appear. You keep breaking it.")
     assert Emotion.FRUSTRATION in signals.emotions and not signals.aimed_elsewhere

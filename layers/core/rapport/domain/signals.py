@@ -186,11 +186,15 @@ def _aimed_elsewhere(text: str, sentences: list[tuple[str, set[Emotion]]]) -> bo
         return False
     if any(_opens_on_a_thing(s) or _OWN_STRUGGLE.match(s) for s in grieving):
         return True
+    # "They keep asking who was driving", in a message that never speaks to me: they are someone else.
+    if any(_OTHERS_OPEN.match(s) for s in grieving) and not compiled.spoken_to.search(normalise(text)):
+        return True
     return bool(compiled.third_person.search(normalise(text)) or find_mentions(text))
 
 
 # A grievance told of their own doing, to no one ("every time I fix one failing test two more break", "I've been at
 # this since lunch"): their struggle with the thing, not with me.
+_OTHERS_OPEN = re.compile(r"^(?:they|people|everyone|everybody|nobody|no one)\b")
 _OWN_STRUGGLE = re.compile(r"^(?:(?:every ?time|whenever|each time) i|i(?:'ve| have) been)\b")
 
 
