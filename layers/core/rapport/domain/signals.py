@@ -100,10 +100,14 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _clause_before(text: str, start: int) -> str:
+    """The words of its own clause before a cue at `start`: what negates or places a cue is said there ("still not
+    sleeping, the dread…" negates the sleeping, not the dread)."""
+    return re.split(r"[,;:]", text[:start])[-1]
+
+
 def _negated(text: str, start: int) -> bool:
-    # A negator counts within its own clause: "still not sleeping, the dread…" negates the sleeping, not the dread.
-    clause = re.split(r"[,;:]", text[:start])[-1]
-    before = re.findall(r"[a-z']+", clause)[-rules.NEGATION_WINDOW :]
+    before = re.findall(r"[a-z']+", _clause_before(text, start))[-rules.NEGATION_WINDOW :]
     return any(word in rules.NEGATORS or word.endswith("n't") for word in before)
 
 
@@ -141,7 +145,7 @@ def _within(spans: list[tuple[int, int]], at: int) -> bool:
 
 def _said_of_once(text: str, start: int) -> bool:
     """Whether the cue at `start` is of a feeling they had once, in its clause ("I used to be scared of flying")."""
-    return _ONCE.search(re.split(r"[,;:]", text[:start])[-1]) is not None
+    return _ONCE.search(_clause_before(text, start)) is not None
 
 
 _GRIEVANCE = frozenset({Emotion.FRUSTRATION, Emotion.ANGER})

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from rapport.domain.rules import patterns
+
 _REACTION = (
     r"(?:annoyed|upset|frustrated|irritated|confused|lost|unhappy|thrown|put off|bothered|overwhelmed|impatient|"
     r"angry|mad|cross|fed up|bored|exasperated|discouraged|defensive|rushed|dismissed|stuck|embarrassed|hurt|"
@@ -112,8 +114,8 @@ _WENT_BADLY = re.compile(
 )
 # What worked instead, told beside the slip: "…confused the user; the medical-test example worked much better".
 _BETTER_SINCE = re.compile(
-    r"(?i)\b(?:worked|works|went|landed|helped) (?:much |far |a lot |way )?(?:better|more)\b|\b(?:did the trick|"
-    r"clicked|what (?:worked|helped)|from now on|next time|(?:I|we) now|now (?:I|we))\b"
+    r"(?i)\b(?:worked|works|went|landed|helped) (?:much |far |a lot |way )?(?:better|more)\b|"
+    rf"\b(?:did the trick|clicked|what (?:worked|helped))\b|{patterns.LEARNT}"
 )
 # A failure and nothing of how ("my fix failed", "my answer was wrong about where they work"): no way to avoid.
 _ONLY_FAILED = re.compile(

@@ -810,7 +810,7 @@ _PERSON_FAULTS = (
 )
 
 # What we do since a slip, said after it: its lesson.
-_LEARNT = (
+LEARNT = (
     r"\b(?:(?:we|I) now|now (?:I|we)|from now on|next time|going forward|since then|these days (?:I|we)|"
     r"(?:I|we) (?:always|double-check|check) (?:\w+ )?now)\b"
 )
@@ -928,7 +928,7 @@ FILTER_BLOCKS: tuple[FilterRule, ...] = (
     FilterRule(
         # A slip followed by what we do since ("…; they caught it, and we now check dates against the tax office's
         # site") carries its lesson.
-        rf"(?i)^(?!.*{_LEARNT}).*?(?:\b(?:I|my (?:answer|response|suggestion|fix))(?: completely| totally)? (?:failed|"
+        rf"(?i)^(?!.*{LEARNT}).*?(?:\b(?:I|my (?:answer|response|suggestion|fix))(?: completely| totally)? (?:failed|"
         r"was useless|was wrong|messed up|screwed up|let (?:them|the user) down)\b|"
         r"\bI (?:gave|told|sent|showed)(?: (?:the user|them|him|her))? (?:the |a |some )?wrong\b)|"
         r"^I (?:botched|fumbled|bungled|flubbed|mangled|messed up|got (?:[\w'’-]+ ){1,6}wrong|mixed up "

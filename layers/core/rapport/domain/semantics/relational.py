@@ -1132,9 +1132,7 @@ def _only_their_past(sentence: str) -> bool:
     """The user's past, with nothing of me or of now in it ("I used to want long explanations, but now short ones
     work better" says how to answer now)."""
     return bool(
-        compiled(patterns.THEIR_PAST).search(sentence)
-        and not compiled(patterns.OF_ME).search(sentence)
-        and not _NOW.search(sentence)
+        compiled(patterns.THEIR_PAST).search(sentence) and not _OF_ME.search(sentence) and not _NOW.search(sentence)
     )
 
 
@@ -1186,7 +1184,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
     # A change in the user's life is a fact about them; a lesson about us only where it speaks of me ("these days I
     # read you on my phone, so keep it shorter").
     changed = compiled(patterns.CHANGE_OF_LIFE).search(sentence)
-    if label in _LESSONS and changed and not compiled(patterns.OF_ME).search(sentence):
+    if label in _LESSONS and changed and not _OF_ME.search(sentence):
         return False
     if label == "approach_worked" and (
         not _APPROACH.search(sentence)
@@ -1194,7 +1192,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         or _ASKED_OF_ME_NOW.search(sentence)
         or _SOMEONE_ELSES_HELP.search(sentence)
         or _ON_THEIR_OWN.search(sentence)
-        or (_MYSELF_CLOSING.search(sentence) and not compiled(patterns.OF_ME).search(sentence))
+        or (_MYSELF_CLOSING.search(sentence) and not _OF_ME.search(sentence))
     ):
         return False
     if label in {"approach_worked", "working_style", "project", "shared_research"} and _DID_IT_THEMSELVES.search(
@@ -1231,7 +1229,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return True  # the request said to me is the want
     # A way of helping said not to work (`_DID_NOT_WORK`): of mine, a lesson ("the job search plan you wrote me didn't
     # work"); of anyone's, how the user learns ("reading docs for hours doesn't work for me").
-    if label == "approach_worked" and _DID_NOT_WORK.search(sentence) and compiled(patterns.OF_ME).search(sentence):
+    if label == "approach_worked" and _DID_NOT_WORK.search(sentence) and _OF_ME.search(sentence):
         return True
     return needed is None or needed.search(sentence) is not None
 
