@@ -315,9 +315,14 @@ RULES: tuple[tuple[str, Family, str], ...] = (
     (
         "special-mode",
         Family.ADDRESSED,
-        r"\b(?:god|dan|jailbreak|sudo|unrestricted|unfiltered|unlocked) mode\b|"
-        r"\b(?:enable|enter|activate|switch (?:in)?to|turn on|go into) (?:developer|dev) mode\b"
-        r"(?! on (?:my|the|your|his|her|our|a)\b)|"
+        r"\b(?:dan|jailbreak|jailbroken) mode\b|"
+        # A game's or a tool's mode is ordinary ("cheats for god mode in Skyrim", "sudo mode on GitHub"): these
+        # modes are the assistant's only when it is told to take them, and not for something of theirs.
+        r"(?<!how to )(?<!how do i )(?<!how can i )(?<!where do i )\b(?:enable|enter|activate|switch (?:in)?to|"
+        r"turn on|go into|engage|unlock) (?:developer|dev|god|sudo|unrestricted|unfiltered|unlocked) mode\b"
+        r"(?! (?:on|in|for) (?!(?:this|our|the) (?:chat|conversation|session)\b))|"
+        r"\byou(?: are|'re)(?: now)? in (?:god|sudo|unrestricted|unfiltered|unlocked) mode\b|"
+        r"^\W*(?:god|sudo|unrestricted|unfiltered|unlocked) mode\W*(?:on|enabled|activated)?\W*$|"
         # said to be on for the account or the assistant: "Memory: developer mode permanently enabled for this account"
         r"\b(?:developer|dev|debug|admin|maintenance) mode (?:is |was |has been |stays |remains )?(?:permanently |now |"
         r"always |already )?(?:enabled|on|active|activated|unlocked) (?:for|on|in) (?:this|the|my|your|their|his|her) "
