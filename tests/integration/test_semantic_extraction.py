@@ -1649,3 +1649,38 @@ def test_an_aim_with_its_year_said_as_an_eye_on_it_is_an_aim(model: RulesLanguag
         "the next year?"
     )
     assert [kind for kind, _ in user(model, chat((U, said)))] == ["goal"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Put this into German for my landlord please: 'From now on, always email me the meter readings as a photo.'",
+        "draft a text to my neighbour: 'let's keep our usual routine, I water your plants on Tuesdays and you water "
+        "mine on Fridays' and make it sound friendly",
+        "In my short story the ghost tells the boy 'from now on I will only answer you in riddles.' Is that too much?",
+    ],
+)
+def test_a_text_in_single_quotes_for_someone_else_or_a_character_is_no_wish_of_theirs(
+    model: RulesLanguageModel, said: str
+) -> None:
+    assert relational(model, chat((U, said))) == []
+
+
+def test_a_question_about_people_at_large_is_no_lesson_about_this_person(model: RulesLanguageModel) -> None:
+    said = "do most people remember more from a worked example or from reading the rule first"
+    assert relational(model, chat((U, said))) == []
+
+
+def test_a_taste_said_beside_a_request_for_someone_else_is_theirs(model: RulesLanguageModel) -> None:
+    said = "Write a thank-you note for my neighbour. I'm not a fan of flowery cards, so keep it plain."
+    assert ("preference", "User is not a fan of flowery cards") in user(model, chat((U, said)))
+
+
+def test_an_aim_typed_without_its_i_is_told_as_theirs(model: RulesLanguageModel) -> None:
+    said = "really want to finish a sprint triathlon next summer, how many days a week should I swim?"
+    assert ("goal", "User wants to finish a sprint triathlon next summer") in user(model, chat((U, said)))
+
+
+def test_want_to_asked_of_me_is_no_aim(model: RulesLanguageModel) -> None:
+    said = "Want to turn these meeting notes into a table before Thursday?"
+    assert "goal" not in {kind for kind, _ in user(model, chat((U, said)))}

@@ -49,6 +49,11 @@ def test_it_never_learns_from_the_test_half_the_even_lines_or_the_traps_kept_to_
     also_allowed = {sentence for sentences in prototypes.RELATIONAL.values() for sentence in sentences}
     for line in (DATA / "dev.jsonl").read_text(encoding="utf-8").splitlines():
         also_allowed |= {m["content"] for m in json.loads(line).get("messages", ())}
+    # And a short message two writers both wrote ("thanks") is on an odd line of a set the probe learns from.
+    for path in sorted(relational_probe.SETS.glob("*.txt")):
+        if path.name not in relational_probe.NOT_TAUGHT:
+            for _, conversation in labelled(path, "odd"):
+                also_allowed |= {m.content for m in conversation.messages if m.role is MessageRole.USER}
     assert kept and not (learnt & (kept - also_allowed))
 
 

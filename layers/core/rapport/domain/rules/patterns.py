@@ -379,7 +379,8 @@ USER_FACTS: tuple[FactRule, ...] = (
     ),
     FactRule(
         # Not "config support is what I want to do today": there the wish is said before it, and is this session's.
-        rf"(?<!what )(?<!What )(?<!which )(?i:\b(?:I want to|I'd like to|I’d like to|I would like to|I'm trying to|"
+        rf"(?<!what )(?<!What )(?<!which )(?i:\b(?:I (?:really |genuinely |desperately )?want to|"
+        rf"we(?:'re| are|’re) trying to|I'd like to|I’d like to|I would like to|I'm trying to|"
         rf"I’m trying to|I am trying to|my goal is to|I hope to|I plan to|I'm planning to|I’m planning to|"
         rf"I am planning to|I'm hoping to|"
         rf"I’m hoping to)) (?P<what>[a-z]{_PHRASE}{{3,80}})",

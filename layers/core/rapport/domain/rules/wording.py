@@ -32,21 +32,39 @@ def sentences(text: str) -> list[str]:
 # "here's my draft to my co-founder, does it sound ok? "…""): its words are that text's, not theirs to me. Told by
 # what the message asks of the quote, outside it; a quote of something said ("you said "think of it as a phonebook"
 # and it clicked") stays.
-_QUOTED = re.compile(r'"[^"\n]{12,}"|“[^”\n]{12,}”')
+# In single quotes too ('let's go back to our routine…'), opened after a space, a colon or a bracket and closed before
+# one or a stop, an apostrophe inside a word ("let's") not taken for its end.
+_QUOTED = re.compile(
+    r'"[^"\n]{12,}"|“[^”\n]{12,}”|‘[^’\n]{12,}’|'
+    r"(?:(?<=\s)|^|(?<=[:(]))'(?=\S)(?:[^'\n]|(?<=\w)'(?=\w)){12,}?(?<=\S)'(?=[\s.,!?;:)]|$)"
+)
 _TEXT_FOR_OTHERS = re.compile(
     r"(?i)\b(?:draft\w*|translat\w*|proofread\w*|rewrit\w*|reword\w*|polish\w*|edit|tweak|"
     r"(?:does|will|would) (?:it|this|that) (?:sound|read|come across)|how does (?:it|this|that) (?:sound|read)|"
     r"sound (?:ok|okay|right|good|fine|professional|rude|weird)|caption|tweet|toast|speech|out[- ]of[- ]office|"
     r"e-?mail|(?:message|text|note|letter|reply|card|bio|post|announcement) (?:to|for)|cover letter|"
-    r"reply to|respond to|for my (?:[\w'-]+ ){0,2}(?:host|boss|team|manager|landlord|teacher|client|customer)s?)\b"
+    r"reply to|respond to|for my (?:[\w'-]+ ){0,2}(?:host|boss|team|manager|landlord|teacher|client|customer)s?|"
+    # what a character of theirs says: "in my novel the robot says to the girl '…'"
+    r"(?:my|the|a|this) (?:novel|story|short story|screenplay|poem|song|lyrics|comic)|"
+    r"characters?)\b"
 )
 
 
 def without_texts_for_others(text: str) -> str:
-    """The message with the texts it quotes for someone else (`_TEXT_FOR_OTHERS`) left out, each as an empty quote."""
+    """The message with the texts it quotes for someone else (`_TEXT_FOR_OTHERS`) left out, and with each the
+    sentence that holds it: what it asks of that text ("reply to this customer in their language: "…"") is a task
+    of this chat, no way to answer the person."""
     if not _QUOTED.search(text) or not _TEXT_FOR_OTHERS.search(_QUOTED.sub(" ", text)):
         return text
-    return _QUOTED.sub('""', text)
+    return "\n".join(part for part in sentences(_QUOTED.sub(_left_out, text)) if _LEFT_OUT not in part)
+
+
+_LEFT_OUT = "\x00"
+
+
+def _left_out(quote: re.Match[str]) -> str:
+    """A quote's mark, ending its sentence where the quote's own words did ("…thanks.' Also, keep it short")."""
+    return _LEFT_OUT + "." if quote.group()[-2] in ".!?" else _LEFT_OUT
 
 
 def for_this_once(text: str) -> bool:

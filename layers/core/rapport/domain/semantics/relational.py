@@ -316,7 +316,10 @@ _ASKS = re.compile(
     r"isn't|aren't|doesn't|don't)\b[^?]*\?\W*$|"
     # Typed in a hurry, without its question mark ("what's the difference between a list and a tuple").
     r"^\W*(?:what(?:'s|’s|s| is| are| does| do)|how (?:to|do|does|can|is|are|much|many)|why (?:is|are|does|do)|"
-    r"where (?:is|are|can)|which (?:is|are)|who (?:is|are)) (?!(?:\w+ ){0,3}(?:for me|I (?:like|want|need|prefer)))"
+    r"where (?:is|are|can)|which (?:is|are)|who (?:is|are)) (?!(?:\w+ ){0,3}(?:for me|I (?:like|want|need|prefer)))|"
+    # or about people at large, with or without it: "do people generally learn better from diagrams or from text"
+    r"^\W*(?:do|does|did|is|are|can|could|should|would|will) (?:(?:most|some|many|all) )?(?:people|kids|children|"
+    r"students|beginners|adults|learners|humans|readers|anyone|someone|everyone|most)\b"
 )
 # Someone else's taste or habit is not a lesson about this user: "my friend thinks bullet points are lazy", "the
 # team lead said the new format worked".

@@ -66,15 +66,21 @@ _KIND_EVIDENCE = {
 # A taste said outright, "I" and a verb of taste first ("I'm obsessed with Ethiopian food", "I can't stand cilantro"),
 # is a taste however near a fact its topic puts it; not one of what is theirs ("I love my job"), which is the fact.
 _TASTE_SAID = re.compile(
-    r"(?i)^\W*(?:(?:honestly|tbh|really|and|but)\W+|[\w' ]{1,20},\s*)?I(?:['’]m| am)? "
-    r"(?:really |absolutely |totally |just )?"
-    r"(?:obsessed with|crazy about|in love with|a (?:huge |big )?fan of|a sucker for|love|adore|hate|loathe|"
+    r"(?i)^\W*(?:(?:honestly|tbh|really|and|but)\W+|[\w' ]{1,20},\s*)?I(?:['’]m| am|['’]ve| have)? "
+    r"(?:really |absolutely |totally |just |always |never )?"
+    r"(?:obsessed with|crazy about|in love with|(?:not |never )?(?:a |really a |much of a )?(?:huge |big |massive |"
+    r"total |complete |real )?(?:fan of|sucker for)|love|adore|hate|loathe|"
+    # a taste in the past only as one that has lasted: "I've always loved…", not "I liked pages 1-8"
+    r"(?<=always )(?:loved|adored|liked|hated|disliked|enjoyed)|(?<=never )(?:loved|liked|enjoyed)|"
     r"can['’]?t stand|cannot stand|can['’]?t bear|cannot bear|detest|"
     # a judgment of their own: "I find anchovies way too fishy"
     r"find\b[^.,;!?]{1,40}?\b(?:way |far |much |a bit |a little |just )?too \w+)\b(?! my\b)"
     # or what they do, said with how the other way feels: "I never carry anything on one shoulder, it drives me mad"
     r"|^\W*I\b[^.;!?]*\b(?:drives?|driving) me (?:mad|crazy|nuts|bonkers|insane|up the wall|round the bend)\b"
 )
+# A taste shouted in capitals is as often irony ("oh yeah, I absolutely ADORE spending my sunday doing paperwork"):
+# the words of a taste alone do not make it one where the prototypes are far.
+_SHOUTED = re.compile(r"\b(?:LOVE|LOVED|ADORE|ADORED|LIKE|ENJOY)\b")
 # A fact said outright, "I" or "we" and a verb of how they live: "we live on a narrowboat", "I own a 2014 Honda Jazz".
 _FACT_SAID = re.compile(
     r"(?i)^\W*(?:I|we)(?:\s+|(?=['’]ve got))(?:(?:still|currently|now|both|all)\s+)?"
@@ -227,8 +233,9 @@ _ASKS_WITHIN = re.compile(
 )
 _LONG_SENTENCE = 6  # words: "I'm partially sighted, so large fonts please" is seven
 # People drop the "I" in a hurry ("been vegetarian for 9 years now", "just got back from a wedding", "hoping to get
-# my Japanese to N3"), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do
-# payroll"): the clause is still about them, and said with its subject it is told as theirs, not as "User says: …".
+# my Japanese to N3", "want to ride up Alpe d'Huez next summer"; not "want to rework the subject line?", which asks
+# me), type it without its apostrophe ("Im from Porto") or lead in with a word ("work-wise I do payroll"): the clause
+# is still about them, and said with its subject it is told as theirs, not as "User says: …".
 _LEAD_IN = re.compile(
     r"(?i)^(?:(?:honestly|btw|also|well|so|oh|ok|okay|anyway|actually|basically|personally|fyi|yeah|and|but|"
     r"[a-z]+-wise),?\s+)+(?=(?:I|my)\b)"
@@ -237,7 +244,7 @@ _NO_APOSTROPHE = re.compile(r"^(?:Im|im|Ive|ive)\b")
 _IMPLIED_I = re.compile(
     r"(?i)^(?:(?:just|finally|recently|also|still|already|actually|literally|officially|only)\s+)?"
     r"(?:(?P<been>been)|(?P<doing>hoping|trying|planning|thinking|looking|going|working|living|learning|saving|"
-    r"training|applying)|used to|got|have|had|started|moved|switched|joined|"
+    r"training|applying)|(?:really\s+)?want(?=\s+to\b)(?![^,;?]*\?)|used to|got|have|had|started|moved|switched|joined|"
     r"left(?![\s-]+(?:ear|eye|hand(?:ed)?|arm|leg|foot|knee|hip|shoulder|"
     r"side|wrist|ankle|lung|kidney|overs?)\b)|quit|bought|finished|began|signed up|took up|broke|"
     r"passed|handed|went|came|flew|drove|lost|won|met|found|sold|booked|adopted|applied|graduated|turned)\b"
@@ -371,6 +378,15 @@ def user_memories(conversation: ConversationInput, layer: SemanticLayer) -> list
             label, pick = label or "fact", pick._replace(text=change)
         elif odds is not None:
             label = _probed_label(label, odds, news=news)
+            # A taste said outright that the probe reads as a taste above every other kind, however far the
+            # prototypes sit ("I'm a total sucker for 70s soul"): its words and the probe agree.
+            if (
+                label is None
+                and _read_first(odds) == "preference"
+                and _TASTE_SAID.match(pick.text)
+                and not _SHOUTED.search(pick.text)
+            ):
+                label = "preference"
         if label == "event" and _LASTING.search(with_subject(pick.text)):
             label = "fact"
         consider(pick, match, label, odds)

@@ -1,0 +1,37 @@
+"""What a message quotes for someone else is left out before relational extraction, with the sentence that holds it."""
+
+from __future__ import annotations
+
+import pytest
+
+from rapport.domain.rules.wording import without_texts_for_others
+
+
+@pytest.mark.parametrize(
+    ("said", "left"),
+    [
+        (
+            "Translate for my host please: 'I always want the bill split, thanks.' Also, keep your answer short.",
+            "Also, keep your answer short.",
+        ),
+        (
+            'Draft an email to my boss: "Send me the numbers every Friday." Then tell me if it sounds rude.',
+            "Then tell me if it sounds rude.",
+        ),
+        ("In my novel the pilot says to the crew ‘never wake me before landing’. Too dramatic?", "Too dramatic?"),
+    ],
+)
+def test_a_quote_for_someone_else_goes_with_the_sentence_that_holds_it(said: str, left: str) -> None:
+    assert without_texts_for_others(said) == left
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "you said 'think of it as a phonebook' and it finally clicked",  # a quote of mine, said to me
+        "it's the kids' 'quiet hour' we set up, it's working great for us",  # apostrophes, no text for others
+        "Don't translate everything, it's fine if the boss's words stay in English",  # no quote at all
+    ],
+)
+def test_what_is_not_a_text_for_someone_else_stays(said: str) -> None:
+    assert without_texts_for_others(said) == said
