@@ -1684,3 +1684,28 @@ def test_an_aim_typed_without_its_i_is_told_as_theirs(model: RulesLanguageModel)
 def test_want_to_asked_of_me_is_no_aim(model: RulesLanguageModel) -> None:
     said = "Want to turn these meeting notes into a table before Thursday?"
     assert "goal" not in {kind for kind, _ in user(model, chat((U, said)))}
+
+
+def test_a_condition_said_in_passing_is_a_fact(model: RulesLanguageModel) -> None:
+    said = "can you suggest a packed lunch, I'm coeliac"
+    assert ("fact", "User is coeliac") in user(model, chat((U, said)))
+
+
+def test_a_paralegal_is_a_job_and_where_they_do_it_is_kept(model: RulesLanguageModel) -> None:
+    said = "tidy up this letter for a client, I'm a paralegal at a small practice in Cork and it's due at 4"
+    assert ("fact", "User is a paralegal at a small practice in Cork") in user(model, chat((U, said)))
+
+
+def test_their_home_named_in_passing_says_where_they_live(model: RulesLanguageModel) -> None:
+    said = "Any tips for drying laundry indoors? Our flat in Aberdeen gets no sun."
+    assert ("fact", "User lives in Aberdeen") in user(model, chat((U, said)))
+
+
+def test_a_home_they_sold_is_no_home_of_theirs(model: RulesLanguageModel) -> None:
+    said = "I sold my flat in Aberdeen last month, how is capital gains worked out?"
+    assert ("fact", "User lives in Aberdeen") not in user(model, chat((U, said)))
+
+
+def test_a_move_supposed_after_hypothetically_is_no_fact(model: RulesLanguageModel) -> None:
+    said = "hypothetically, if we moved to Oslo, would our kids need Norwegian?"
+    assert ("fact", "User lives in Oslo") not in user(model, chat((U, said)))

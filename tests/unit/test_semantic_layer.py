@@ -345,8 +345,9 @@ def test_a_long_sentence_is_read_clause_by_clause_and_a_dropped_i_is_put_back() 
     assert not any(r.endswith("?") for r in readings)  # the question is left out, whole and as a clause
     assert _readings("I'm left-handed, so no.") == ["I'm left-handed, so no."]  # a short sentence is read whole
     # From six words a fact said in passing in a request is read on its own too.
-    assert "I have type 1 diabetes btw" in _readings("I have type 1 diabetes btw, so recipes need carb counts")
-    assert "I'm partially sighted" in _readings("I'm partially sighted, so large fonts please.")
+    # (Not a condition the patterns name, "I have type 1 diabetes btw": that clause is theirs to read.)
+    assert "I have a bad back btw" in _readings("I have a bad back btw, so workouts need to be gentle")
+    assert "I'm very short-sighted" in _readings("I'm very short-sighted, so large fonts please.")
     assert about_user(with_subject("been vegetarian for 9 years")) == "User has been vegetarian for 9 years"
     # "left" is a verb that dropped its "I", but not before a side of the body
     assert with_subject("left my job at the bank last week") == "I left my job at the bank last week"

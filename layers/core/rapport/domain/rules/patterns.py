@@ -33,7 +33,25 @@ _JOBS = (
     r"(?i:(?:[a-z\-]+ ){0,2}(?:engineer|developer|designer|manager|teacher|nurse|doctor|student|writer|scientist|"
     r"analyst|lawyer|consultant|founder|co-founder|researcher|programmer|architect|accountant|artist|chef|"
     r"freelancer|intern|professor|photographer|marketer|recruiter|product owner|owner|CTO|CEO|SRE|PhD student|"
-    r"nurse practitioner|pharmacist|therapist|journalist|editor|translator|mechanic|electrician|pilot))"
+    r"nurse practitioner|pharmacist|therapist|journalist|editor|translator|mechanic|electrician|pilot|"
+    # more of the jobs people name in passing: "I'm a paralegal and the partner wants it by 5"
+    r"paralegal|solicitor|barrister|attorney|judge|paramedic|firefighter|police officer|midwife|dentist|"
+    r"vet|veterinarian|surgeon|physiotherapist|physio|optician|radiographer|social worker|"
+    r"librarian|receptionist|secretary|administrator|clerk|plumber|carpenter|builder|welder|farmer|baker|butcher|"
+    r"barista|bartender|waiter|waitress|cashier|cleaner|courier|delivery driver|bus driver|taxi driver|"
+    r"lorry driver|truck driver|soldier|tutor|lecturer|coach|personal trainer|musician|actor|dancer|stenographer|"
+    r"hairdresser|tailor|technician|surveyor|estate agent|realtor|banker|broker|economist|statistician|biologist|"
+    r"chemist|physicist|mathematician|historian|illustrator|animator|copywriter|data scientist|"
+    r"project manager|civil servant|bookkeeper|auditor|underwriter|machinist|locksmith|gardener|landscaper|"
+    r"zookeeper|nanny|childminder|teaching assistant|sous chef|line cook|flight attendant|air traffic controller))"
+)
+# What someone is for good, said of themselves: a diet, a condition they live with, how they see or hear.
+_CONDITIONS = (
+    r"(?i:vegan|vegetarian|pescatarian|(?:type [12] )?diabetic|pre-?diabetic|epileptic|asthmatic|autistic|"
+    r"dyslexic|dyspraxic|blind|deaf|hard of hearing|partially sighted|visually impaired|hearing impaired|"
+    r"colou?r-?blind|left-handed|lactose intolerant|gluten intolerant|coeliac|celiac|teetotal|"
+    r"immunocompromised|neurodivergent|an amputee|a wheelchair user|a type [12] diabetic|a coeliac|a celiac|"
+    r"a vegan|a vegetarian)"
 )
 
 # A short free phrase naming a thing (a tool, a habit, a food), ending before a time, a reason or the clause's end.
@@ -240,8 +258,20 @@ USER_FACTS: tuple[FactRule, ...] = (
         slot="employer",
     ),
     FactRule(
-        rf"(?i:\bI(?:'m| am|’m)(?: working as)?|\bI work as) (?P<article>(?i:an?)) (?P<role>{_JOBS})\b",
-        "User is {article} {role}",
+        rf"(?i:\bI(?:'m| am|’m)(?: (?:also|actually|fully|completely|totally|registered))?) (?P<what>{_CONDITIONS})"
+        # the condition ends its clause: "I'm autistic and take things literally" and "deaf in my left ear" say more,
+        # which the semantic layer keeps whole
+        r"(?=\s*(?:$|[,.;:!?)]|[—–]|-\s|\b(?:btw|too|myself|now|though|so|but)\b))",
+        "User is {what}",
+        "fact",
+        0.7,
+    ),
+    FactRule(
+        rf"(?i:\bI(?:'m| am|’m)(?: working as)?|\bI work as) (?P<article>(?i:an?)) (?P<role>{_JOBS})\b"
+        # and where or when, said with it: "a paralegal at a family law firm in Calgary", "a paramedic on nights"
+        r"(?: (?P<rest>(?:at|in|on|with|based (?:in|at|near)) [^,.;!?()]{2,60}?)"
+        r"(?=\s*(?:$|[,.;:!?()]|\b(?:and|so|but|which|who)\b)))?",
+        "User is {article} {role} {rest}",
         "fact",
         0.7,
         slot="occupation",
@@ -266,6 +296,30 @@ USER_FACTS: tuple[FactRule, ...] = (
     FactRule(
         rf"(?i:\b(?:I|we)(?:'ve|’ve| have)?(?: now| currently| actually| still)? (?:live|am living|'m living|"
         rf"’m living|reside|just moved|moved|relocated)(?: back)? (?:in|to)) (?P<place>{PROPER})",
+        "User lives in {place}",
+        "fact",
+        0.7,
+        slot="home_location",
+    ),
+    # A condition they live with, named: "I have ADHD and I'm a self-employed bookkeeper" keeps both.
+    FactRule(
+        r"(?i:\bI(?:['’]ve got| have| live with| suffer from)) (?P<what>(?i:type [12] diabetes|diabetes|ADHD|asthma|"
+        r"epilepsy|autism|dyslexia|dyspraxia|coeliac disease|celiac disease|crohn['’]?s(?: disease)?|IBS|"
+        r"migraines|arthritis|rheumatoid arthritis|tinnitus|endometriosis|lupus|psoriasis|eczema|sleep apnoea|"
+        r"sleep apnea|multiple sclerosis|MS|parkinson['’]?s|long covid|PCOS|OCD|PTSD|fibromyalgia|"
+        r"chronic fatigue(?: syndrome)?|a (?:nut|peanut|shellfish|dairy|gluten|latex) allergy|hay fever))"
+        # ending its clause, or before another of theirs ("…and I'm a self-employed bookkeeper"): "I have ADHD and
+        # work from home as an illustrator" says more, which the semantic layer keeps whole
+        r"(?=\s*(?:$|[,.;:!?)]|[—–]|-\s|\b(?:btw|too|now|though|so|but|and I|and I['’]m)\b))",
+        "User has {what}",
+        "fact",
+        0.7,
+    ),
+    # Where their home is, named in passing: "our flat in Glasgow has no counter space", "the oven in our apartment
+    # here in Lyon". Not an old one ("our old flat in Leeds"), nor someone else's ("my parents' house in Kent").
+    FactRule(
+        rf"(?:^\W*|[,;:]\s*|\b(?i:in|of|at|outside|near|around)\s+)(?i:(?:our|my) (?:flat|apartment|house|home|"
+        rf"condo|bungalow|studio flat|rented flat|rental)(?: here)? in) (?P<place>{PROPER})",
         "User lives in {place}",
         "fact",
         0.7,

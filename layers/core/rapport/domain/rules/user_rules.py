@@ -102,9 +102,13 @@ def _supposed_until(sentence: str) -> int:
     """Where the condition or supposition the sentence opens with ends (`patterns.SUPPOSED`: "Say I moved to Norway
     next year, …"): at its first comma, or the sentence's end; 0 when it opens with none. A sentence that opens so
     has no "I" for `patterns_text` to put back, so the offset holds in the text a pattern reads."""
-    if compiled(patterns.SUPPOSED).match(sentence) is None:
+    supposed = compiled(patterns.SUPPOSED)
+    if supposed.match(sentence) is None:
         return 0
     comma = sentence.find(",")
+    # "Hypothetically, if I moved to Japan, would…": a supposition that opens another runs to the end of that one.
+    while comma >= 0 and supposed.match(sentence[comma + 1 :]) is not None:
+        comma = sentence.find(",", comma + 1)
     return len(sentence) if comma < 0 else comma
 
 
