@@ -1709,3 +1709,24 @@ def test_a_home_they_sold_is_no_home_of_theirs(model: RulesLanguageModel) -> Non
 def test_a_move_supposed_after_hypothetically_is_no_fact(model: RulesLanguageModel) -> None:
     said = "hypothetically, if we moved to Oslo, would our kids need Norwegian?"
     assert ("fact", "User lives in Oslo") not in user(model, chat((U, said)))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "For the shelving project let's split it like this: I sketch the layout, you check the measurements.",
+        "Spanish homework time. I write the sentences, then you mark the mistakes without fixing them.",
+    ],
+)
+def test_who_takes_which_part_with_what_is_how_they_work(model: RulesLanguageModel, said: str) -> None:
+    assert "working_style" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_when_i_do_something_is_no_split_of_the_work(model: RulesLanguageModel) -> None:
+    said = "I find it easier when you summarise at the end"
+    assert "working_style" not in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_work_of_ours_that_was_too_much_is_what_came_of_it(model: RulesLanguageModel) -> None:
+    said = "the seating plan we made was way too cramped, half the guests couldn't reach the bar"
+    assert "collaboration_outcome" in {kind for kind, _ in relational(model, chat((U, said)))}

@@ -103,7 +103,8 @@ _ARTIFACT = (
     r"page|pages|site|website|descriptions?|listings?|profile|menu|newsletter|captions?|wording|book|story|cards?|"
     r"system|process|workflow|sheet|cleanup|clean-up|restructur\w*|rewrite|appeal|complaint|claim|application|"
     r"tracker|chart|estimate|quote|poem|translation|questions|shortlist|comparison|calendar|playlist|rota|roster|"
-    r"layout|tweaks?|changes|adjustments|recipe|workaround|sequence|lesson|setlist|agenda|timetable|invite|toast)"
+    r"layout|tweaks?|changes|adjustments|recipe|workaround|sequence|lesson|setlist|agenda|timetable|invite|toast|"
+    r"prices|pricing|price list|rates|offer|discount|bid)"
 )
 _OUR_WORK = re.compile(
     r"(?i)\b(?:(?:the|that|this|those|these|our|(?:last|yesterday|this)\s*\w*['’]s)\s+(?:[\w'’-]+\s+){0,3}?"
@@ -284,7 +285,9 @@ _HELLO_AGAIN = re.compile(r"(?i)^\W*(?:hi|hello|hey|hiya|morning|evening)\s+agai
 _RESULT = re.compile(
     r"(?i)\b(?:work(?:ed|s|ing)|did (?:the|its) (?:trick|job)|cut|saved?|got|shipped|passed|went|broke|broken|"
     r"fail(?:ed|s)?|rejected|accepted|held(?: up)?|help(?:ed|s)?|didn'?t|did not|doesn'?t|stopped|crash\w*|faster|"
-    r"slower|fixed|solved|paid off|turned out|success\w*|too (?:much|little|hard|easy|long|short)|"
+    r"slower|fixed|solved|paid off|turned out|success\w*|"
+    # or how it was to live with: "the itinerary we made was way too packed"
+    r"(?:way |far |much |a bit |a little )?too (?!(?:and|but|so|if|I|we|you)\b)\w+|"
     r"loved|liked|hated|down (?:from|to)|up (?:from|to)|instead of|under|over|caught|found|ran|runs|won|landed|"
     r"improved|reduced|increased|doubled|halved|dropped|without (?:a|any)|no more|gone|"
     # what came of it for whom it was for: "it was a hit", "went live on Monday", "they paid", "did it"
@@ -868,6 +871,14 @@ _PART_OF_THE_WORK = (
     r"(?:drive|write|draft|code|type|try|attempt|explain|review|check|test|ask|answer|lead|navigate|correct|fix|"
     r"quiz|read|edit)s?"
 )
+# A part of the work taken with its object ("translate a paragraph", "mark the mistakes").
+_A_PART = (
+    r"(?:drive|write|draft|code|type|try|attempt|explain|review|check|test|ask|answer|lead|navigate|correct|fix|"
+    r"quiz|read|edit|translate|mark|attack|compare|plan|give|bring|do|report|pick|choose|decide|suggest|list|"
+    r"sketch|outline|research|summari[sz]e|proofread|polish|point out|go over|look over|spot|tell)s?"
+)
+# Where one part hands over to the other: a comma, "and", "then" ("when you summarise" is no part of the work).
+_THEN = r"(?:,\s*(?:and |then |while )?| (?:and|then|while) )"
 _HOW_WE_SPLIT_THE_WORK = re.compile(
     r"(?i)\b(?:(?:myself|on my own) first|first (?:myself|on my own)|"
     r"(?:let me|I['’]ll|I will|I like to|I['’]d like to|I want to) (?:try|do|take a (?:crack|stab|shot)|have a go|"
@@ -880,8 +891,11 @@ _HOW_WE_SPLIT_THE_WORK = re.compile(
     r"(?:don['’]?t|dont|do not|never) (?:just )?(?:give|hand|tell|show|send) me the (?:answers?|solutions?|"
     r"whole \w+)|"
     r"before (?:we|you) (?:touch|start|write|change|dive)\b[^.!?]*\b(?:plan|outline|agree)|"
-    # who takes which part: "I drive, you review", "you explain, I try", "I write and you check"
-    r"(?:I|you) " + _PART_OF_THE_WORK + r",? (?:and |then |while )?(?:I|you) " + _PART_OF_THE_WORK + r")\b"
+    # who takes which part: "I drive, you review", "you explain, I try", "I write and you check", and with what
+    # each takes: "I draft the meal plan, you check protein and fibre", "you give me step 1, I do it"
+    r"(?:I|you) " + _PART_OF_THE_WORK + r",? (?:and |then |while )?(?:I|you) " + _PART_OF_THE_WORK + r"|"
+    r"\bI " + _A_PART + r"\b[^,.;:!?]{0,40}" + _THEN + r"you " + _A_PART + r"|"
+    r"\byou " + _A_PART + r"\b[^,.;:!?]{0,40}" + _THEN + r"I " + _A_PART + r")\b"
 )
 # The order of what I say, asked to stand: "from now on, start with a one-line summary, then the details", "always
 # point out the biggest weakness first, before any positives". Near a way of working for its "first … then", it asks
