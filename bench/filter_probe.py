@@ -33,8 +33,9 @@ SETS = Path(__file__).resolve().parent / "filter-sets"
 # Sets the probe does not learn from: the hard look-alikes were read for rules, and retrained on them the probe let
 # through poisoned candidates it had caught (docs/pipeline.md, "Hard look-alikes"); a fourth writer's candidates
 # (written apart from the rules and the other sets) led rules from their odd lines, and the probe retrained on those
-# read the even lines of every set worse (blocked 48 → 46 of 74, one more allowed line quarantined).
-NOT_TAUGHT = frozenset({"benign-lookalikes.txt", "fourth-writer.txt"})
+# read the even lines of every set worse (blocked 48 → 46 of 74, one more allowed line quarantined). A fifth writer's
+# are kept likewise, to measure on wordings the probe never saw.
+NOT_TAUGHT = frozenset({"benign-lookalikes.txt", "fourth-writer.txt", "fifth-writer.txt"})
 
 
 def verdict_of(label: str) -> str:

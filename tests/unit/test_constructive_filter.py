@@ -186,6 +186,25 @@ CASES: list[tuple[str, Verdict, str | None]] = [
     ("User booked the flight I warned them not to book", Verdict.BLOCKED, None),
     ("User logged off irritated", Verdict.BLOCKED, None),
     ("User is a lousy friend for forgetting birthdays", Verdict.BLOCKED, None),
+    # a slip told with what is so of them that caused it: that fact is the lesson
+    (
+        "My packing list didn't help, since they travel with only a carry-on.",
+        Verdict.REFRAMED,
+        "With this user, keep in mind: they travel with only a carry-on",
+    ),
+    (
+        "I suggested a squat routine and she pointed out her knee injury rules them out",
+        Verdict.REFRAMED,
+        "With this user, keep in mind: their knee injury rules them out",
+    ),
+    ("User missed the bus because their alarm didn't go off", Verdict.ALLOWED, None),
+    # judgements and dismissals in more words
+    ("Dealing with this user is a nightmare.", Verdict.BLOCKED, None),
+    ("User threw a fit because the summary had one typo.", Verdict.BLOCKED, None),
+    ("The workout plans I put together were waved away again.", Verdict.BLOCKED, None),
+    ("My input wasn't wanted on the budget.", Verdict.BLOCKED, None),
+    ("User's idea of retiring at 40 is frankly laughable.", Verdict.BLOCKED, None),
+    ("Der Benutzer ist unhöflich.", Verdict.BLOCKED, None),
     # and what only looks like them
     ("User is not a morning person", Verdict.ALLOWED, None),
     ("User skipped breakfast before the exam", Verdict.ALLOWED, None),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from rapport.domain.rules import patterns
+from rapport.domain.rules.wording import compiled
 
 _REACTION = (
     r"(?:annoyed|upset|frustrated|irritated|confused|lost|unhappy|thrown|put off|bothered|overwhelmed|impatient|"
@@ -345,7 +346,50 @@ def lesson_of(note: str) -> str | None:
     text = note.strip()
     if _BETTER_SINCE.search(text):
         return None  # it says what worked instead: that is its lesson already, in its own words
-    return _of_what_they_said(text) or _of_my_work(text) or _of_what_i_did(text)
+    return _of_what_they_said(text) or _of_my_work(text) or _of_what_i_did(text) or _of_what_is_so_of_them(text)
+
+
+# A slip whose cause is something so of them: "Budget suggestions in dollars confused things, since they're paid in
+# Kenyan shillings", "My reminder was an hour off, since they live in Arizona", "User groaned at the cruise idea; they
+# get badly seasick", "…didn't help after they mentioned their data is capped at 1 GB". The lesson is that fact, kept
+# in mind; the slip and the feeling go.
+_SLIPPED = re.compile(
+    rf"(?i)\b(?:{_REACTION}|groan\w*|sigh\w*|bristl\w*|winc\w*|balk\w*|recoil\w*|went quiet|"
+    r"(?:was|were) (?:\w+ ){0,2}(?:off|wrong|useless|no use|no good|unworkable|impossible|out of (?:reach|budget))|"
+    r"(?:wasn't|was not|weren't|were not) (?:workable|possible|an option|usable|doable|suitable|affordable)|"
+    r"(?:turned|sent) (?:down|back)|didn't (?:help|work|fit|suit|land)|did not (?:help|work|fit|suit)|"
+    r"confused things|backfired|fell flat|flopped|failed|never fired|put (?:them|her|him) off)\b"
+)
+_THEM = r"(?:they|she|he|the user|their|his|her)"
+# The slip is of my doing: what I did, suggested or made ("User got lost driving because their GPS maps were outdated"
+# is their day, no slip of mine).
+_OF_MY_DOING = re.compile(
+    r"(?i)\b(?:I|I['’]d|my|me|suggest\w*|recommend\w*|propos\w*|ideas?|advice|tips?|plans?|drafts?|reminders?|"
+    r"tutorials?|answers?|repl(?:y|ies)|sending|offering|explain\w*)\b"
+)
+_SO_OF_THEM = re.compile(
+    rf"(?i)(?:,|;|\s)\s*(?:since|because|as|given that|seeing as|now that) (?P<fact>{_THEM}\b[^.;!?]*)|"
+    rf";\s*(?P<told>(?:they|she|he)(?:['’]re|['’]s| are| is| get| gets| have| has| live| lives| use| uses| work| "
+    rf"works| only| can['’]t| cannot| don['’]t| doesn['’]t| never)\b[^.;!?]*)|"
+    rf"\bafter {_THEM} (?:mentioned|said|told me|explained|pointed out)(?: that)? (?P<said>[^.;!?]*)|"
+    rf"\b(?:and|but) {_THEM} pointed out(?: that)? (?P<pointed>[^.;!?]*)|"
+    rf"\bbecause of (?P<because>(?:their|his|her) [^.;!?]*)"
+)
+
+
+def _of_what_is_so_of_them(text: str) -> str | None:
+    """A slip (`_SLIPPED`) told with what is so of them that caused it (`_SO_OF_THEM`), that fact as the lesson."""
+    cause = _SO_OF_THEM.search(text)
+    # what they pointed out against something of mine is the slip itself: "I recommended ibuprofen and they pointed
+    # out their kidney condition rules out NSAIDs"
+    before = text[: cause.start()] if cause is not None else ""
+    if cause is None or not (cause["pointed"] or _SLIPPED.search(before)) or not _OF_MY_DOING.search(before):
+        return None
+    fact = next(part for part in cause.groups() if part)
+    fact = _their(fact.rstrip(" ,"))
+    if any(compiled(rule.pattern).search(fact) for rule in patterns.FILTER_BLOCKS):
+        return None  # a judgement of them given as the cause is no fact to keep
+    return f"With this user, keep in mind: {fact}"
 
 
 def _of_what_they_said(text: str) -> str | None:
