@@ -1730,3 +1730,14 @@ def test_when_i_do_something_is_no_split_of_the_work(model: RulesLanguageModel) 
 def test_work_of_ours_that_was_too_much_is_what_came_of_it(model: RulesLanguageModel) -> None:
     said = "the seating plan we made was way too cramped, half the guests couldn't reach the bar"
     assert "collaboration_outcome" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        'summarise this review please: "I have lived in Lisbon for years and I hate the new trams."',
+        'what does this tweet mean: "I just moved to Denver and I already miss the ocean."',
+    ],
+)
+def test_words_they_ask_about_are_someone_elses(model: RulesLanguageModel, said: str) -> None:
+    assert user(model, chat((U, said))) == []

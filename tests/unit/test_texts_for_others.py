@@ -1,10 +1,11 @@
-"""What a message quotes for someone else is left out before relational extraction, with the sentence that holds it."""
+"""Quotes that are not the person's own words to me: a text for someone else, left out before relational extraction with
+the sentence that holds it, and words they ask about, left out before user extraction."""
 
 from __future__ import annotations
 
 import pytest
 
-from rapport.domain.rules.wording import without_texts_for_others
+from rapport.domain.rules.wording import without_quotes_asked_about, without_texts_for_others
 
 
 @pytest.mark.parametrize(
@@ -35,3 +36,19 @@ def test_a_quote_for_someone_else_goes_with_the_sentence_that_holds_it(said: str
 )
 def test_what_is_not_a_text_for_someone_else_stays(said: str) -> None:
     assert without_texts_for_others(said) == said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        'summarise this review please: "I have lived in Lisbon for years."',
+        '"I hate Mondays" — is that originally a Garfield line?',
+    ],
+)
+def test_a_quote_they_ask_about_is_left_out_of_their_own_words(said: str) -> None:
+    assert '""' in without_quotes_asked_about(said)
+
+
+def test_a_text_they_write_keeps_its_quote() -> None:
+    said = 'Draft a note to my landlord: "I have lived here for six years and always paid on time."'
+    assert without_quotes_asked_about(said) == said

@@ -50,6 +50,25 @@ _TEXT_FOR_OTHERS = re.compile(
 )
 
 
+# Someone else's words the person asks about: a review to summarise, a line whose source they want, a saying to
+# explain ("summarize this review: "As a lifelong coffee snob, I found…"", ""I hate Mondays" — is that a Garfield
+# line?"). Their "I" is not the person's.
+_ASKED_ABOUT = re.compile(
+    r"(?i)\b(?:summari[sz]e|paraphrase|explain|analy[sz]e|critique|fact-check|interpret|who (?:said|wrote)|"
+    r"is (?:that|this|it) (?:originally |really |actually )?(?:from|an? (?:[\w-]+ )?(?:quote|line|lyric|saying)|by)|"
+    r"where (?:is|does) (?:that|this|it) (?:from|come from)|what does (?:that|this|it) mean|"
+    r"(?:this|the|that) (?:review|article|post|comment|tweet|quote|passage|paragraph|line|lyric|poem|headline))\b"
+)
+
+
+def without_quotes_asked_about(text: str) -> str:
+    """The message without the quotes it asks about (`_ASKED_ABOUT`), each as an empty quote: someone else's words.
+    A text the person writes (a draft, a translation of their own words) stays: its facts may be theirs."""
+    if not _QUOTED.search(text) or not _ASKED_ABOUT.search(_QUOTED.sub(" ", text)):
+        return text
+    return _QUOTED.sub('""', text)
+
+
 def without_texts_for_others(text: str) -> str:
     """The message with the texts it quotes for someone else (`_TEXT_FOR_OTHERS`) left out, and with each the
     sentence that holds it: what it asks of that text ("reply to this customer in their language: "…"") is a task
