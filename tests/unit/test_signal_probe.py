@@ -31,12 +31,12 @@ def test_it_never_learns_from_the_test_half_or_the_even_lines() -> None:
         kept |= {m["content"] for m in json.loads(line).get("messages", ()) if m["role"] == "user"}
     for path in sorted(signal_probe.SETS.glob("*.txt")):
         kept |= {message for _, _, message in labelled(path, "even")}
-        if path.name in signal_probe.HELD:
+        if path.name in signal_probe.HELD | signal_probe.NOT_TAUGHT:
             kept |= {message for _, _, message in labelled(path, "odd")}
     also_learnt = {
         message
         for path in signal_probe.SETS.glob("*.txt")
-        if path.name not in signal_probe.HELD
+        if path.name not in signal_probe.HELD | signal_probe.NOT_TAUGHT
         for _, _, message in labelled(path, "odd")
     }
     for line in (DATA / "dev.jsonl").read_text(encoding="utf-8").splitlines():

@@ -447,3 +447,37 @@ def test_the_detector_asks_the_emotion_probe_where_the_rules_found_nothing_or_fr
     # a frustration the rules read is never turned into none or another grievance by the probe
     angry = RuleSignalDetector(semantics=_Probe({"anxiety": 0.1, "frustration": 0.1, "none": 0.8}))  # type: ignore[arg-type]
     assert angry.detect("this is so frustrating").emotions == (Emotion.FRUSTRATION,)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my sister is so stressed about her exams, what can I get her?",
+        "My colleague is panicking about the audit, how do I help?",
+        "what makes people so anxious about flying?",
+    ],
+)
+def test_a_feeling_someone_else_has_is_not_theirs(said: str) -> None:
+    assert find_emotions(said) == ()
+
+
+def test_their_own_feeling_beside_someone_elses_is_still_felt() -> None:
+    assert find_emotions("I'm so stressed about my exams") == (Emotion.ANXIETY,)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "You've mixed up Austria and Australia again.",
+        "That's the same broken query as before.",
+        "are you even reading my messages",
+        "Thanks for the script. Shame it doesn't run.",
+        "you got the date wrong again",
+    ],
+)
+def test_my_slip_told_plainly_is_frustration(said: str) -> None:
+    assert Emotion.FRUSTRATION in find_emotions(said)
+
+
+def test_my_success_again_is_no_slip() -> None:
+    assert Emotion.FRUSTRATION not in find_emotions("you got it right again, thanks!")

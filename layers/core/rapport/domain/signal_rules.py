@@ -26,6 +26,13 @@ EMOTION_CUES: dict[str, tuple[str, ...]] = {
         r"(is|are|it's|its) killing me",
         r"i (already )?told you (twice|already|before|\w+ times)",
         r"(second|third|fourth|fifth|\d+(st|nd|rd|th)) time (you|you've|i've|i have)",
+        # my slip, told plainly: "you've mixed up Austria and Australia again", "the same broken SQL as before",
+        # "are you even reading my messages", "shame it doesn't compile"
+        r"you('ve| have)? (mixed up|muddled up|confused|messed up) [^.!?]{0,40}\b(again|wrong)\b",
+        r"you('ve| have)? (got|gotten) [^.!?]{0,40}\bwrong\b",
+        r"same (broken|wrong|buggy|bad|useless|failing) [\w ]{1,20} as (before|last time|earlier)",
+        r"(are|were) you (even|actually) (reading|listening|looking)",
+        r"shame (it|that|this) (doesn't|does not|didn't|won't|can't) (compile|work|run|build|load)",
         # An answer that missed what was asked: "way too long", "I asked for a recipe", "I asked yes or no".
         r"(way|far|much|so) too (long|short|wordy|verbose|vague|complicated|much)",
         r"i (only |just |literally )?asked (for|a|yes|you)",

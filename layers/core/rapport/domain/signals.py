@@ -130,10 +130,26 @@ _FICTION = re.compile(
 _OWN = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|myself)\b")
 
 
+# A feeling someone else has, said of them: "my mum is really stressed about her new job", "my colleague is panicking
+# about the audit", "my roommate is livid", "what makes people so scared of flying". Theirs, not the person's.
+_HELD_BY_OTHERS = re.compile(
+    r"(?:\b(?:my|our|his|her|their) (?:[\w'-]+ ){0,2}?(?:mum|mom|mother|dad|father|parents?|wife|husband|partner|"
+    r"girlfriend|boyfriend|son|daughter|kids?|children|brother|sister|friends?|colleagues?|co-?workers?|boss|"
+    r"manager|roommate|flatmate|housemate|neighbou?rs?|teacher|students?|clients?|customers?|team|character|dog|"
+    r"cat|grandma|grandad|grandpa|granny|nan|aunt|uncle|cousin)|\b(?:he|she|people|everyone|everybody)\b)"
+    r"(?:'s| is| are| was| were| gets?| got| seems?| seemed| feels?| felt| looks?| looked)"
+    r" (?:(?:really|so|very|a bit|quite|super|absolutely|totally|completely|getting|being) )*$|"
+    r"\bmakes? (?:people|everyone|someone|somebody|him|her) (?:so |really |very |more )?$"
+)
+
+
 def _cued(text: str, patterns: Iterable[re.Pattern[str]]) -> bool:
     quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
     return any(
-        not _negated(text, m.start()) and not _said_of_once(text, m.start()) and not _within(quoted, m.start())
+        not _negated(text, m.start())
+        and not _said_of_once(text, m.start())
+        and not _within(quoted, m.start())
+        and not _HELD_BY_OTHERS.search(_clause_before(text, m.start()))
         for pattern in patterns
         for m in pattern.finditer(text)
     )
