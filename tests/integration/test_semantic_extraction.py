@@ -1741,3 +1741,13 @@ def test_work_of_ours_that_was_too_much_is_what_came_of_it(model: RulesLanguageM
 )
 def test_words_they_ask_about_are_someone_elses(model: RulesLanguageModel, said: str) -> None:
     assert user(model, chat((U, said))) == []
+
+
+def test_our_routine_said_in_so_many_words_and_handed_to_me_is_a_habit_of_ours(model: RulesLanguageModel) -> None:
+    said = "month end again, so here are the receipts, same routine as last time: fuel 60, lunch 14, parking 8"
+    assert "interaction_pattern" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_a_routine_of_their_own_is_no_habit_of_ours(model: RulesLanguageModel) -> None:
+    said = "same routine as always, I run at 6 before work"
+    assert "interaction_pattern" not in {kind for kind, _ in relational(model, chat((U, said)))}

@@ -782,8 +782,16 @@ def _standing_request(sentence: str) -> bool:
 # next batch of the work it is for.
 _ROUTINE_SAID = re.compile(
     r"(?i)\byou know the drill\b|\b(?:the|our) usual drill\b|"
-    r"\b(?:like|as) (?:every|each) (?:day|week|month|morning|evening|night|weekend|" + _WEEKDAYS + r")\b"
+    r"\b(?:like|as) (?:every|each) (?:(?:two|three|four|other|couple of|few) )?(?:days?|weeks?|months?|mornings?|"
+    r"evenings?|nights?|weekends?|" + _WEEKDAYS + r")\b"
     r"(?=[^.!?]*\b(?:you|please|pls|here['’]?s|below)\b)|"
+    # or after what it hands over: "here are the notes, turn them into action items like every two weeks"
+    r"\bhere(?:['’]s| is| are)\b[^.!?]*\b(?:like|as) (?:every|each) (?:(?:two|three|four|other|couple of|few) )?"
+    r"(?:days?|weeks?|months?|mornings?|evenings?|nights?|weekends?|" + _WEEKDAYS + r")\b|"
+    # "same routine as last time", "same as with the others", "as I always do afterwards", with what it brings
+    r"\bsame (?:routine|drill|deal|procedure|process|thing|format) as (?:always|usual|last time|before|ever)\b|"
+    r"\bsame as (?:with )?the (?:others|other ones|last (?:one|few))\b|"
+    r"\bas I always do\b(?=[^.!?]*\b(?:you|here)\b)|"
     r"\b(?:next|another|this \w+['’]s) (?:batch|round|lot|set|pile|load|bunch)\b[^.!?]{0,60}?"
     r"\b(?:like|as) (?:every|each|usual|always|ever)\b"
 )
@@ -811,6 +819,15 @@ def _label_of(match: Match, sentence: str, layer: SemanticLayer) -> str | None:
     # Our routine brought to me ("end of the month so you know the drill, dumping the bank export below", "next batch
     # of customer emails for the candle shop, like every evening").
     if near and match.nearest == "habit" and _ROUTINE_SAID.search(sentence):
+        return "habit"
+    # Said as our routine in so many words and handed to me ("VAT quarter again, so here are the numbers, same
+    # routine as last time"), nearest our routine and above keeping nothing however far its topic puts it from the bar.
+    if (
+        match.nearest == "habit"
+        and by_label["habit"] > best_none
+        and _ROUTINE_SAID.search(sentence)
+        and (_ASKS_ME.search(sentence) or _SAID_TO_US.search(sentence))
+    ):
         return "habit"
     # A form of my answers asked of me to stand ("for all future recipes, metric please, grams not cups"); not how
     # someone else explains ("Kenji always explains these way better than the textbook").
