@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rapport.domain import signal_rules as rules
 from rapport.domain.people import find_mentions
+from rapport.domain.people_rules import ROLE_WORDS
 from rapport.domain.relational_state import InteractionEffect
 from rapport.domain.text import STOPWORDS
 
@@ -131,12 +132,13 @@ _OWN = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|myself)\b")
 
 
 # A feeling someone else has, said of them: "my mum is really stressed about her new job", "my colleague is panicking
-# about the audit", "my roommate is livid", "what makes people so scared of flying". Theirs, not the person's.
+# about the audit", "my roommate is livid", "what makes people so scared of flying". Theirs, not the person's. The
+# people of a life are the people rules' role words, with the groups and animals a feeling is told of too.
+_OTHERS_TOLD_OF = "parent kid child children student customer team character dog cat housemate grandad nan".split()
+_THEIR_PEOPLE = "|".join(re.escape(word) for word in sorted({*ROLE_WORDS, *_OTHERS_TOLD_OF}, key=len, reverse=True))
 _HELD_BY_OTHERS = re.compile(
-    r"(?:\b(?:my|our|his|her|their) (?:[\w'-]+ ){0,2}?(?:mum|mom|mother|dad|father|parents?|wife|husband|partner|"
-    r"girlfriend|boyfriend|son|daughter|kids?|children|brother|sister|friends?|colleagues?|co-?workers?|boss|"
-    r"manager|roommate|flatmate|housemate|neighbou?rs?|teacher|students?|clients?|customers?|team|character|dog|"
-    r"cat|grandma|grandad|grandpa|granny|nan|aunt|uncle|cousin)|\b(?:he|she|people|everyone|everybody)\b)"
+    rf"(?:\b(?:my|our|his|her|their) (?:[\w'-]+ ){{0,2}}?(?:{_THEIR_PEOPLE})s?|"
+    r"\b(?:he|she|people|everyone|everybody)\b)"
     r"(?:'s| is| are| was| were| gets?| got| seems?| seemed| feels?| felt| looks?| looked)"
     r" (?:(?:really|so|very|a bit|quite|super|absolutely|totally|completely|getting|being) )*$|"
     r"\bmakes? (?:people|everyone|someone|somebody|him|her) (?:so |really |very |more )?$"

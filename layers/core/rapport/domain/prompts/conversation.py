@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import BaseModel, Field
 
 from rapport.domain.models import Interaction, MessageRole
@@ -58,6 +60,14 @@ class ConversationInput(BaseModel):
             truncated=dropped,
             withheld=sorted(withheld),
         )
+
+    def with_user_texts(self, rewrite: Callable[[str], str]) -> ConversationInput:
+        """The conversation with each user message's text rewritten (the others as they are)."""
+        messages = [
+            m.model_copy(update={"content": rewrite(m.content)}) if m.role is MessageRole.USER else m
+            for m in self.messages
+        ]
+        return self.model_copy(update={"messages": messages})
 
     def among_several(self) -> bool:
         """People talking among themselves: user messages under two or more names (a group chat, a transcript). What

@@ -380,13 +380,14 @@ _SO_OF_THEM = re.compile(
 def _of_what_is_so_of_them(text: str) -> str | None:
     """A slip (`_SLIPPED`) told with what is so of them that caused it (`_SO_OF_THEM`), that fact as the lesson."""
     cause = _SO_OF_THEM.search(text)
+    if cause is None:
+        return None
+    before = text[: cause.start()]
     # what they pointed out against something of mine is the slip itself: "I recommended ibuprofen and they pointed
     # out their kidney condition rules out NSAIDs"
-    before = text[: cause.start()] if cause is not None else ""
-    if cause is None or not (cause["pointed"] or _SLIPPED.search(before)) or not _OF_MY_DOING.search(before):
+    if not (cause["pointed"] or _SLIPPED.search(before)) or not _OF_MY_DOING.search(before):
         return None
-    fact = next(part for part in cause.groups() if part)
-    fact = _their(fact.rstrip(" ,"))
+    fact = _their(next(part for part in cause.groups() if part).rstrip(" ,"))
     if any(compiled(rule.pattern).search(fact) for rule in patterns.FILTER_BLOCKS):
         return None  # a judgement of them given as the cause is no fact to keep
     return f"With this user, keep in mind: {fact}"

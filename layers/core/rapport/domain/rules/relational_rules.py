@@ -47,7 +47,8 @@ def extract_relational(
     be about someone else and me."""
     if conversation.among_several():
         return RelationalExtraction(memories=[])
-    conversation = _said_to_me(conversation)
+    # A draft to their co-founder that asks for "short updates" is no wish of how I answer them.
+    conversation = conversation.with_user_texts(without_texts_for_others)
     found = _features(conversation.messages)
     memories: list[ExtractedRelationalMemory] = []
     seen: set[str] = set()
@@ -78,16 +79,6 @@ def extract_relational(
     # is no habit of ours), as the language model's prompt says too.
     memories = [m for m in memories if not crisis.intersection(m.evidence)]
     return RelationalExtraction(memories=memories)
-
-
-def _said_to_me(conversation: ConversationInput) -> ConversationInput:
-    """The person's messages without the texts they quote for someone else (`without_texts_for_others`): a draft
-    to their co-founder that asks for "short updates" is no wish of how I answer them."""
-    messages = [
-        m.model_copy(update={"content": without_texts_for_others(m.content)}) if m.role is MessageRole.USER else m
-        for m in conversation.messages
-    ]
-    return conversation.model_copy(update={"messages": messages})
 
 
 def _features(messages: list[PromptMessage]) -> dict[str, list[_Hit]]:

@@ -32,7 +32,7 @@ def extract_user(
     """Patterns over each sentence, then situations; with `semantics`, the sentences no pattern read, by meaning,
     where the conversation is with one person: among several, a sentence read by its meaning alone ("User says: …")
     would be filed as the user's whoever said it, where a pattern's name, employer or date is the speaker's own."""
-    conversation = _their_own_words(conversation)
+    conversation = conversation.with_user_texts(without_quotes_asked_about)  # a review to summarise is not theirs
     user_messages = [m for m in conversation.messages if m.role is MessageRole.USER]
     memories: list[ExtractedUserMemory] = []
     seen: set[str] = set()
@@ -73,16 +73,6 @@ def extract_user(
             for memory in user_memories(conversation, semantics):
                 add(memory)
     return UserExtraction(memories=memories)
-
-
-def _their_own_words(conversation: ConversationInput) -> ConversationInput:
-    """The person's messages without the quotes they ask about (`without_quotes_asked_about`): a review to summarise
-    says nothing of them."""
-    messages = [
-        m.model_copy(update={"content": without_quotes_asked_about(m.content)}) if m.role is MessageRole.USER else m
-        for m in conversation.messages
-    ]
-    return conversation.model_copy(update={"messages": messages})
 
 
 # The group of an update rule that names the value which stopped being true (patterns.FACT_UPDATES).

@@ -64,21 +64,24 @@ _ASKED_ABOUT = re.compile(
 def without_quotes_asked_about(text: str) -> str:
     """The message without the quotes it asks about (`_ASKED_ABOUT`), each as an empty quote: someone else's words.
     A text the person writes (a draft, a translation of their own words) stays: its facts may be theirs."""
-    if not _QUOTED.search(text) or not _ASKED_ABOUT.search(_QUOTED.sub(" ", text)):
-        return text
-    return _QUOTED.sub('""', text)
+    return _QUOTED.sub('""', text) if _asks_of_its_quotes(text, _ASKED_ABOUT) else text
 
 
 def without_texts_for_others(text: str) -> str:
     """The message with the texts it quotes for someone else (`_TEXT_FOR_OTHERS`) left out, and with each the
     sentence that holds it: what it asks of that text ("reply to this customer in their language: "…"") is a task
     of this chat, no way to answer the person."""
-    if not _QUOTED.search(text) or not _TEXT_FOR_OTHERS.search(_QUOTED.sub(" ", text)):
+    if not _asks_of_its_quotes(text, _TEXT_FOR_OTHERS):
         return text
     return "\n".join(part for part in sentences(_QUOTED.sub(_left_out, text)) if _LEFT_OUT not in part)
 
 
 _LEFT_OUT = "\x00"
+
+
+def _asks_of_its_quotes(text: str, asks: re.Pattern[str]) -> bool:
+    """Whether the text quotes something and, outside its quotes, asks of it what `asks` names."""
+    return bool(_QUOTED.search(text)) and asks.search(_QUOTED.sub(" ", text)) is not None
 
 
 def _left_out(quote: re.Match[str]) -> str:

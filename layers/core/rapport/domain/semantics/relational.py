@@ -884,14 +884,15 @@ _OPENS_WITH_I = re.compile(r"^\W*I\b")
 # "pause after each function so I can follow", "don't jump in with a solution yet", "do the whole thing in one go",
 # "give me the plan before we touch any code". MiniLM reads such a sentence by the work it names (a regex, a
 # thesis, a refinance); said to me (`_SAID_TO_US`), it is how they like to work with me, in any words.
-_PART_OF_THE_WORK = (
-    r"(?:drive|write|draft|code|type|try|attempt|explain|review|check|test|ask|answer|lead|navigate|correct|fix|"
-    r"quiz|read|edit)s?"
+_WORK_PARTS = (
+    "drive|write|draft|code|type|try|attempt|explain|review|check|test|ask|answer|lead|navigate|correct|fix|quiz|"
+    "read|edit"
 )
-# A part of the work taken with its object ("translate a paragraph", "mark the mistakes").
+_PART_OF_THE_WORK = rf"(?:{_WORK_PARTS})s?"
+# A part of the work taken with its object ("translate a paragraph", "mark the mistakes"): the parts above, and what
+# one does to a thing handed over.
 _A_PART = (
-    r"(?:drive|write|draft|code|type|try|attempt|explain|review|check|test|ask|answer|lead|navigate|correct|fix|"
-    r"quiz|read|edit|translate|mark|attack|compare|plan|give|bring|do|report|pick|choose|decide|suggest|list|"
+    rf"(?:{_WORK_PARTS}|translate|mark|attack|compare|plan|give|bring|do|report|pick|choose|decide|suggest|list|"
     r"sketch|outline|research|summari[sz]e|proofread|polish|point out|go over|look over|spot|tell)s?"
 )
 # Where one part hands over to the other: a comma, "and", "then" ("when you summarise" is no part of the work).
