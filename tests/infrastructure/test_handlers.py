@@ -19,6 +19,7 @@ from rapport.composition.services import services_from_environment
 from rapport.domain.access import ApiScope
 from rapport.services.auth import ApiKeyAuthenticator, hash_key
 from rapport.settings import Settings
+from tests.environment_services import forget_services
 from tests.integration.api_events import FakeLambdaContext, rest_event
 
 pytestmark = [
@@ -79,7 +80,7 @@ def seeded_table(lambda_environment: None) -> Iterator[None]:
         create_table(boto3.resource("dynamodb", region_name="us-east-1"), TABLE_NAME)
         ApiKeyAuthenticator(build_store(Settings())).register_key(KEY, "tenant-a")
         yield
-    services_from_environment.cache_clear()
+        forget_services()
 
 
 @pytest.fixture

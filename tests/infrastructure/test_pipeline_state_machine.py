@@ -23,6 +23,7 @@ from rapport.domain.models import Domain
 from rapport.domain.scope import Scope
 from rapport.errors import UpstreamError
 from rapport.services.interactions import NewInteraction
+from tests.environment_services import forget_services
 from tests.infrastructure.conftest import Synthesized
 from tests.infrastructure.state_machine import (
     REGION,
@@ -153,7 +154,7 @@ def world(template: dict[str, Any], monkeypatch: pytest.MonkeyPatch, tmp_path: P
         monkeypatch.setenv("RAPPORT_PIPELINE_STATE_MACHINE_ARN", created["stateMachineArn"])
         with lambda_routed_to(LambdaRouter(functions), monkeypatch) as router:
             yield World(sfn, sqs, table, created["stateMachineArn"], queue_url, router, retry_sleeps)
-    services_from_environment.cache_clear()
+        forget_services()
 
 
 def test_a_conversation_runs_through_the_synthesized_state_machine_into_the_table(world: World) -> None:
@@ -231,8 +232,8 @@ def test_a_permanent_failure_lands_in_the_dead_letter_queue_with_nothing_lost(wo
     status = world.record()
     # Then the store step was retried once, the execution failed, and its input is parked in the dead-letter queue
     assert status == "FAILED"
-    assert world.router.count("store") == 2
     (parked,) = world.dead_letters()
+    assert world.router.count("store") == 2, (world.router.invocations, parked["failure"])
     (interaction,) = world.items("INT#")
     assert parked["request"] == {"tenant_id": TENANT, "user_id": USER, "interaction_id": interaction["id"]}
     assert parked["failure"]["Error"] == "UpstreamError"

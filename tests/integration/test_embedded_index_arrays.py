@@ -504,8 +504,11 @@ def test_the_float16_product_split_across_cores_gives_each_row_its_own_score(
     kernel = embedded_index._HalfKernel(torch)
     split = kernel.cosines(rows, probe, CallerShare())
 
-    # One part per core, the first on this thread, the others on the pool's
-    assert len(threads) == cores and threads.count(threading.current_thread().name) == 1
+    # One part per core, the first on this thread, the others on the pool's or, those the pool had not started when
+    # this thread was done, on this one
+    here = threading.current_thread().name
+    assert len(threads) == cores and here in threads
+    assert all(name == here or name.startswith("rapport-cores") for name in threads)
     # And each row's score is its own float16 dot product, as one product over every row gives it
     whole = (torch.from_numpy(rows) @ torch.from_numpy(probe.astype(np.float16))).float().numpy()
     assert split.dtype == np.float32 and split.shape == (size,)

@@ -27,6 +27,7 @@ from rapport.errors import StorageError
 from rapport.ids import new_id
 from rapport.jobs.fanout import WorkItem, WorkKind
 from rapport.jobs.governance import GovernanceJobs
+from tests.environment_services import forget_services
 from tests.integration.api_events import FakeLambdaContext
 
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore:No application metrics to publish")]
@@ -79,7 +80,7 @@ def aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str, s
         jobs_fan_out.cache_clear()
         jobs_work_queue.cache_clear()
         yield {"queue": queue, "dlq": dlq}
-        services_from_environment.cache_clear()
+        forget_services()
         jobs_fan_out.cache_clear()
         jobs_work_queue.cache_clear()
 
