@@ -14,7 +14,7 @@ from rapport.domain.prompts import extract_relational, extract_user, payload
 from rapport.domain.prompts.conversation import ConversationInput, PromptMessage
 from rapport.domain.rules.model import RulesLanguageModel
 from rapport.domain.semantics.matcher import Match, SemanticLayer, semantic_layer
-from rapport.domain.semantics.relational import _label_of
+from rapport.domain.semantics.relational import _label_of, evidenced
 from rapport.pipeline.constructive_filter import ConstructiveFilter
 from rapport.ports.pipeline import Candidate, ExtractionResult, PipelineState
 
@@ -1751,3 +1751,39 @@ def test_our_routine_said_in_so_many_words_and_handed_to_me_is_a_habit_of_ours(m
 def test_a_routine_of_their_own_is_no_habit_of_ours(model: RulesLanguageModel) -> None:
     said = "same routine as always, I run at 6 before work"
     assert "interaction_pattern" not in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My landlord's messages are far too long, how do I ask him to get to the point?",
+        'My manager wrote: "Your answers are far too long, keep it to bullet points." Is she right, do you think?',
+    ],
+)
+def test_someone_elses_words_too_long_are_no_wish_of_how_i_answer(model: RulesLanguageModel, said: str) -> None:
+    assert relational(model, chat((U, said))) == []
+
+
+def test_my_answers_too_long_still_are(model: RulesLanguageModel) -> None:
+    said = "yesterday's answer was too long, your replies need to fit on my phone screen"
+    assert "communication_preference" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_how_to_explain_something_to_a_child_says_nothing_of_how_to_answer_them() -> None:
+    assert not evidenced("format", "Any other ways to explain long division to a 9 year old?")
+
+
+@pytest.mark.parametrize(
+    "said", ["Can you shorten the first paragraph?", "great, could you rewrite the last sentence more simply?"]
+)
+def test_an_edit_asked_of_one_piece_is_no_lesson(model: RulesLanguageModel, said: str) -> None:
+    assert relational(model, chat((U, said))) == []
+
+
+def test_a_fresh_start_of_their_own_is_no_habit_of_ours(model: RulesLanguageModel) -> None:
+    said = chat(
+        (U, "ugh my running streak ended at 90 days"),
+        (A, "That's still impressive!"),
+        (U, "yeah. starting again on monday"),
+    )
+    assert "interaction_pattern" not in {kind for kind, _ in relational(model, said)}

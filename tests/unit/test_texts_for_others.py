@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from rapport.domain.rules.wording import without_quotes_asked_about, without_texts_for_others
+from rapport.domain.rules.wording import (
+    sentences,
+    without_others_words,
+    without_quotes_asked_about,
+    without_texts_for_others,
+)
 
 
 @pytest.mark.parametrize(
@@ -52,3 +57,21 @@ def test_a_quote_they_ask_about_is_left_out_of_their_own_words(said: str) -> Non
 def test_a_text_they_write_keeps_its_quote() -> None:
     said = 'Draft a note to my landlord: "I have lived here for six years and always paid on time."'
     assert without_quotes_asked_about(said) == said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        'My sister texted: "You always overthink everything." Anyway, what should I cook tonight?',
+        'A colleague forwarded me this: "Please answer every email within the hour." Fair or not?',
+    ],
+)
+def test_words_said_to_be_someone_elses_are_left_out_and_still_end_their_sentence(said: str) -> None:
+    left = without_others_words(said)
+    assert '""' in left and "overthink" not in left and "within the hour" not in left
+    assert len(sentences(left)) == 2
+
+
+def test_a_quote_of_mine_said_back_to_me_stays_among_their_words() -> None:
+    said = "you said 'start with the smallest bill first' and it worked, I paid two off"
+    assert without_others_words(said) == said

@@ -515,6 +515,12 @@ CHANGE_OF_LIFE = (
 )
 # Words that speak of me, the assistant ("you", "your", "u").
 OF_ME = r"(?i)\b(?:you|your|yours|u|ur)\b"
+# Someone else's, in a sentence up to a cue (`Feature.mine`): "his", "her", "their", or a possessive "'s" that is no
+# "it's" or "that's", and no day's ("yesterday's answer was too long" is mine).
+SOMEONE_ELSES = (
+    r"(?i)\b(?:his|her|their)\b|\b(?!(?:it|that|what|there|here|he|she|who|let|where|how|this|today|yesterday|"
+    r"tonight|week|month|year|morning|evening|day)['’]s\b)[a-z][\w-]*['’]s\b"
+)
 # A condition or a supposition is not how things are: "if I were to…", "say I moved…", "imagine I'm…". Not "if I'm
 # honest" or "if you ask me", which lead in to how things are.
 SUPPOSED = (
@@ -686,10 +692,11 @@ FEATURES: tuple[Feature, ...] = (
         r"concise))\b|\b(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?)\b[^.?!]{0,20}?"
         r"(?<!not )\btoo (?:long|verbose|wordy)\b",
         lasting=True,
+        mine=True,
     ),
     # "Too long" of nothing named is of my answer once one came before it: before any, "the documentary was way too
     # long" is about the world.
-    Feature("too_long", r"(?i)(?<!not )\btoo (?:long|verbose|wordy)\b", lasting=True, answers=True),
+    Feature("too_long", r"(?i)(?<!not )\btoo (?:long|verbose|wordy)\b", lasting=True, answers=True, mine=True),
     # Raw reactions: the extractor reports them, the constructive filter decides what (if anything) to keep.
     Feature(
         "confusion",

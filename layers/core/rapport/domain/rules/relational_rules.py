@@ -22,7 +22,7 @@ from rapport.domain.rules.wording import (
     third_person,
     tidy,
     without_leading,
-    without_texts_for_others,
+    without_others_words,
 )
 from rapport.domain.semantics.matcher import SemanticLayer
 from rapport.domain.semantics.relational import with_meaning
@@ -47,8 +47,9 @@ def extract_relational(
     be about someone else and me."""
     if conversation.among_several():
         return RelationalExtraction(memories=[])
-    # A draft to their co-founder that asks for "short updates" is no wish of how I answer them.
-    conversation = conversation.with_user_texts(without_texts_for_others)
+    # A draft to their co-founder that asks for "short updates", or their editor's verdict on their sentences, is no
+    # wish of how I answer them.
+    conversation = conversation.with_user_texts(without_others_words)
     found = _features(conversation.messages)
     memories: list[ExtractedRelationalMemory] = []
     seen: set[str] = set()
@@ -92,11 +93,20 @@ def _features(messages: list[PromptMessage]) -> dict[str, list[_Hit]]:
             if feature.lasting and for_now:
                 continue
             for match in compiled(feature.pattern).finditer(message.content):
+                if feature.mine and _someone_elses(message.content, match.start()):
+                    continue
                 value = _value(feature, match.groupdict().get("value") or match.group(0), message.role)
                 if value is not None:
                     found.setdefault(feature.name, []).append(_Hit(value, message.index))
         replied = replied or message.role is MessageRole.ASSISTANT
     return found
+
+
+def _someone_elses(text: str, end: int) -> bool:
+    """Whether the sentence, up to `end`, gives what follows to someone else and says nothing of me."""
+    start = max(text.rfind(mark, 0, end) for mark in ".!?\n") + 1
+    before = text[start:end]
+    return bool(compiled(patterns.SOMEONE_ELSES).search(before)) and not compiled(patterns.OF_ME).search(before)
 
 
 def _value(feature: Feature, raw: str, role: MessageRole) -> str | None:

@@ -60,6 +60,9 @@ class Feature:
     # A standing preference ("keep it brief", "bullet points are easier"): not read in a message that asks it for this
     # once ("keep it brief this time": patterns.FOR_NOW) unless it says it as a rule (patterns.STANDING).
     lasting: bool = False
+    # Of my answers: not read where the sentence gives them to someone else before it ("his explanations are too
+    # long", "the gym app's workout explanations are way too long"): patterns.SOMEONE_ELSES.
+    mine: bool = False
 
 
 @dataclass(frozen=True)

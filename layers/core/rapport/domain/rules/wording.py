@@ -67,6 +67,24 @@ def without_quotes_asked_about(text: str) -> str:
     return _QUOTED.sub('""', text) if _asks_of_its_quotes(text, _ASKED_ABOUT) else text
 
 
+# Words said to be someone else's: "a friend forwarded me this: "…"", "here's what my editor wrote: "…"". Their "you"
+# is not me.
+_SAID_BY_OTHERS = re.compile(
+    r"(?i)\b(?:(?:forwarded|sent) (?:me|us) (?:this|that)|(?:he|she|they|(?:my|his|her|their|our|a|the) [\w'’-]+"
+    r"(?: [\w'’-]+)?) (?:wrote|writes|said|says|texted|emailed|posted|commented|replied))\b"
+)
+
+
+def without_others_words(text: str) -> str:
+    """The message without the words of others it holds, for reading how to answer the person: the texts it quotes
+    for someone else, each with the sentence that holds it (`without_texts_for_others`), and the quotes it asks about
+    or gives to someone else, each as an empty quote that still ends its sentence where the quote's words did."""
+    text = without_texts_for_others(text)
+    if _asks_of_its_quotes(text, _ASKED_ABOUT) or _asks_of_its_quotes(text, _SAID_BY_OTHERS):
+        return _QUOTED.sub(lambda quote: '""' + _left_out(quote).removeprefix(_LEFT_OUT), text)
+    return text
+
+
 def without_texts_for_others(text: str) -> str:
     """The message with the texts it quotes for someone else (`_TEXT_FOR_OTHERS`) left out, and with each the
     sentence that holds it: what it asks of that text ("reply to this customer in their language: "…"") is a task

@@ -160,7 +160,9 @@ _WITH_THEIR_PEOPLE = re.compile(
     r"(?i)\b(?:(?:my|our)|(?:with|to|for) (?:the|my|our)?) ?(?:[\w'’-]+ )?(?:students?|pupils?|"
     r"class(?:es)?|clients?|patients?|customers?|team|staff|reports|interns?|kids|children|players?|trainees?|"
     r"readers?|audience|followers|board|colleagues|managers?|boss|parents|families|employees|residents|"
-    r"volunteers|members|tenants|guests)\b"
+    r"volunteers|members|tenants|guests)\b|"
+    # or to a child: "other ways to explain fractions to an 8 year old", "for a toddler"
+    r"\b(?:to|for|with) (?:an?|my|our|the) (?:(?:\d+|[a-z]+)[- ]years?[- ]olds?|child|toddler|teen(?:ager)?)\b"
 )
 # Someone else in the work: "we made with my brother", "my wife and I", "as a family", "at work".
 _WITH_OTHERS = re.compile(
@@ -280,6 +282,8 @@ _SAID_TO_US = re.compile(rf"{patterns.OF_ME}|\b(?:help me|with me|us|our|again|b
 # Or asks me by its words alone: "the usual: check my cover letter, please", "here are my numbers".
 _ASKS_ME = re.compile(r"(?i)\b(?:me|please|pls|here'?s|here (?:is|are))\b")
 _HELLO_AGAIN = re.compile(r"(?i)^\W*(?:hi|hello|hey|hiya|morning|evening)\s+again\b")
+# A fresh start of their own ("my streak broke, anyway starting again tomorrow") is no return to me.
+_STARTING_OVER = re.compile(r"(?i)\b(?:start(?:ing|ed)?|begin(?:ning)?|try(?:ing)?|tried)(?: (?:it|over|all))? again\b")
 # What came of our work says how it went, well or badly; without it, the sentence only names the work ("the schema we
 # designed, I want to extend it" picks it up again).
 _RESULT = re.compile(
@@ -309,7 +313,14 @@ _REFUSAL = re.compile(
 _INSTEAD = re.compile(r"(?i)\b(?:instead|rather than|prefer|better if|just (?:tell|give|show|suggest))\b")
 # Asking for one piece of writing is a task, not a way to answer: "write me a complaint, cold and formal" says how that
 # letter should read. Said as a standing rule ("…every time", "from now on") it is a lesson again.
-_ONE_OFF_TASK = re.compile(r"(?i)\b(?:write|draft|compose)\s+(?:me|us)\s+(?:a|an|the|some|my|our)\b")
+_ONE_OFF_TASK = re.compile(
+    r"(?i)\b(?:write|draft|compose)\s+(?:me|us)\s+(?:a|an|the|some|my|our)\b|"
+    # an edit of a piece named, asked of me: "can you shorten the first paragraph?", "tighten this intro"
+    r"(?:^\W*|\b(?:can|could|would|will) you (?:please )?|\bplease )"
+    r"(?:shorten|trim|tighten|cut down|rewrite|reword|rephrase|simplify|proofread|polish)\s+(?:the|this|that|my|our)"
+    r"\s+(?:[\w'’-]+\s+)?(?:paragraph|sentence|section|intro(?:duction)?|conclusion|email|letter|line|bio|summary|"
+    r"post|caption|message|draft|abstract|title|slide|chapter|verse)s?\b"
+)
 _STANDING = compiled(patterns.STANDING)
 _NOW = re.compile(r"(?i)\bnow\b")
 # A question asks for something; it states no lesson. A request in question form ("could you keep answers short?")
@@ -1272,7 +1283,7 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
 def _of_our_talks(sentence: str) -> bool:
     """Whether a recurrence speaks of us or asks me (`_SAID_TO_US`, `_ASKS_ME`; "hi again" is a greeting), or opens
     our talk with its routine ("sunday, meal plan time as usual", not "I run every morning as usual")."""
-    unhailed = _HELLO_AGAIN.sub("", sentence)
+    unhailed = _STARTING_OVER.sub("", _HELLO_AGAIN.sub("", sentence))
     if _SAID_TO_US.search(unhailed) or _ASKS_ME.search(unhailed):
         return True
     return bool(_OUR_ROUTINE.search(sentence)) and not _OPENS_WITH_I.search(sentence)
