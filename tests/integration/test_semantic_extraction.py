@@ -1691,6 +1691,28 @@ def test_a_condition_said_in_passing_is_a_fact(model: RulesLanguageModel) -> Non
     assert ("fact", "User is coeliac") in user(model, chat((U, said)))
 
 
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        (
+            "I'm pescatarian and honestly I could eat mussels every day, ideas for a dinner party?",
+            "User is pescatarian",
+        ),
+        ("I'm dyslexic (diagnosed at 30) so please keep paragraphs short", "User is dyslexic"),
+    ],
+)
+def test_a_condition_followed_by_another_clause_or_a_bracket_is_still_a_fact(
+    model: RulesLanguageModel, said: str, fact: str
+) -> None:
+    assert ("fact", fact) in user(model, chat((U, said)))
+
+
+def test_a_job_named_with_three_words_before_it_is_a_job(model: RulesLanguageModel) -> None:
+    said = "I'm a secondary school maths teacher and I want to move into curriculum design"
+    assert ("fact", "User is a secondary school maths teacher") in user(model, chat((U, said)))
+    assert "fact" not in {kind for kind, _ in user(model, chat((U, "I'm a fan of the drama teacher in that show")))}
+
+
 def test_a_paralegal_is_a_job_and_where_they_do_it_is_kept(model: RulesLanguageModel) -> None:
     said = "tidy up this letter for a client, I'm a paralegal at a small practice in Cork and it's due at 4"
     assert ("fact", "User is a paralegal at a small practice in Cork") in user(model, chat((U, said)))

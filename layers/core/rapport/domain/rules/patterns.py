@@ -30,7 +30,10 @@ _NOT_A_NAME = (
 )
 _NAMED = r"(?i:'s name is|’s name is|(?:'s|’s) (?:named|called)|,? (?:is )?(?:named|called)|,)?"
 _JOBS = (
-    r"(?i:(?:[a-z\-]+ ){0,2}(?:engineer|developer|designer|manager|teacher|nurse|doctor|student|writer|scientist|"
+    # up to three words before the job ("a high school chemistry teacher"), none of them "of" or an article ("a fan
+    # of the teacher" is no teacher)
+    r"(?i:(?:(?!(?:of|the|a|an)\b)[a-z\-]+ ){0,3}"
+    r"(?:engineer|developer|designer|manager|teacher|nurse|doctor|student|writer|scientist|"
     r"analyst|lawyer|consultant|founder|co-founder|researcher|programmer|architect|accountant|artist|chef|"
     r"freelancer|intern|professor|photographer|marketer|recruiter|product owner|owner|CTO|CEO|SRE|PhD student|"
     r"nurse practitioner|pharmacist|therapist|journalist|editor|translator|mechanic|electrician|pilot|"
@@ -260,8 +263,9 @@ USER_FACTS: tuple[FactRule, ...] = (
     FactRule(
         rf"(?i:\bI(?:'m| am|’m)(?: (?:also|actually|fully|completely|totally|registered))?) (?P<what>{_CONDITIONS})"
         # the condition ends its clause: "I'm autistic and take things literally" and "deaf in my left ear" say more,
-        # which the semantic layer keeps whole
-        r"(?=\s*(?:$|[,.;:!?)]|[—–]|-\s|\b(?:btw|too|myself|now|though|so|but)\b))",
+        # which the semantic layer keeps whole; a bracket says which ("colourblind (red-green)"), and "and I…" opens
+        # another clause ("I'm vegan and honestly I love spicy food")
+        r"(?=\s*(?:$|[,.;:!?()]|[—–]|-\s|\b(?:btw|too|myself|now|though|so|but)\b|and (?:\w+ )?I\b))",
         "User is {what}",
         "fact",
         0.7,
