@@ -63,9 +63,10 @@ NOT_TAUGHT = frozenset(
         "returns-and-research-z3.txt",
         # a fifth writer's traps, kept to measure invented lessons on words no part of the layer was fitted to
         "fifth-writer-traps.txt",
-        # and a sixth and seventh writer's, likewise
+        # and a sixth, seventh and eighth writer's, likewise
         "sixth-writer.txt",
         "seventh-writer.txt",
+        "eighth-writer.txt",
     }
 )
 # Class-balanced full-batch gradient descent: the weights a few thousand steps reach from zero, ridge-penalised a

@@ -1809,3 +1809,55 @@ def test_a_fresh_start_of_their_own_is_no_habit_of_ours(model: RulesLanguageMode
         (U, "yeah. starting again on monday"),
     )
     assert "interaction_pattern" not in {kind for kind, _ in relational(model, said)}
+
+
+def test_a_way_i_put_it_named_from_my_answer_and_credited_is_an_approach_that_worked(model: RulesLanguageModel) -> None:
+    said = chat(
+        (U, "what is a mortgage, simply"),
+        (A, "Think of it as a rental agreement for money: the bank lends, you pay rent on it until it's yours."),
+        (U, "the rental agreement thing did it, thanks"),
+    )
+    (found,) = [note for kind, note in relational(model, said) if kind == "approach_effectiveness"]
+    assert "rental agreement for money" in found and "the way I put it" in found
+
+
+def test_what_is_named_must_be_of_my_answer_and_a_way_of_putting_it(model: RulesLanguageModel) -> None:
+    not_mine = chat(
+        (U, "how do magnets work"),
+        (A, "Opposite poles attract and like poles repel, because of how the field lines run."),
+        (U, "my dad's fridge door thing did it for me years ago"),
+    )
+    a_suggestion = chat(
+        (U, "ideas for our anniversary?"),
+        (A, "How about a picnic by the lake where you had your first date?"),
+        (U, "the lake idea is perfect"),
+    )
+    assert "approach_effectiveness" not in {kind for kind, _ in relational(model, not_mine)}
+    assert "approach_effectiveness" not in {kind for kind, _ in relational(model, a_suggestion)}
+
+
+def test_someone_elses_way_after_a_word_that_only_opens_the_sentence_is_not_mine(model: RulesLanguageModel) -> None:
+    said = chat(
+        (U, "why does a metronome help"),
+        (A, "It gives you a steady pulse to lock your timing to."),
+        (U, "yeah my piano teacher did the same thing with clapping and it finally clicked for me"),
+    )
+    assert "approach_effectiveness" not in {kind for kind, _ in relational(model, said)}
+
+
+def test_a_question_typed_in_a_hurry_is_no_lesson(model: RulesLanguageModel) -> None:
+    assert relational(model, chat((U, "what makes a good first paragraph for a personal statement"))) == []
+
+
+def test_a_problem_they_solved_elsewhere_is_no_outcome_of_ours(model: RulesLanguageModel) -> None:
+    said = chat(
+        (U, "my css grid items won't align in the middle"),
+        (A, "Try align-items: center on the grid container."),
+        (U, "nvm, found it on stack overflow, I had the wrong class name. all fixed now"),
+    )
+    assert "collaboration_outcome" not in {kind for kind, _ in relational(model, said)}
+
+
+def test_something_not_mine_that_makes_no_sense_is_no_way_of_helping(model: RulesLanguageModel) -> None:
+    said = "the flat-pack instructions are useless. diagram 9 makes no sense whatsoever"
+    assert "approach_effectiveness" not in {kind for kind, _ in relational(model, chat((U, said)))}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import NamedTuple
 
 from rapport.domain.models import MessageRole
@@ -325,11 +326,17 @@ _STANDING = compiled(patterns.STANDING)
 _NOW = re.compile(r"(?i)\bnow\b")
 # A question asks for something; it states no lesson. A request in question form ("could you keep answers short?")
 # does, so only questions that ask about the world are left out.
+# A word that only opens what follows: "yeah my physics teacher did that…", "wait first, why are the quizzes…".
+_UH = r"(?:(?:yeah|yes|yep|yup|ok(?:ay)?|oh|well|wait(?: first)?|lol|haha|hmm+|honestly|tbh|ngl)\W+)?"
 _ASKS = re.compile(
     r"(?i)^\W*(?:what|which|how|why|when|where|who|whose|is|are|was|were|should|shall|do|does|did|am|have|has|"
     r"isn't|aren't|doesn't|don't)\b[^?]*\?\W*$|"
-    # Typed in a hurry, without its question mark ("what's the difference between a list and a tuple").
-    r"^\W*(?:what(?:'s|’s|s| is| are| does| do)|how (?:to|do|does|can|is|are|much|many)|why (?:is|are|does|do)|"
+    # Typed in a hurry, without its question mark ("what's the difference between a list and a tuple", "what makes a
+    # good first sentence for a cover letter").
+    r"^\W*"
+    + _UH
+    + r"(?:what(?:'s|’s|s| is| are| does| do| makes| causes| happens)|how (?:to|do|does|can|is|are|much|many)|"
+    r"why (?:is|are|does|do)|"
     r"where (?:is|are|can)|which (?:is|are)|who (?:is|are)) (?!(?:\w+ ){0,3}(?:for me|I (?:like|want|need|prefer)))|"
     # or about people at large, with or without it: "do people generally learn better from diagrams or from text"
     r"^\W*(?:do|does|did|is|are|can|could|should|would|will) (?:(?:most|some|many|all) )?(?:people|kids|children|"
@@ -338,7 +345,7 @@ _ASKS = re.compile(
 # Someone else's taste or habit is not a lesson about this user: "my friend thinks bullet points are lazy", "the
 # team lead said the new format worked".
 _THIRD_PARTY = re.compile(
-    r"(?i)^\W*(?:(?:half|most|some|all|many|none|a few|one|two|both|each) of (?:them|those|these)|"
+    r"(?i)^\W*" + _UH + r"(?:(?:half|most|some|all|many|none|a few|one|two|both|each) of (?:them|those|these)|"
     r"(?:my|our|the|a|his|her|their)\s+(?:[\w'’-]+\s+){0,2}?(?:friends?|colleagues?|co-?workers?|boss|"
     r"manager|team ?lead|lead|sister|brother|mum|mom|dad|mother|father|wife|husband|partner|son|daughter|kids?|"
     r"children|clients?|customers?|teacher|students?|team|roommate|flatmate|neighbou?r|girlfriend|boyfriend|family|"
@@ -605,12 +612,13 @@ def _by_meaning(
                 used.add(("project", message.index))
                 memories.append(_memory(content, "shared_context", 1.0, [message.index]))
     reframed = _reframe_credit(conversation)
-    if reframed is not None and not any(
-        m.type is RelationalMemoryKind.APPROACH_EFFECTIVENESS and m.evidence == reframed.evidence[-1:] for m in memories
+    credited = reframed or _named_credit(conversation)
+    if credited is not None and not any(
+        m.type is RelationalMemoryKind.APPROACH_EFFECTIVENESS and m.evidence == credited.evidence[-1:] for m in memories
     ):
-        memories.append(reframed)
-        # What the way of explaining brought is understanding, told by the credit: no problem solved besides.
-        if outcome is not None and reframed.evidence[-1] in outcome.evidence:
+        memories.append(credited)
+        # What putting it another way brought is understanding, told by the credit: no problem solved besides.
+        if reframed is not None and outcome is not None and reframed.evidence[-1] in outcome.evidence:
             outcome = None
     if outcome is not None:
         memories.append(outcome)
@@ -686,16 +694,59 @@ def _reframe_credit(conversation: ConversationInput) -> ExtractedRelationalMemor
     said = last.content
     if not _GOT_IT.search(said) or _NOT_IT.search(said) or _LOST.search(said) or len(said.split()) > 40:
         return None
-    told = [s for s in sentences(before[-1].content) if len(s.split()) >= _MIN_WORDS]
+    # the message that said they were lost too: what a crisis said there keeps it from being a lesson
+    return _credit_of_how_i_put_it(
+        "putting it another way", before[-1], last, [lost[-1].index, before[-1].index, last.index]
+    )
+
+
+def _credit_of_how_i_put_it(
+    lead: str, answer: PromptMessage, reaction: PromptMessage, evidence: list[int]
+) -> ExtractedRelationalMemory | None:
+    """The note of a way of explaining that landed: how I put it, in my words (the answer's first two sentences:
+    "Fair — let's drop the word. You know Optional in Java?"), and their reaction."""
+    told = [s for s in sentences(answer.content) if len(s.split()) >= _MIN_WORDS]
     if not told:
         return None
-    reaction = assistant_voice(said)
-    # its first two sentences: "Fair — let's drop the word. You know Optional in Java?"
     put = from_assistant(clause(" ".join(told[:2])), patterns.LEXICON)
-    content = f"What worked with this user: putting it another way ({put}) — they said: {reaction}"
-    # the message that said they were lost too: what a crisis said there keeps it from being a lesson
-    evidence = [lost[-1].index, before[-1].index, last.index]
+    content = f"What worked with this user: {lead} ({put}) — they said: {assistant_voice(reaction.content)}"
     return _memory(clipped(content, 2 * MAX_QUOTED_CHARS), "approach_effectiveness", _TOLD_CONFIDENCE, evidence)
+
+
+# Something of my answer named and credited: "the waiter thing finally made it make sense", "the dolls did it", "the
+# usb stick one is brilliant", "the lemonade stand version is perfect". `named` must be words of that answer. Praise
+# alone needs the way named as one ("the dinner idea is perfect" likes what I suggested, not how I put it).
+_ADVERBS = r"(?:(?:honestly|genuinely|really|just|finally|totally|so|absolutely)\s+)*"
+_NAMED_AND_CREDITED = re.compile(
+    r"(?i)\b(?:the|that|this|your)\s+(?P<named>(?:[\w'’-]+\s+){0,2}?[\w'’-]+)(?:"
+    r"(?:\s+(?:thing|one|version|picture|analogy|example|comparison|story|trick|metaphor|image))?\s+"
+    + _ADVERBS
+    + r"(?:did it|clicked|made (?:it|this|that|everything) (?:click|make sense))|"
+    r"\s+(?:thing|one|version|picture|analogy|example|comparison|story|trick|metaphor|image)\s+(?:is|was)\s+"
+    + _ADVERBS
+    + r"(?:perfect|brilliant|genius|spot on|(?:the )?best))\b"
+)
+
+
+def _named_credit(conversation: ConversationInput) -> ExtractedRelationalMemory | None:
+    """A way of explaining that worked, named by the user from my answer right before and credited (`_NAMED_AND_
+    CREDITED`): the words they name must be my answer's, so "my physics teacher's trampoline thing did it" is not
+    mine. Not where the reaction also says it did not help, or is someone else's."""
+    messages = conversation.messages
+    for answer, reaction in pairwise(messages):
+        if answer.role is not MessageRole.ASSISTANT or reaction.role is not MessageRole.USER:
+            continue
+        if _NOT_IT.search(reaction.content) or _THIRD_PARTY.search(reaction.content):
+            continue
+        mine = {word[:5] for word in _WORDS.findall(answer.content.lower()) if len(word) >= 4}
+        for found in _NAMED_AND_CREDITED.finditer(reaction.content):
+            named = [word for word in _WORDS.findall(found.group("named").lower()) if len(word) >= 4]
+            if named and all(word[:5] in mine for word in named):
+                return _credit_of_how_i_put_it("the way I put it", answer, reaction, [answer.index, reaction.index])
+    return None
+
+
+_WORDS = re.compile(r"[a-z]+")
 
 
 # What I help with: a tip, an idea, a drawing, an exercise. Another's ("my therapist's breathing trick", "the podcast's
@@ -709,8 +760,11 @@ _SOMEONE_ELSES_HELP = re.compile(r"(?i)(?:\b\w+['’]s|\b(?:his|her|their))\s+(?
 # Nor is what the user did alone, said so: "finally fixed the leaking tap on my own after watching a video", "…
 # helped me fix the dishwasher myself" (a "myself" closing its clause says who did it).
 _ON_THEIR_OWN = re.compile(
-    r"(?i)\b(?:on my own|by myself|without (?:any )?help|(?:barely|hardly) needed (?:any )?help|"
-    r"(?:didn't|did not) (?:even )?need (?:any |your )?help)\b"
+    r"(?i)\b(?:on my own|by myself|(?:in )?my own way|without (?:any )?help|(?:barely|hardly) needed (?:any )?help|"
+    r"(?:didn't|did not) (?:even )?need (?:any |your )?help|"
+    # or found elsewhere: "nvm, found it on stack overflow"
+    r"found (?:it|the (?:answer|fix|solution|problem)) (?:on|in) (?:stack ?overflow|google|reddit|(?:a|the) forums?|"
+    r"youtube|the docs)|^\W*(?:nvm|never ?mind)\b)"
 )
 # Done by the user alone, told in the past: "I fixed the date parsing bug myself last night", "I already ported the
 # tests myself" — neither a way I helped, a way they like to work nor work of ours.
@@ -1025,6 +1079,8 @@ _CREDITED_IN_WORDS = re.compile(
     r"is (?:honestly |really )?what (?:keeps|kept|gets|"
     r"got)|is how (?:I|we) (?:finally )?(?:found|got|cracked|fixed|solved|learn(?:ed|t)))\b"
 )
+# Or said beside a word of being lost: "…went over my head, the example with numbers is what made it land".
+_CREDIT_BESIDE = re.compile(_CREDITED_IN_WORDS.pattern + r"|\b(?:is|was) what\b")
 # What opens a request in chat, and asks it politely: "ok so", "sorry,", "hmm", then "can you", "please".
 _OPENING = r"^\W*(?:(?:ok(?:ay)?|so|now|and|also|hey|hi|right|great|perfect|cool|sorry|quick one|hmm+|um+)[,:\s]+)*"
 _POLITELY = r"(?:(?:can|could|would|will) (?:you|u)\s+|please\s+|pls\s+)*"
@@ -1234,6 +1290,9 @@ def evidenced(label: str, sentence: str, score: float = 0.0) -> bool:
         return False
     if label == "approach_worked" and (
         not _APPROACH.search(sentence)
+        # lost, of something not mine and crediting nothing: "step 14 makes no sense whatsoever"; not "the pipe
+        # analogy went over my head, the example with numbers is what made it land"
+        or (_LOST.search(sentence) and not (_OF_ME.search(sentence) or _CREDIT_BESIDE.search(sentence)))
         or _only_hoped(sentence)
         or _ASKED_OF_ME_NOW.search(sentence)
         or _SOMEONE_ELSES_HELP.search(sentence)
@@ -1395,6 +1454,7 @@ def _outcome(conversation: ConversationInput, layer: SemanticLayer) -> Extracted
         (s, match)
         for s, match in zip(later, matches, strict=True)
         if s.message.index not in unsolved
+        and not _ON_THEIR_OWN.search(s.message.content)  # "I ended up restructuring the mocks my own way, all green"
         and not _NO_ENDING.search(s.text)
         and not _THIRD_PARTY.search(s.text)  # what someone else did or says: "she says the idea got rejected"
         and (
