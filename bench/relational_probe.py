@@ -66,6 +66,10 @@ NOT_TAUGHT = frozenset(
         # and a sixth writer's, likewise. The seventh and eighth writers' odd lines are taught: with them the test
         # half's invented lessons fell from 12 to 11 and the sets' even lines gained a note due (docs/pipeline.md)
         "sixth-writer.txt",
+        # A ninth writer's wants and ways of working: taught its odd lines, the probe invented one lesson more on the
+        # test half (11 -> 12). A tenth writer's shared work and habits, which the probe does not speak for.
+        "ninth-writer.txt",
+        "tenth-writer.txt",
     }
 )
 # Class-balanced full-batch gradient descent: the weights a few thousand steps reach from zero, ridge-penalised a

@@ -1861,3 +1861,20 @@ def test_a_problem_they_solved_elsewhere_is_no_outcome_of_ours(model: RulesLangu
 def test_something_not_mine_that_makes_no_sense_is_no_way_of_helping(model: RulesLanguageModel) -> None:
     said = "the flat-pack instructions are useless. diagram 9 makes no sense whatsoever"
     assert "approach_effectiveness" not in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the regular: turn these meeting notes into three action items",
+        "my nightly spelling quiz please, year 4 words",
+        "same drill as every quarter: check these expense claims against the policy",
+    ],
+)
+def test_our_routine_named_and_handed_to_me_is_a_habit_of_ours(model: RulesLanguageModel, said: str) -> None:
+    assert "interaction_pattern" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_a_routine_named_with_nothing_asked_of_me_is_no_habit_of_ours(model: RulesLanguageModel) -> None:
+    said = "my weekly review at work got moved to Thursdays"
+    assert "interaction_pattern" not in {kind for kind, _ in relational(model, chat((U, said)))}

@@ -558,6 +558,14 @@ def _by_meaning(
             # said to me, nearest a way of working by too little a margin to be read by meaning alone ("I like to try
             # new recipes myself first" splits no work with me).
             label = "working_style"
+        elif (
+            label is None
+            and (_OUR_ROUTINE.search(sentence.text) or _ROUTINE_WITH_A_TASK.search(sentence.text))
+            and _HANDED_TO_ME.search(sentence.text)
+        ):
+            # Our routine named and something asked of me or handed over ("my nightly vocab quiz please", "same drill
+            # as every month: categorise these"): a habit of ours, whatever topic the sentence sits near.
+            label = "habit"
         elif label in {"format", "suggestions", "shared_research"} and _come_as_usual(sentence.text):
             # Come to me, or handing me something, as our routine ("so here I am as usual to work out tomorrow's
             # maths", "payday again, so here I am with my list") is that routine, whatever it asks of me.
@@ -1018,7 +1026,7 @@ _OUR_ROUTINE = re.compile(
     r"the (?:weekly|monthly|daily|yearly|annual|fortnightly|nightly) thing|"
     # "meal plan time again", "ok its that time again"
     r"(?:that|\w+) time again)\b|"
-    r"^\W*usual\b|\b" + _TURN_OF_THE_CALENDAR + r"\b"
+    r"^\W*(?:(?:ok(?:ay)?|hey|hi|so)\W+)?usual\b|\b" + _TURN_OF_THE_CALENDAR + r"\b"
 )
 # Come to me, or handing me what the routine is for: "so here I am as usual", "payday again, so here I am with my
 # list", "here's October for our usual check".
@@ -1030,6 +1038,18 @@ _AS_USUAL = re.compile(r"(?i)\b(?:(?:as|like) (?:usual|always|ever)|again|(?:my|
 
 
 _HERE_TO_YOU_SAID = re.compile(r"(?i)" + _HERE_TO_YOU)
+
+
+# Asked of me, or handed over after a colon: "…please", "here's…", "the regular: scale these down"; not "my yearly
+# ritual: I clear out the garage".
+_HANDED_TO_ME = re.compile(_ASKS_ME.pattern + r"|:\s*(?!I\b)\S")
+# A routine named that is ours only when it comes with something for me: "the regular", "as I do every month", "my
+# nightly vocab quiz" ("my weekly review at work got moved" is their own).
+_ROUTINE_WITH_A_TASK = re.compile(
+    r"(?i)\b(?:the|my|our) regular\b|\bas I do every\b|"
+    r"\b(?:my|our|the) (?:nightly|daily|weekly|monthly|fortnightly) (?:[\w-]+ )?(?:quiz|check|session|review|digest|"
+    r"prompt|summary|report|update|recap)\b"
+)
 
 
 def _come_as_usual(sentence: str) -> bool:
@@ -1344,6 +1364,8 @@ def _of_our_talks(sentence: str) -> bool:
     our talk with its routine ("sunday, meal plan time as usual", not "I run every morning as usual")."""
     unhailed = _STARTING_OVER.sub("", _HELLO_AGAIN.sub("", sentence))
     if _SAID_TO_US.search(unhailed) or _ASKS_ME.search(unhailed):
+        return True
+    if _ROUTINE_WITH_A_TASK.search(sentence) and _HANDED_TO_ME.search(sentence):
         return True
     return bool(_OUR_ROUTINE.search(sentence)) and not _OPENS_WITH_I.search(sentence)
 
