@@ -1878,3 +1878,21 @@ def test_our_routine_named_and_handed_to_me_is_a_habit_of_ours(model: RulesLangu
 def test_a_routine_named_with_nothing_asked_of_me_is_no_habit_of_ours(model: RulesLanguageModel) -> None:
     said = "my weekly review at work got moved to Thursdays"
     assert "interaction_pattern" not in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "re the product page copy we're writing, the specs part is done and the FAQ is next",
+        "that invoice macro you wrote me last month, it also needs to skip the cancelled orders",
+        "pick up where we stopped on the tax receipts list? january is sorted",
+        "Further to our last conversation about my visa documents, I now have the bank statements.",
+    ],
+)
+def test_shared_work_picked_up_in_more_words_is_shared_context(model: RulesLanguageModel, said: str) -> None:
+    assert "shared_context" in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_a_new_need_beside_work_of_mine_does_not_pick_that_work_up(model: RulesLanguageModel) -> None:
+    said = "The regex you wrote with a comment on every piece finally made sense to me. I need one for IBANs now."
+    assert "shared_context" not in {kind for kind, _ in relational(model, chat((U, said)))}

@@ -51,7 +51,9 @@ _CONTINUED = re.compile(
     r"(?i:^\W*(?:(?:ok(?:ay)?|right|so|alright|anyway)[,\s]+)?back to(?=\s+(?:the|our)\b)|"
     # Asked of us both: "can we continue the fantasy story from last time?", "let's go on with the scraper".
     r"\b(?:let['’]?s|can we|could we|shall we)\s+(?:continue(?: with| on)?|carry on with|go on with|get going on)|"
-    r"\b(?:picking up|back on|get back to|getting back to|continuing(?: with| on)?|continue with|"
+    r"\b(?:pick(?:ing)? up where we (?:stopped|left off|were) (?:on|with)|further to our (?:last|previous) "
+    r"(?:conversation|chat|session|talk) (?:about|on)|"
+    r"picking up|back on|get back to|getting back to|continuing(?: with| on)?|continue with|"
     r"resuming(?: work on)?|still working on|where were we with|follow(?:ing)? up on|circling back to|"
     # Work named as ours again: "remember the flights we compared", "about the speech we started", "re the plan we…"
     r"(?:remember|recall|about|regarding|re:?)(?=\s+(?:the|our|that)\s+[^.,:;!?—–\n]{0,40}\bwe\s+(?:\w+\s+)?"
@@ -105,18 +107,21 @@ _ARTIFACT = (
     r"system|process|workflow|sheet|cleanup|clean-up|restructur\w*|rewrite|appeal|complaint|claim|application|"
     r"tracker|chart|estimate|quote|poem|translation|questions|shortlist|comparison|calendar|playlist|rota|roster|"
     r"layout|tweaks?|changes|adjustments|recipe|workaround|sequence|lesson|setlist|agenda|timetable|invite|toast|"
-    r"prices|pricing|price list|rates|offer|discount|bid)"
+    r"prices|pricing|price list|rates|offer|discount|bid|options|copy)"
 )
 _OUR_WORK = re.compile(
     r"(?i)\b(?:(?:the|that|this|those|these|our|(?:last|yesterday|this)\s*\w*['’]s)\s+(?:[\w'’-]+\s+){0,3}?"
     + _ARTIFACT
     # what it was for, between the work and its makers: "the complaint letter to the airline we wrote"
     + r"\s+(?:(?:to|for|about|on|from|of|with)\s+(?:\S+\s+){1,3}?)?(?:that\s+)?"
+    # or going on: "the portfolio site copy we're writing"
+    r"(?:we(?:['’]re| are)\s+(?:still\s+)?(?:writing|building|drafting|planning|making|designing|putting together|"
+    r"working on|working through|doing)|"
     r"(?:we|you and I)\s+(?:[a-z]+\s+)?(?:designed|built|wrote|drafted|planned|put together|came up with|set up|"
     r"prepared|worked out|figured out|rewrote|reworked|polished|trimmed|tuned|optimi[sz]ed|refactored|sketched|"
     r"outlined|edited|debugged|fixed|made|added|picked|chose|created|did|worked on|drew up|laid out|mapped out|"
     r"prepped|composed|translated|shortlisted|compared|sorted|organi[sz]ed|landed on|settled on|hashed out|"
-    r"(?:were|was) (?:\w+ing)))\b"
+    r"(?:were|was) (?:\w+ing))))\b"
 )
 # Work of ours named by when it was made: "the scraper script from last time", "the keto meal plan from two weeks
 # ago", "the tiling estimate from Sunday".
@@ -145,7 +150,11 @@ _YOU_MADE_FOR_ME = re.compile(
 )
 # What I made, built on now: asked about or asked to change ("…doesn't work — can you rework the sequence?"), not
 # only told of ("the schedule you made kept it from getting chaotic", which is what came of it).
-_BUILT_ON = re.compile(r"\?|(?i:\b(?:can|could|would) you\b|\bhelp me\b|\b(?:rework|redo|update|change|fix|adjust)\b)")
+_BUILT_ON = re.compile(
+    r"\?|(?i:\b(?:can|could|would) you\b|\bhelp me\b|\b(?:rework|redo|update|change|fix|adjust)\b|"
+    # or said to need more: "it also needs to skip node_modules folders" (not "I need a pattern for postcodes now")
+    r"\b(?:it|this|that|they) (?:also |still |now )?needs? (?:to|a|an|another)\b)"
+)
 # Research or work of ours told as done at a time: "We compared those three laptops last week and I ended up…".
 _WE_DID_THEN = re.compile(
     r"(?i)^\W*(?:so\s+)?(?:you and I|we)\s+(?:compared|looked at|researched|went through|shortlisted|planned|drafted|"
