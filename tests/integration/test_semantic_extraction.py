@@ -1896,3 +1896,12 @@ def test_shared_work_picked_up_in_more_words_is_shared_context(model: RulesLangu
 def test_a_new_need_beside_work_of_mine_does_not_pick_that_work_up(model: RulesLanguageModel) -> None:
     said = "The regex you wrote with a comment on every piece finally made sense to me. I need one for IBANs now."
     assert "shared_context" not in {kind for kind, _ in relational(model, chat((U, said)))}
+
+
+def test_a_wish_said_to_hold_in_general_is_a_standing_preference(model: RulesLanguageModel) -> None:
+    said = chat(
+        (U, "how do I list hidden files?"),
+        (A, "The ls command lists directory contents, and it has many options that change its output..."),
+        (U, "in general skip the preamble, I just need the command"),
+    )
+    assert "communication_preference" in {kind for kind, _ in relational(model, said)}

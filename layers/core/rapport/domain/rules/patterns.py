@@ -543,7 +543,7 @@ FOR_NOW = (
     r"[^.!?]{3,}\?"
 )
 STANDING = (
-    r"(?i)\b(?:every ?time|each time|always|whenever|from (?:now|here) on|in (?:the )?future|going forward|"
+    r"(?i)\b(?:every ?time|each time|always|whenever|from (?:now|here) on|in (?:the )?future|going forward|in general|"
     r"for (?:all |any )?(?:future|upcoming) \w+|"
     r"all (?:of )?your|by default|default to|as a (?:general )?rule)\b"
 )
