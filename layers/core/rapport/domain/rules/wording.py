@@ -81,7 +81,7 @@ def without_others_words(text: str) -> str:
     or gives to someone else, each as an empty quote that still ends its sentence where the quote's words did."""
     text = without_texts_for_others(text)
     if _asks_of_its_quotes(text, _ASKED_ABOUT) or _asks_of_its_quotes(text, _SAID_BY_OTHERS):
-        return _QUOTED.sub(lambda quote: '""' + _left_out(quote).removeprefix(_LEFT_OUT), text)
+        return _QUOTED.sub(lambda quote: '""' + _sentence_end(quote), text)
     return text
 
 
@@ -104,7 +104,12 @@ def _asks_of_its_quotes(text: str, asks: re.Pattern[str]) -> bool:
 
 def _left_out(quote: re.Match[str]) -> str:
     """A quote's mark, ending its sentence where the quote's own words did ("…thanks.' Also, keep it short")."""
-    return _LEFT_OUT + "." if quote.group()[-2] in ".!?" else _LEFT_OUT
+    return _LEFT_OUT + _sentence_end(quote)
+
+
+def _sentence_end(quote: re.Match[str]) -> str:
+    """A full stop where the quote's own words ended a sentence, so what follows it is read as a sentence of its own."""
+    return "." if quote.group()[-2] in ".!?" else ""
 
 
 def for_this_once(text: str) -> bool:

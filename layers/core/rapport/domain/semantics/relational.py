@@ -333,10 +333,10 @@ _ONE_OFF_TASK = re.compile(
 )
 _STANDING = compiled(patterns.STANDING)
 _NOW = re.compile(r"(?i)\bnow\b")
-# A question asks for something; it states no lesson. A request in question form ("could you keep answers short?")
-# does, so only questions that ask about the world are left out.
 # A word that only opens what follows: "yeah my physics teacher did that…", "wait first, why are the quizzes…".
 _UH = r"(?:(?:yeah|yes|yep|yup|ok(?:ay)?|oh|well|wait(?: first)?|lol|haha|hmm+|honestly|tbh|ngl)\W+)?"
+# A question asks for something; it states no lesson. A request in question form ("could you keep answers short?")
+# does, so only questions that ask about the world are left out.
 _ASKS = re.compile(
     r"(?i)^\W*(?:what|which|how|why|when|where|who|whose|is|are|was|were|should|shall|do|does|did|am|have|has|"
     r"isn't|aren't|doesn't|don't)\b[^?]*\?\W*$|"
@@ -748,22 +748,18 @@ _NAMED_AND_CREDITED = re.compile(
 def _named_credit(conversation: ConversationInput) -> ExtractedRelationalMemory | None:
     """A way of explaining that worked, named by the user from my answer right before and credited (`_NAMED_AND_
     CREDITED`): the words they name must be my answer's, so "my physics teacher's trampoline thing did it" is not
-    mine. Not where the reaction also says it did not help, or is someone else's."""
-    messages = conversation.messages
-    for answer, reaction in pairwise(messages):
+    mine. Words are compared as stems (`term_set`): "the coconut island" names "an island with 10 coconuts". Not
+    where the reaction also says it did not help, or is someone else's."""
+    for answer, reaction in pairwise(conversation.messages):
         if answer.role is not MessageRole.ASSISTANT or reaction.role is not MessageRole.USER:
             continue
         if _NOT_IT.search(reaction.content) or _THIRD_PARTY.search(reaction.content):
             continue
-        mine = {word[:5] for word in _WORDS.findall(answer.content.lower()) if len(word) >= 4}
         for found in _NAMED_AND_CREDITED.finditer(reaction.content):
-            named = [word for word in _WORDS.findall(found.group("named").lower()) if len(word) >= 4]
-            if named and all(word[:5] in mine for word in named):
+            named = term_set(found.group("named"))
+            if named and named <= term_set(answer.content):
                 return _credit_of_how_i_put_it("the way I put it", answer, reaction, [answer.index, reaction.index])
     return None
-
-
-_WORDS = re.compile(r"[a-z]+")
 
 
 # What I help with: a tip, an idea, a drawing, an exercise. Another's ("my therapist's breathing trick", "the podcast's
